@@ -1,0 +1,266 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { BinaryPaths } from './binaries.js';
+import { resolveBinaries } from './binaries.js';
+import { freePort } from './free-port.js';
+import { renderKubeconfig, writeSecretFile } from './kubeconfig-file.js';
+import { ManagedProcess } from './managed-process.js';
+import type { ControlPlanePki } from './pki.js';
+import { createControlPlanePki } from './pki.js';
+import { waitUntilHealthy } from './readiness.js';
+import { createStateDir, removeStaleStateDirs } from './state-dir.js';
+
+export interface ControlPlaneOptions {
+  /** Progress messages ("Started etcd"); defaults to silence. */
+  log?: (message: string) => void;
+  /** How long each component may take to become healthy. */
+  startTimeoutMs?: number;
+}
+
+/** What a client needs to reach a running control plane; also written as `control-plane.json`. */
+export interface ControlPlaneEndpoint {
+  server: string;
+  kubeconfigPath: string;
+  stateDir: string;
+  binaries: BinaryPaths;
+}
+
+const ETCD_PORTS = 2;
+
+/** The controllers that make the apiserver behave like a cluster's for our purposes. */
+const CONTROLLERS = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+];
+
+/**
+ * A real Kubernetes control plane on 127.0.0.1: etcd, kube-apiserver with RBAC, and the
+ * kube-controller-manager running the garbage collector and namespace controllers.
+ */
+export class LocalControlPlane implements ControlPlaneEndpoint {
+  private constructor(
+    readonly server: string,
+    readonly kubeconfigPath: string,
+    readonly stateDir: string,
+    readonly binaries: BinaryPaths,
+    private readonly processes: ManagedProcess[],
+  ) {}
+
+  static async start(options: ControlPlaneOptions = {}): Promise<LocalControlPlane> {
+    const log = options.log ?? ((): void => undefined);
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
+    const binaries = await resolveBinaries(log);
+    await removeStaleStateDirs();
+    const stateDir = await createStateDir();
+    const processes: ManagedProcess[] = [];
+    try {
+      const pki = createControlPlanePki();
+      const files = await writePki(stateDir, pki);
+      const [etcdClientPort, etcdPeerPort] = await Promise.all(
+        Array.from({ length: ETCD_PORTS }, freePort),
+      );
+      const etcd = await startEtcd(
+        binaries.etcd,
+        stateDir,
+        { clientPort: etcdClientPort!, peerPort: etcdPeerPort! },
+        timeoutMs,
+      );
+      processes.push(etcd);
+      log(`Started etcd on 127.0.0.1:${etcdClientPort}`);
+
+      const apiPort = await freePort();
+      const server = `https://127.0.0.1:${apiPort}`;
+      const apiServer = ManagedProcess.start(
+        'kube-apiserver',
+        binaries['kube-apiserver'],
+        apiServerArgs(files, apiPort, etcdClientPort!),
+        path.join(stateDir, 'kube-apiserver.log'),
+      );
+      processes.push(apiServer);
+      await waitUntilHealthy(
+        apiServer,
+        {
+          url: `${server}/readyz`,
+          ca: pki.ca.certificatePem,
+          cert: pki.admin.certificatePem,
+          key: pki.admin.keyPem,
+        },
+        timeoutMs,
+      );
+      log(`Started kube-apiserver on ${server}`);
+
+      const kubeconfigPath = path.join(stateDir, 'admin.kubeconfig');
+      await writeSecretFile(
+        kubeconfigPath,
+        renderKubeconfig({
+          server,
+          caPem: pki.ca.certificatePem,
+          client: pki.admin,
+          user: 'admin',
+        }),
+      );
+      const controllerManagerKubeconfig = path.join(stateDir, 'controller-manager.kubeconfig');
+      await writeSecretFile(
+        controllerManagerKubeconfig,
+        renderKubeconfig({
+          server,
+          caPem: pki.ca.certificatePem,
+          client: pki.controllerManager,
+          user: 'kube-controller-manager',
+        }),
+      );
+
+      const controllerManager = await startControllerManager(
+        binaries,
+        stateDir,
+        files,
+        controllerManagerKubeconfig,
+        timeoutMs,
+      );
+      processes.push(controllerManager);
+      log('Started kube-controller-manager');
+
+      const plane = new LocalControlPlane(server, kubeconfigPath, stateDir, binaries, processes);
+      const endpoint: ControlPlaneEndpoint = { server, kubeconfigPath, stateDir, binaries };
+      await writeFile(path.join(stateDir, 'control-plane.json'), JSON.stringify(endpoint, null, 2));
+      return plane;
+    } catch (error) {
+      await stopAll(processes);
+      await rm(stateDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Process IDs by component, for status output. */
+  get pids(): Record<string, number | undefined> {
+    return Object.fromEntries(this.processes.map((p) => [p.name, p.pid]));
+  }
+
+  /** Resolves when any component exits on its own, naming it. */
+  async firstExit(): Promise<ManagedProcess> {
+    return Promise.race(this.processes.map(async (p) => (await p.exited, p)));
+  }
+
+  /** Stops every component (controller manager first, etcd last) and removes the state folder. */
+  async stop(): Promise<void> {
+    await stopAll(this.processes);
+    await rm(this.stateDir, { recursive: true, force: true });
+  }
+}
+
+async function stopAll(processes: ManagedProcess[]): Promise<void> {
+  for (const process of [...processes].reverse()) await process.stop();
+}
+
+interface PkiFiles {
+  caCert: string;
+  serverCert: string;
+  serverKey: string;
+  serviceAccountPublicKey: string;
+  serviceAccountPrivateKey: string;
+}
+
+async function writePki(stateDir: string, pki: ControlPlanePki): Promise<PkiFiles> {
+  const dir = path.join(stateDir, 'pki');
+  await mkdir(dir, { mode: 0o700 });
+  const files: PkiFiles = {
+    caCert: path.join(dir, 'ca.crt'),
+    serverCert: path.join(dir, 'apiserver.crt'),
+    serverKey: path.join(dir, 'apiserver.key'),
+    serviceAccountPublicKey: path.join(dir, 'sa.pub'),
+    serviceAccountPrivateKey: path.join(dir, 'sa.key'),
+  };
+  await writeSecretFile(files.caCert, pki.ca.certificatePem);
+  await writeSecretFile(files.serverCert, pki.apiServer.certificatePem);
+  await writeSecretFile(files.serverKey, pki.apiServer.keyPem);
+  await writeSecretFile(files.serviceAccountPublicKey, pki.serviceAccount.publicKeyPem);
+  await writeSecretFile(files.serviceAccountPrivateKey, pki.serviceAccount.privateKeyPem);
+  return files;
+}
+
+/** Starts etcd with its data and log in `stateDir` and waits until it reports healthy. */
+export async function startEtcd(
+  binary: string,
+  stateDir: string,
+  ports: { clientPort: number; peerPort: number },
+  timeoutMs: number,
+): Promise<ManagedProcess> {
+  const clientUrl = `http://127.0.0.1:${ports.clientPort}`;
+  const peerUrl = `http://127.0.0.1:${ports.peerPort}`;
+  const etcd = ManagedProcess.start(
+    'etcd',
+    binary,
+    [
+      '--name=local',
+      `--data-dir=${path.join(stateDir, 'etcd')}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=local=${peerUrl}`,
+      // Throwaway data: skipping fsync makes every write much faster and loses nothing we keep.
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ],
+    path.join(stateDir, 'etcd.log'),
+  );
+  await waitUntilHealthy(etcd, { url: `${clientUrl}/health` }, timeoutMs);
+  return etcd;
+}
+
+function apiServerArgs(files: PkiFiles, port: number, etcdPort: number): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${files.serverCert}`,
+    `--tls-private-key-file=${files.serverKey}`,
+    `--client-ca-file=${files.caCert}`,
+    '--authorization-mode=RBAC',
+    '--service-account-issuer=https://kubernetes.default.svc',
+    `--service-account-key-file=${files.serviceAccountPublicKey}`,
+    `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
+    '--service-cluster-ip-range=10.96.0.0/16',
+    '--allow-privileged=true',
+    '--v=1',
+  ];
+}
+
+async function startControllerManager(
+  binaries: BinaryPaths,
+  stateDir: string,
+  files: PkiFiles,
+  kubeconfig: string,
+  timeoutMs: number,
+): Promise<ManagedProcess> {
+  const port = await freePort();
+  const controllerManager = ManagedProcess.start(
+    'kube-controller-manager',
+    binaries['kube-controller-manager'],
+    [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      `--controllers=${CONTROLLERS.join(',')}`,
+      // As on a real cluster, each controller acts as its own service account (system:controller:*):
+      // the manager's own identity may not delete arbitrary objects, the garbage collector's may.
+      '--use-service-account-credentials=true',
+      `--root-ca-file=${files.caCert}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--cert-dir=${path.join(stateDir, 'controller-manager-certs')}`,
+      '--v=1',
+    ],
+    path.join(stateDir, 'kube-controller-manager.log'),
+  );
+  // /healthz is open to anyone by default; the serving certificate is self-signed.
+  await waitUntilHealthy(
+    controllerManager,
+    { url: `https://127.0.0.1:${port}/healthz`, insecure: true },
+    timeoutMs,
+  );
+  return controllerManager;
+}

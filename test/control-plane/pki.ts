@@ -1,0 +1,129 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import forge from 'node-forge';
+
+/** A PEM-encoded certificate and its private key. */
+export interface CertificateAndKey {
+  certificatePem: string;
+  keyPem: string;
+}
+
+/** Everything the local control plane needs to speak TLS and authenticate its clients. */
+export interface ControlPlanePki {
+  ca: CertificateAndKey;
+  /** Serving certificate of the kube-apiserver, valid for 127.0.0.1 and localhost. */
+  apiServer: CertificateAndKey;
+  /** Client certificate in group system:masters, used by tests and the CLI. */
+  admin: CertificateAndKey;
+  /** Client certificate that RBAC's bootstrap policy knows as the controller manager. */
+  controllerManager: CertificateAndKey;
+  /** Key pair that signs and verifies service-account tokens. */
+  serviceAccount: { publicKeyPem: string; privateKeyPem: string };
+}
+
+interface Subject {
+  commonName: string;
+  organizations?: string[];
+}
+
+const VALIDITY_DAYS = 30;
+
+/**
+ * RSA keys come from Node's native crypto (milliseconds) rather than node-forge's pure-JavaScript
+ * generator (seconds per key); node-forge builds and signs the certificates.
+ */
+function newRsaKeyPair(): { publicKeyPem: string; privateKeyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
+  return { publicKeyPem: publicKey, privateKeyPem: privateKey };
+}
+
+function subjectAttributes(subject: Subject): forge.pki.CertificateField[] {
+  return [
+    { name: 'commonName', value: subject.commonName },
+    ...(subject.organizations ?? []).map((value) => ({ name: 'organizationName', value })),
+  ];
+}
+
+function signCertificate(options: {
+  subject: Subject;
+  issuer?: { certificatePem: string; keyPem: string };
+  extensions: object[];
+}): CertificateAndKey {
+  const keys = newRsaKeyPair();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  // A positive serial: the leading 00 keeps the DER integer unsigned.
+  cert.serialNumber = '00' + randomBytes(16).toString('hex');
+  const now = Date.now();
+  cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
+  cert.validity.notAfter = new Date(now + VALIDITY_DAYS * 24 * 60 * 60 * 1000);
+  cert.setSubject(subjectAttributes(options.subject));
+  const issuerCert = options.issuer
+    ? forge.pki.certificateFromPem(options.issuer.certificatePem)
+    : cert;
+  cert.setIssuer(issuerCert.subject.attributes);
+  cert.setExtensions(options.extensions);
+  const signingKey = forge.pki.privateKeyFromPem(options.issuer?.keyPem ?? keys.privateKeyPem);
+  cert.sign(signingKey, forge.md.sha256.create());
+  return { certificatePem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+}
+
+function clientCertificate(ca: CertificateAndKey, subject: Subject): CertificateAndKey {
+  return signCertificate({
+    subject,
+    issuer: ca,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', clientAuth: true },
+    ],
+  });
+}
+
+/** Creates a fresh certificate authority and the certificates signed by it. */
+export function createControlPlanePki(): ControlPlanePki {
+  const ca = signCertificate({
+    subject: { commonName: 'guestcluster-local-ca' },
+    extensions: [
+      { name: 'basicConstraints', critical: true, cA: true },
+      {
+        name: 'keyUsage',
+        critical: true,
+        keyCertSign: true,
+        cRLSign: true,
+        digitalSignature: true,
+      },
+    ],
+  });
+  const apiServer = signCertificate({
+    subject: { commonName: 'kube-apiserver' },
+    issuer: ca,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+          { type: 2, value: 'kubernetes' },
+          { type: 2, value: 'kubernetes.default.svc' },
+        ],
+      },
+    ],
+  });
+  return {
+    ca,
+    apiServer,
+    admin: clientCertificate(ca, {
+      commonName: 'guestcluster-admin',
+      organizations: ['system:masters'],
+    }),
+    controllerManager: clientCertificate(ca, { commonName: 'system:kube-controller-manager' }),
+    serviceAccount: newRsaKeyPair(),
+  };
+}

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { LocalControlPlane } from '../control-plane/control-plane.js';
+import { installCrds } from '../control-plane/install-crds.js';
+import { projectRoot } from '../control-plane/project-root.js';
+import { TEST_ENV } from '../support/test-env.js';
+
+let running: LocalControlPlane | undefined;
+
+/** Starts one control plane for the whole test run and tells the test files where it is. */
+export async function startTestControlPlane(): Promise<void> {
+  const started = Date.now();
+  const log = (message: string): boolean => process.stderr.write(`[control plane] ${message}\n`);
+  running = await LocalControlPlane.start({ log });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(running.kubeconfigPath);
+  // Jest skips global teardown when set-up fails, so clean up here.
+  const crds = await installCrds(kubeConfig, path.join(projectRoot(), 'crds')).catch(
+    async (error: unknown) => {
+      await stopTestControlPlane();
+      throw error;
+    },
+  );
+  log(
+    `Ready in ${((Date.now() - started) / 1000).toFixed(1)}s with ${crds.length} CRDs; state in ${running.stateDir}`,
+  );
+  // Test workers start after global set-up and inherit this environment.
+  process.env[TEST_ENV.kubeconfig] = running.kubeconfigPath;
+  process.env[TEST_ENV.binDir] = path.dirname(running.binaries.kubectl);
+  process.env[TEST_ENV.kubectl] = running.binaries.kubectl;
+  process.env[TEST_ENV.etcd] = running.binaries.etcd;
+}
+
+/** Stops the run's control plane; its processes and state folder go with it. */
+export async function stopTestControlPlane(): Promise<void> {
+  await running?.stop();
+  running = undefined;
+}
