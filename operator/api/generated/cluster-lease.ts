@@ -1,0 +1,131 @@
+// Generated from crds/clusterleases.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+
+/**
+ * Which pool to draw from, for how long, and for whom.
+ */
+export interface ClusterLeaseSpec {
+  /**
+   * ClusterPool in the same namespace; its type decides the topology.
+   */
+  poolRef: {
+    /**
+     * ClusterPool name.
+     */
+    name: string;
+  };
+  /**
+   * Time to live as a Go duration (for example 2h, 90m, 1h30m), counted from status.boundTime; at the deadline the lease is deleted and its cluster released. Absent or 0 means no TTL.
+   */
+  ttl?: string;
+  /**
+   * Free-form audit note naming who asked for the cluster, for example a CI job.
+   */
+  requestedBy?: string;
+}
+
+/**
+ * Observed state of the lease, written by the operator.
+ */
+export interface ClusterLeaseStatus {
+  /**
+   * Pending (waiting; see queuePosition), Bound (instanceRef and kubeconfigSecretRef are set), Failed (can never bind; see the Ready condition's reason), Releasing and Released (legacy).
+   */
+  phase?: 'Pending' | 'Bound' | 'Releasing' | 'Released' | 'Failed';
+  /**
+   * The bound ClusterInstance in the lease namespace; the single record of the binding, written once together with phase Bound.
+   */
+  instanceRef?: {
+    /**
+     * ClusterInstance name.
+     */
+    name?: string;
+  };
+  /**
+   * Secret <lease>-kubeconfig in the lease namespace, data keys kubeconfig and ocpVersion; owned by the lease.
+   */
+  kubeconfigSecretRef?: {
+    /**
+     * Secret name.
+     */
+    name?: string;
+  };
+  /**
+   * OpenShift version of the bound instance, copied at bind time.
+   */
+  ocpVersion?: string;
+  /**
+   * Topology of the bound instance.
+   */
+  topology?: 'crc' | 'hcp';
+  /**
+   * Guest API URL of the bound instance.
+   */
+  apiEndpoint?: string;
+  /**
+   * When the lease was bound; the TTL counts from here.
+   */
+  boundTime?: string;
+  /**
+   * When the TTL expires (boundTime + ttl); absent when no TTL applies.
+   */
+  expiresAt?: string;
+  /**
+   * While Pending, the 1-based position among the pool's pending leases in creation-time (FIFO) order; 1 binds next. Absent otherwise.
+   */
+  queuePosition?: number;
+  /**
+   * metadata.generation that this status was computed from.
+   */
+  observedGeneration?: number;
+  /**
+   * Conditions: Bound (True InstanceBound; False WaitingForCapacity, NamespaceTerminating, NamespaceUnavailable) and Ready (True when Bound, so kubectl wait --for=condition=Ready works; False with the waiting reason, or with the reason the lease Failed, such as PoolNotFound or InvalidSpec).
+   *
+   * Items: One condition (metav1.Condition).
+   */
+  conditions?: {
+    /**
+     * Condition type in CamelCase, for example Ready. Unique within the list.
+     */
+    type: string;
+    /**
+     * Status of the condition, one of True, False, Unknown.
+     */
+    status: 'True' | 'False' | 'Unknown';
+    /**
+     * metadata.generation of the object that the condition was set from.
+     */
+    observedGeneration?: number;
+    /**
+     * Last time the condition's status changed (not its reason or message).
+     */
+    lastTransitionTime: string;
+    /**
+     * Machine-readable CamelCase reason for the last status or reason change.
+     */
+    reason: string;
+    /**
+     * Human-readable details; may be empty.
+     */
+    message: string;
+  }[];
+}
+
+/** ClusterLease asks a ClusterPool in the same namespace for one guest cluster. When Bound, status.kubeconfigSecretRef names a Secret whose data.kubeconfig reaches the cluster. Deleting the lease releases the cluster (its instance is deleted and the pool tops up). */
+export interface ClusterLease {
+  apiVersion: 'guestcluster.opdev.io/v1alpha1';
+  kind: 'ClusterLease';
+  metadata?: V1ObjectMeta;
+  spec: ClusterLeaseSpec;
+  status?: ClusterLeaseStatus;
+}
+
+/** How to address ClusterLease objects on the API. */
+export const CLUSTER_LEASE_RESOURCE = {
+  group: 'guestcluster.opdev.io',
+  version: 'v1alpha1',
+  apiVersion: 'guestcluster.opdev.io/v1alpha1',
+  kind: 'ClusterLease',
+  plural: 'clusterleases',
+  namespaced: true,
+} as const;

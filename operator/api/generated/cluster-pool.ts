@@ -1,0 +1,196 @@
+// Generated from crds/clusterpools.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+
+/**
+ * Desired pool size and the template of its instances.
+ */
+export interface ClusterPoolSpec {
+  /**
+   * Topology of every instance, crc (OpenShift Local in a KubeVirt VM) or hcp (HyperShift hosted control plane with KubeVirt workers).
+   */
+  type: 'crc' | 'hcp';
+  /**
+   * Hard cap on instances present in the API, including Failed and terminating ones.
+   */
+  maxSize: number;
+  /**
+   * Floor on the total number of instances (any state). At most maxSize.
+   */
+  minSize?: number;
+  /**
+   * Floor on instances that are Ready (or still provisioning) and not claimed by a lease. At most maxSize.
+   */
+  warmSpares?: number;
+  /**
+   * How each guest cluster is built (ClusterTemplate). Pools copy it into every ClusterInstance they create. crc disk sources, in order of preference: crcVersion (turnkey, a CRCBundle crc-<version>-<arch> is created and reused), crcBundleRef (a named CRCBundle), or releaseImage plus bundleSSHKeyRef (manual: URL of an extracted crc.qcow2). hcp uses releaseImage as the OpenShift release pullspec.
+   */
+  template: {
+    /**
+     * crc only, turnkey path: CRC bundle version, for example 4.16.0. The pool creates (or reuses) the cluster-scoped CRCBundle crc-<crcVersion>-<arch> and instances clone its golden disk; releaseImage and bundleSSHKeyRef are then ignored. Ignored for hcp. Mutually exclusive with crcBundleRef.
+     */
+    crcVersion?: string;
+    /**
+     * crc only: the cluster-scoped CRCBundle (download or in-cluster build) whose golden disk instances clone. Mutually exclusive with crcVersion; releaseImage and bundleSSHKeyRef are then ignored.
+     */
+    crcBundleRef?: {
+      /**
+       * Name of the CRCBundle.
+       */
+      name: string;
+    };
+    /**
+     * crc only, turnkey path. CPU architecture of the CRC bundle; unset means amd64.
+     */
+    crcArch?: 'amd64' | 'arm64';
+    /**
+     * crc manual path (no crcVersion, no crcBundleRef): http(s) URL of an extracted crc.qcow2, imported by CDI; needs bundleSSHKeyRef. hcp (required): OpenShift release image pullspec for the HostedCluster and NodePool.
+     */
+    releaseImage?: string;
+    /**
+     * Expected OpenShift version, for example 4.16.10. Compared with the observed guest version (condition VersionMismatch).
+     */
+    ocpVersion: string;
+    /**
+     * hcp only. Worker replicas of the NodePool; 1 when unset.
+     */
+    nodePoolReplicas?: number;
+    /**
+     * hcp only. HostedCluster control-plane availability; only used when the HostedCluster is created.
+     */
+    controllerAvailabilityPolicy?: 'SingleReplica' | 'HighlyAvailable';
+    /**
+     * Memory per VM (the CRC VM, or each hcp worker) as a Kubernetes quantity, for example 16Gi.
+     */
+    memory: string;
+    /**
+     * vCPUs per VM (the CRC VM, or each hcp worker).
+     */
+    cores: number;
+    /**
+     * Root volume size as a Kubernetes quantity; 80Gi (crc) or 32Gi (hcp) when unset. crc clones need at least the golden disk's virtual size.
+     */
+    rootVolumeSize?: string;
+    /**
+     * Secret in the instance namespace with data key .dockerconfigjson. An empty or missing name means the Secret named pull-secret.
+     */
+    pullSecretRef?: {
+      /**
+       * Secret name; empty means pull-secret.
+       */
+      name?: string;
+    };
+    /**
+     * Placeholder for an ImageDigestMirrorSet reference (hcp sets empty imageContentSources); not otherwise used.
+     */
+    idmsRef?: {
+      /**
+       * Name of the referenced object.
+       */
+      name: string;
+    };
+    /**
+     * crc manual path only (required there): Secret in the instance namespace holding the CRC bundle's private SSH key under data key id_ecdsa, ssh-privatekey or id_rsa (first non-empty wins).
+     */
+    bundleSSHKeyRef?: {
+      /**
+       * Secret name.
+       */
+      name: string;
+    };
+    /**
+     * hcp only. Secret in the instance namespace with the workers' public SSH key under data key id_rsa.pub.
+     */
+    hcpWorkerSSHKeyRef?: {
+      /**
+       * Secret name.
+       */
+      name: string;
+    };
+    /**
+     * Node selector for the CRC VM or the hcp worker VMs.
+     */
+    vmNodeSelector?: {
+      [k: string]: string;
+    };
+    /**
+     * StorageClass of the VM root volumes (also given to a CRCBundle that a crcVersion pool creates). Unset or empty means the cluster default.
+     */
+    storageClassName?: string;
+  };
+}
+
+/**
+ * Observed state of the pool, written by the operator.
+ */
+export interface ClusterPoolStatus {
+  /**
+   * metadata.generation that this status was computed from.
+   */
+  observedGeneration?: number;
+  /**
+   * Every ClusterInstance of the pool still present in the API, including Failed and deleting ones.
+   */
+  totalInstances?: number;
+  /**
+   * Instances with a deletion timestamp.
+   */
+  terminatingInstances?: number;
+  /**
+   * Ready, not deleting, not claimed by any lease.
+   */
+  availableInstances?: number;
+  /**
+   * Ready, not deleting, claimed by a lease.
+   */
+  leasedInstances?: number;
+  /**
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), and a condition that reports when provisioning keeps failing and why.
+   *
+   * Items: One condition (metav1.Condition).
+   */
+  conditions?: {
+    /**
+     * Condition type in CamelCase, for example Ready. Unique within the list.
+     */
+    type: string;
+    /**
+     * Status of the condition, one of True, False, Unknown.
+     */
+    status: 'True' | 'False' | 'Unknown';
+    /**
+     * metadata.generation of the object that the condition was set from.
+     */
+    observedGeneration?: number;
+    /**
+     * Last time the condition's status changed (not its reason or message).
+     */
+    lastTransitionTime: string;
+    /**
+     * Machine-readable CamelCase reason for the last status or reason change.
+     */
+    reason: string;
+    /**
+     * Human-readable details; may be empty.
+     */
+    message: string;
+  }[];
+}
+
+/** ClusterPool keeps guest OpenShift clusters (ClusterInstances) of one topology ready in its namespace: at least minSize in total, at least warmSpares Ready and unclaimed, plus one per pending ClusterLease, never more than maxSize. New capacity needs the namespace label guestcluster.opdev.io/enabled="true". */
+export interface ClusterPool {
+  apiVersion: 'guestcluster.opdev.io/v1alpha1';
+  kind: 'ClusterPool';
+  metadata?: V1ObjectMeta;
+  spec: ClusterPoolSpec;
+  status?: ClusterPoolStatus;
+}
+
+/** How to address ClusterPool objects on the API. */
+export const CLUSTER_POOL_RESOURCE = {
+  group: 'guestcluster.opdev.io',
+  version: 'v1alpha1',
+  apiVersion: 'guestcluster.opdev.io/v1alpha1',
+  kind: 'ClusterPool',
+  plural: 'clusterpools',
+  namespaced: true,
+} as const;
