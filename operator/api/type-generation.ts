@@ -73,7 +73,7 @@ async function generateForCrd(crd: V1CustomResourceDefinition, source: string): 
   const apiVersion = `${group}/${version.name}`;
   return [
     `// Generated from ${source} by \`npm run generate:types\`. Do not edit: change the CRD and regenerate.`,
-    `import type { V1ObjectMeta } from '@kubernetes/client-node';`,
+    `import type { ObjectMeta } from '../../kube/objects.js';`,
     '',
     await compileSection(properties.spec, `${kind}Spec`),
     await compileSection(properties.status, `${kind}Status`),
@@ -81,7 +81,7 @@ async function generateForCrd(crd: V1CustomResourceDefinition, source: string): 
     `export interface ${kind} {`,
     `  apiVersion: '${apiVersion}';`,
     `  kind: '${kind}';`,
-    '  metadata?: V1ObjectMeta;',
+    '  metadata?: ObjectMeta;',
     `  spec${required.includes('spec') ? '' : '?'}: ${kind}Spec;`,
     `  status?: ${kind}Status;`,
     '}',

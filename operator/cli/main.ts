@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import type { OperatorFlags } from '../config.js';
 
 /**
  * The `guestcluster` command. `local` lives with the local environment under test/ and is loaded
@@ -9,6 +10,41 @@ export function buildProgram(): Command {
   const program = new Command('guestcluster')
     .description('Disposable OpenShift clusters for CI jobs')
     .showHelpAfterError();
+
+  program
+    .command('operator')
+    .description('Run the operator against the current kubeconfig context')
+    .option(
+      '--metrics-bind-address <address>',
+      'where /metrics listens (host:port, :port, or 0 to disable)',
+      ':8080',
+    )
+    .option(
+      '--health-probe-bind-address <address>',
+      'where /healthz and /readyz listen (or 0)',
+      ':8081',
+    )
+    .option('--leader-elect', 'run controllers only while holding the leader-election lease', false)
+    .option(
+      '--leader-elect-lease-duration <duration>',
+      'how long a standby waits before taking over',
+      '15s',
+    )
+    .option(
+      '--leader-elect-renew-deadline <duration>',
+      'how long the leader tries to renew before giving up',
+      '10s',
+    )
+    .option(
+      '--leader-elect-retry-period <duration>',
+      'how often to try to acquire or renew the lease',
+      '2s',
+    )
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--workers <count>', 'concurrent reconciles per controller', '1')
+    .action(async (flags: OperatorFlags) =>
+      (await import('./operator-command.js')).runOperator(flags),
+    );
 
   const local = program
     .command('local')
@@ -40,5 +76,6 @@ try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`guestcluster: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // 2: the command was used wrongly (invalid configuration); 1: it failed.
+  process.exitCode = error instanceof Error && error.name === 'ConfigError' ? 2 : 1;
 }

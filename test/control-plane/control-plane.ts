@@ -39,13 +39,23 @@ const CONTROLLERS = [
  * kube-controller-manager running the garbage collector and namespace controllers.
  */
 export class LocalControlPlane implements ControlPlaneEndpoint {
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly stateDir: string;
+  readonly binaries: BinaryPaths;
+
   private constructor(
-    readonly server: string,
-    readonly kubeconfigPath: string,
-    readonly stateDir: string,
-    readonly binaries: BinaryPaths,
+    endpoint: ControlPlaneEndpoint,
     private readonly processes: ManagedProcess[],
-  ) {}
+    private readonly launchApiServer: () => Promise<ManagedProcess>,
+  ) {
+    ({
+      server: this.server,
+      kubeconfigPath: this.kubeconfigPath,
+      stateDir: this.stateDir,
+      binaries: this.binaries,
+    } = endpoint);
+  }
 
   static async start(options: ControlPlaneOptions = {}): Promise<LocalControlPlane> {
     const log = options.log ?? ((): void => undefined);
@@ -71,23 +81,25 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
 
       const apiPort = await freePort();
       const server = `https://127.0.0.1:${apiPort}`;
-      const apiServer = ManagedProcess.start(
-        'kube-apiserver',
-        binaries['kube-apiserver'],
-        apiServerArgs(files, apiPort, etcdClientPort!),
-        path.join(stateDir, 'kube-apiserver.log'),
-      );
-      processes.push(apiServer);
-      await waitUntilHealthy(
-        apiServer,
-        {
+      // The same port, certificates and etcd on every (re)start, as a restarted apiserver has.
+      const launchApiServer = async (): Promise<ManagedProcess> => {
+        const apiServer = ManagedProcess.start(
+          'kube-apiserver',
+          binaries['kube-apiserver'],
+          apiServerArgs(files, apiPort, etcdClientPort!),
+          path.join(stateDir, 'kube-apiserver.log'),
+        );
+        processes.push(apiServer);
+        const probe = {
           url: `${server}/readyz`,
           ca: pki.ca.certificatePem,
           cert: pki.admin.certificatePem,
           key: pki.admin.keyPem,
-        },
-        timeoutMs,
-      );
+        };
+        await waitUntilHealthy(apiServer, probe, timeoutMs);
+        return apiServer;
+      };
+      await launchApiServer();
       log(`Started kube-apiserver on ${server}`);
 
       const kubeconfigPath = path.join(stateDir, 'admin.kubeconfig');
@@ -121,8 +133,8 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
       processes.push(controllerManager);
       log('Started kube-controller-manager');
 
-      const plane = new LocalControlPlane(server, kubeconfigPath, stateDir, binaries, processes);
       const endpoint: ControlPlaneEndpoint = { server, kubeconfigPath, stateDir, binaries };
+      const plane = new LocalControlPlane(endpoint, processes, launchApiServer);
       await writeFile(path.join(stateDir, 'control-plane.json'), JSON.stringify(endpoint, null, 2));
       return plane;
     } catch (error) {
@@ -130,6 +142,20 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
       await rm(stateDir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /**
+   * Stops the kube-apiserver, runs `whileStopped`, and starts it again on the same port with the
+   * same data: what clients see when an apiserver restarts or a connection breaks.
+   */
+  async restartApiServer(
+    whileStopped: () => Promise<void> = () => Promise.resolve(),
+  ): Promise<void> {
+    const index = this.processes.findIndex((p) => p.name === 'kube-apiserver');
+    const [stopped] = this.processes.splice(index, 1);
+    await stopped!.stop();
+    await whileStopped();
+    await this.launchApiServer();
   }
 
   /** Process IDs by component, for status output. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from '@jest/globals';
+import { ApiClient } from '../../operator/kube/api-client.js';
 import { NAMESPACES } from './resource-type.js';
 import { testEnv } from './test-env.js';
 import { waitFor } from './wait-for.js';
@@ -18,6 +19,8 @@ export interface TestNamespace {
   kubeConfig: KubeConfig;
   core: CoreV1Api;
   objects: KubernetesObjectApi;
+  /** Our own JSON client: plain objects, subresources. */
+  api: ApiClient;
 }
 
 /**
@@ -31,6 +34,7 @@ export function useTestNamespace(prefix: string): TestNamespace {
     kubeConfig,
     core: kubeConfig.makeApiClient(CoreV1Api),
     objects: KubernetesObjectApi.makeApiClient(kubeConfig),
+    api: new ApiClient(kubeConfig),
   };
   beforeAll(async () => {
     context.name = `${prefix}-${randomBytes(3).toString('hex')}`;

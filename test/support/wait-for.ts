@@ -1,9 +1,12 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { KubernetesObjectApi, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from './resource-type.js';
-import { collectionPath } from './resource-type.js';
 
-export interface WaitForOptions<T extends KubernetesObject> {
+/** Any object shape will do: client-node's models (V1ConfigMap, ...) as well as our plain ones. */
+type Watched = { metadata?: { resourceVersion?: string } };
+
+export interface WaitForOptions<T extends Watched> {
   type: ResourceType;
   name: string;
   namespace?: string;
@@ -20,88 +23,74 @@ export class WaitTimeoutError extends Error {
 
 /**
  * Resolves with the object's state once `until` holds. Lists the one object, then watches it from
- * that resourceVersion, so no change in between is missed; restarts with a fresh list when the
+ * that resourceVersion, so no change in between is missed; starts over with a fresh list when the
  * watch ends (for example with 410 Gone). No polling, no sleeping.
  */
-export async function waitFor<T extends KubernetesObject>(
+export async function waitFor<T extends Watched>(
   kubeConfig: KubeConfig,
   options: WaitForOptions<T>,
 ): Promise<T | undefined> {
-  const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-  const watch = new Watch(kubeConfig);
+  const client = new ApiClient(kubeConfig);
   const timeoutMs = options.timeoutMs ?? 60_000;
   const what =
     options.description ??
     `${options.type.kind} ${options.namespace ? `${options.namespace}/` : ''}${options.name}`;
-  const fieldSelector = `metadata.name=${options.name}`;
+  const selection = {
+    namespace: options.namespace,
+    fieldSelector: `metadata.name=${options.name}`,
+  };
+  const abort = new AbortController();
   let last: T | undefined;
-  let abort: AbortController | undefined;
-  let settled = false;
+  let timer: NodeJS.Timeout | undefined;
 
-  return new Promise<T | undefined>((resolve, reject) => {
-    const finish = (error: Error | undefined, value?: T): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      abort?.abort();
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const timer = setTimeout(() => {
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
       const state = last
         ? JSON.stringify({
-            metadata: { resourceVersion: last.metadata?.resourceVersion },
+            resourceVersion: last.metadata?.resourceVersion,
             status: (last as { status?: unknown }).status,
           })
         : 'absent';
-      finish(
+      reject(
         new WaitTimeoutError(
           `Timed out after ${timeoutMs / 1000}s waiting for ${what}; last state: ${state}`,
         ),
       );
     }, timeoutMs);
-
-    const check = (object: T | undefined): boolean => {
-      last = object;
-      if (!options.until(object)) return false;
-      finish(undefined, object);
-      return true;
-    };
-
-    const listThenWatch = async (): Promise<void> => {
-      const list = await objects.list<T>(
-        options.type.apiVersion,
-        options.type.kind,
-        options.type.namespaced ? options.namespace : undefined,
-        undefined,
-        undefined,
-        undefined,
-        fieldSelector,
-      );
-      if (settled || check(list.items[0])) return;
-      abort = await watch.watch(
-        collectionPath(options.type, options.namespace),
-        {
-          fieldSelector,
-          resourceVersion: list.metadata?.resourceVersion,
-          allowWatchBookmarks: true,
-        },
-        (phase: string, object: T) => {
-          if (phase === 'ADDED' || phase === 'MODIFIED') check(object);
-          else if (phase === 'DELETED') check(undefined);
-        },
-        () => {
-          // The stream ended (server timeout, 410 Gone, connection loss): start over from a list.
-          if (!settled) restart();
-        },
-      );
-      if (settled) abort.abort();
-    };
-    const restart = (): void => {
-      listThenWatch().catch((error: unknown) =>
-        finish(error instanceof Error ? error : new Error(String(error))),
-      );
-    };
-    restart();
   });
+
+  const satisfied = async (): Promise<T | undefined> => {
+    for (;;) {
+      const list = await client.list<KubeObject>(options.type, selection);
+      last = list.items[0] as T | undefined;
+      if (options.until(last)) return last;
+      let done = false;
+      try {
+        await client.watch<KubeObject>(
+          options.type,
+          { ...selection, resourceVersion: list.resourceVersion },
+          (event) => {
+            if (event.type === 'BOOKMARK' || done) return;
+            last = event.type === 'DELETED' ? undefined : (event.object as T);
+            if (options.until(last)) {
+              done = true;
+              abort.abort();
+            }
+          },
+          abort.signal,
+        );
+      } catch {
+        if (!done && !abort.signal.aborted) continue; // the watch broke: list again
+      }
+      if (done) return last;
+      if (abort.signal.aborted) throw new Error('aborted');
+    }
+  };
+
+  try {
+    return await Promise.race([satisfied(), timedOut]);
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
 }

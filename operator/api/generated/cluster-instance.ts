@@ -1,5 +1,5 @@
 // Generated from crds/clusterinstances.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
  * Requested topology and template.
@@ -299,7 +299,7 @@ export interface ClusterInstanceStatus {
 export interface ClusterInstance {
   apiVersion: 'guestcluster.opdev.io/v1alpha1';
   kind: 'ClusterInstance';
-  metadata?: V1ObjectMeta;
+  metadata?: ObjectMeta;
   spec: ClusterInstanceSpec;
   status?: ClusterInstanceStatus;
 }

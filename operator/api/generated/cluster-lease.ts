@@ -1,5 +1,5 @@
 // Generated from crds/clusterleases.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
  * Which pool to draw from, for how long, and for whom.
@@ -115,7 +115,7 @@ export interface ClusterLeaseStatus {
 export interface ClusterLease {
   apiVersion: 'guestcluster.opdev.io/v1alpha1';
   kind: 'ClusterLease';
-  metadata?: V1ObjectMeta;
+  metadata?: ObjectMeta;
   spec: ClusterLeaseSpec;
   status?: ClusterLeaseStatus;
 }

@@ -1,5 +1,5 @@
 // Generated from crds/clusterpools.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
  * Desired pool size and the template of its instances.
@@ -180,7 +180,7 @@ export interface ClusterPoolStatus {
 export interface ClusterPool {
   apiVersion: 'guestcluster.opdev.io/v1alpha1';
   kind: 'ClusterPool';
-  metadata?: V1ObjectMeta;
+  metadata?: ObjectMeta;
   spec: ClusterPoolSpec;
   status?: ClusterPoolStatus;
 }

@@ -1,5 +1,5 @@
 // Generated from crds/crcbundles.yaml by `npm run generate:types`. Do not edit: change the CRD and regenerate.
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
  * The bundle source: the download fields (version, bundleURL, sha256URL) or build, never both; plus the shared arch, storageClassName and goldenVolumeSize.
@@ -313,7 +313,7 @@ export interface CRCBundleStatus {
 export interface CRCBundle {
   apiVersion: 'guestcluster.opdev.io/v1alpha1';
   kind: 'CRCBundle';
-  metadata?: V1ObjectMeta;
+  metadata?: ObjectMeta;
   spec: CRCBundleSpec;
   status?: CRCBundleStatus;
 }

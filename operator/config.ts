@@ -1,0 +1,188 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { LogLevel } from './runtime/logger.js';
+import { LOG_LEVELS } from './runtime/logger.js';
+
+/** host:port to listen on; undefined when disabled ("0"). */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Everything the operator process needs, validated before anything starts. */
+export interface OperatorConfig {
+  /** Where the operator keeps golden disks, bundle Secrets and prep Jobs; also the leader-election namespace. */
+  operatorNamespace: string;
+  crcAgentImage: string;
+  bundlePrepServiceAccount: string;
+  crcAgentClusterRole: string;
+  crcAgentServiceAccount: string;
+  metricsAddress: ListenAddress | undefined;
+  probeAddress: ListenAddress | undefined;
+  leaderElection: {
+    enabled: boolean;
+    leaseName: string;
+    identity: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
+  logLevel: LogLevel;
+  workersPerController: number;
+}
+
+/** Settings as given on the command line (strings, as typed). */
+export interface OperatorFlags {
+  metricsBindAddress?: string;
+  healthProbeBindAddress?: string;
+  leaderElect?: boolean;
+  leaderElectLeaseDuration?: string;
+  leaderElectRenewDeadline?: string;
+  leaderElectRetryPeriod?: string;
+  logLevel?: string;
+  workers?: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export const SERVICE_ACCOUNT_NAMESPACE_FILE =
+  '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+export const DEFAULT_CRC_AGENT_IMAGE = 'opdev.io/guestcluster-operator-crc-agent:latest';
+export const LEADER_ELECTION_ID = '28494864.opdev.io';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The reference's fallback order: the variable, the pod's service-account namespace file, "default". */
+function operatorNamespace(env: NodeJS.ProcessEnv, readFile: (path: string) => string): string {
+  if (env.OPERATOR_NAMESPACE) return env.OPERATOR_NAMESPACE;
+  try {
+    const fromPod = readFile(SERVICE_ACCOUNT_NAMESPACE_FILE).trim();
+    if (fromPod) return fromPod;
+  } catch {
+    // Not in a pod.
+  }
+  return 'default';
+}
+
+class Checker {
+  readonly problems: string[] = [];
+
+  address(setting: string, value: string): ListenAddress | undefined {
+    if (value === '0') return undefined;
+    const match = /^(\[[^\]]+\]|[^:]*):(\d{1,5})$/.exec(value);
+    const port = match ? Number(match[2]) : NaN;
+    if (!match || port > 65535) {
+      this.problems.push(`${setting} must be host:port, :port or 0 to disable (got "${value}")`);
+      return undefined;
+    }
+    return { host: match[1]!.replace(/^\[|\]$/g, '') || '0.0.0.0', port };
+  }
+
+  duration(setting: string, value: string): number {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
+    if (!match) {
+      this.problems.push(`${setting} must be a duration such as 15s, 500ms or 1m (got "${value}")`);
+      return NaN;
+    }
+    return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
+  }
+
+  integer(setting: string, value: string, min: number, max: number): number {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max) {
+      this.problems.push(`${setting} must be an integer from ${min} to ${max} (got "${value}")`);
+    }
+    return number;
+  }
+
+  require(condition: boolean, problem: string): void {
+    if (!condition) this.problems.push(problem);
+  }
+}
+
+function leaderElectionConfig(
+  check: Checker,
+  flags: OperatorFlags,
+  env: NodeJS.ProcessEnv,
+): OperatorConfig['leaderElection'] {
+  const leaseDurationMs = check.duration(
+    '--leader-elect-lease-duration',
+    flags.leaderElectLeaseDuration ?? '15s',
+  );
+  const renewDeadlineMs = check.duration(
+    '--leader-elect-renew-deadline',
+    flags.leaderElectRenewDeadline ?? '10s',
+  );
+  const retryPeriodMs = check.duration(
+    '--leader-elect-retry-period',
+    flags.leaderElectRetryPeriod ?? '2s',
+  );
+  if (!Number.isNaN(leaseDurationMs + renewDeadlineMs + retryPeriodMs)) {
+    check.require(
+      leaseDurationMs > renewDeadlineMs,
+      '--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline',
+    );
+    check.require(
+      renewDeadlineMs > 1.2 * retryPeriodMs,
+      '--leader-elect-renew-deadline must be longer than 1.2 × --leader-elect-retry-period',
+    );
+  }
+  return {
+    enabled: flags.leaderElect ?? false,
+    leaseName: LEADER_ELECTION_ID,
+    identity: `${env.POD_NAME || os.hostname()}_${process.pid}`,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+  };
+}
+
+/**
+ * Builds the configuration from flags and environment and checks all of it, reporting every
+ * problem at once with the setting's name and the value given.
+ */
+export function loadOperatorConfig(
+  flags: OperatorFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): OperatorConfig {
+  const check = new Checker();
+  const namespace = operatorNamespace(env, readFile);
+  check.require(
+    DNS_LABEL.test(namespace) && namespace.length <= 63,
+    `OPERATOR_NAMESPACE must be a namespace name (got "${namespace}")`,
+  );
+  const crcAgentImage = env.CRC_AGENT_IMAGE ?? DEFAULT_CRC_AGENT_IMAGE;
+  check.require(
+    crcAgentImage.length > 0 && !/\s/.test(crcAgentImage),
+    `CRC_AGENT_IMAGE must be an image reference (got "${crcAgentImage}")`,
+  );
+  const logLevel = flags.logLevel ?? 'info';
+  check.require(
+    (LOG_LEVELS as readonly string[]).includes(logLevel),
+    `--log-level must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`,
+  );
+
+  const config: OperatorConfig = {
+    operatorNamespace: namespace,
+    crcAgentImage,
+    bundlePrepServiceAccount: env.BUNDLE_PREP_SERVICE_ACCOUNT || 'bundle-prep',
+    crcAgentClusterRole: env.CRC_AGENT_CLUSTER_ROLE || 'crc-agent-instance-role',
+    crcAgentServiceAccount: env.CRC_AGENT_SERVICE_ACCOUNT || 'crc-agent',
+    metricsAddress: check.address('--metrics-bind-address', flags.metricsBindAddress ?? ':8080'),
+    probeAddress: check.address(
+      '--health-probe-bind-address',
+      flags.healthProbeBindAddress ?? ':8081',
+    ),
+    leaderElection: leaderElectionConfig(check, flags, env),
+    logLevel: logLevel as LogLevel,
+    workersPerController: check.integer('--workers', flags.workers ?? '1', 1, 64),
+  };
+  if (check.problems.length > 0) throw new ConfigError(check.problems);
+  return config;
+}

@@ -1,0 +1,318 @@
+import type https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Agent, fetch } from 'undici';
+import { ApiError } from './api-error.js';
+import type { KubeObject } from './objects.js';
+import type { ResourceType } from './resource-type.js';
+import { collectionPath, objectPath } from './resource-type.js';
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ObjectList<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  resourceVersion: string;
+  /** The apiserver ends the stream after this long; the caller starts a new one. */
+  timeoutSeconds?: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export type PatchType = 'merge' | 'json' | 'apply';
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export interface DeleteOptions {
+  /** Delete only this exact object (not a new one with the same name). */
+  uid?: string;
+  resourceVersion?: string;
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+}
+
+interface Status {
+  kind?: string;
+  reason?: string;
+  message?: string;
+  code?: number;
+}
+
+/**
+ * A small JSON client for any resource type, on client-node's authentication and TLS set-up.
+ * Objects stay plain JSON (unlike client-node's model classes), so what we read is exactly what
+ * the apiserver sent and what we write is exactly what we built; subresources and every patch
+ * type are supported.
+ */
+export class ApiClient {
+  private agent: Agent | undefined;
+
+  constructor(private readonly kubeConfig: KubeConfig) {}
+
+  /**
+   * One connection pool for the client's lifetime, made from the kubeconfig's TLS settings on
+   * first use. (client-node builds a new agent, and so a new TLS connection, for every request.)
+   */
+  private connectionPool(tls: https.RequestOptions): Agent {
+    this.agent ??= new Agent({
+      connect: {
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+        servername: tls.servername,
+        ...(tls.rejectUnauthorized === undefined
+          ? {}
+          : { rejectUnauthorized: tls.rejectUnauthorized }),
+      },
+    });
+    return this.agent;
+  }
+
+  /** Closes the pooled connections (open watches end). */
+  async close(): Promise<void> {
+    await this.agent?.close();
+    this.agent = undefined;
+  }
+
+  get server(): string {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('The kubeconfig has no current cluster');
+    return cluster.server;
+  }
+
+  async get<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+  ): Promise<T> {
+    return this.request<T>('GET', objectPath(type, name, namespace));
+  }
+
+  async list<T extends KubeObject>(
+    type: ResourceType,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    const list = await this.request<{
+      items: T[];
+      metadata: { resourceVersion: string; continue?: string };
+    }>('GET', collectionPath(type, options.namespace), listQuery(options));
+    // Lists omit each item's apiVersion and kind; restore them so items look like watched objects.
+    const items = list.items.map((item) => ({
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      ...item,
+    }));
+    return {
+      items,
+      resourceVersion: list.metadata.resourceVersion,
+      continue: list.metadata.continue || undefined,
+    };
+  }
+
+  async create<T extends KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: { dryRun?: boolean } = {},
+  ): Promise<T> {
+    const query = options.dryRun ? { dryRun: 'All' } : undefined;
+    return this.request<T>('POST', collectionPath(type, object.metadata?.namespace), query, object);
+  }
+
+  /** PUT of the whole object; conflicts (409) when its resourceVersion is stale. */
+  async update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+    const { name, namespace } = object.metadata ?? {};
+    return this.request<T>('PUT', objectPath(type, name ?? '', namespace), undefined, object);
+  }
+
+  /** PUT of the status subresource; only status changes are kept. */
+  async updateStatus<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+    const { name, namespace } = object.metadata ?? {};
+    return this.request<T>(
+      'PUT',
+      objectPath(type, name ?? '', namespace, 'status'),
+      undefined,
+      object,
+    );
+  }
+
+  async patch<T extends KubeObject>(
+    type: ResourceType,
+    target: { name: string; namespace?: string; subresource?: string },
+    patch: unknown,
+    options: { patchType?: PatchType; fieldManager?: string; force?: boolean } = {},
+  ): Promise<T> {
+    const patchType = options.patchType ?? 'merge';
+    const query: Record<string, string> = {};
+    if (options.fieldManager) query.fieldManager = options.fieldManager;
+    if (options.force) query.force = 'true';
+    return this.request<T>(
+      'PATCH',
+      objectPath(type, target.name, target.namespace, target.subresource),
+      query,
+      patch,
+      {
+        contentType: PATCH_CONTENT_TYPES[patchType],
+      },
+    );
+  }
+
+  async delete(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+    options: DeleteOptions = {},
+  ): Promise<void> {
+    const preconditions =
+      options.uid || options.resourceVersion
+        ? { uid: options.uid, resourceVersion: options.resourceVersion }
+        : undefined;
+    const body =
+      preconditions || options.propagationPolicy
+        ? { preconditions, propagationPolicy: options.propagationPolicy }
+        : undefined;
+    await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body);
+  }
+
+  /**
+   * Streams watch events until the server ends the stream (resolves) or it fails (rejects: an
+   * ApiError for HTTP and in-stream errors such as 410 Gone, or a network error). Abort `signal` to stop.
+   */
+  async watch<T extends KubeObject>(
+    type: ResourceType,
+    options: WatchOptions,
+    onEvent: (event: WatchEvent<T>) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const query: Record<string, string> = {
+      ...listQuery(options),
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersion: options.resourceVersion,
+    };
+    if (options.timeoutSeconds) query.timeoutSeconds = String(options.timeoutSeconds);
+    const response = await this.send(
+      'GET',
+      collectionPath(type, options.namespace),
+      query,
+      undefined,
+      { signal },
+    );
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of response.body) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line) dispatchWatchLine<T>(line, onEvent);
+      }
+    }
+  }
+
+  private async request<T>(
+    method: string,
+    path: string,
+    query?: Record<string, string>,
+    body?: unknown,
+    options: { contentType?: string } = {},
+  ): Promise<T> {
+    const response = await this.send(method, path, query, body, options);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    query: Record<string, string> | undefined,
+    body: unknown,
+    options: { contentType?: string; signal?: AbortSignal },
+  ): Promise<Awaited<ReturnType<typeof fetch>>> {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
+    // Credentials are read for every request: exec and file tokens may have been refreshed.
+    const tls: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(tls);
+    const headers: Record<string, string> = { ...authHeaders(tls), Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    const response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.connectionPool(tls),
+      signal: options.signal,
+    });
+    if (response.ok) return response;
+    throw await toApiError(response, method, path);
+  }
+}
+
+function authHeaders(tls: https.RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(tls.headers ?? {}))
+    if (value !== undefined) headers[key] = String(value);
+  if (tls.auth) headers.Authorization = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
+  return headers;
+}
+
+function listQuery(options: ListOptions): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (options.labelSelector) query.labelSelector = options.labelSelector;
+  if (options.fieldSelector) query.fieldSelector = options.fieldSelector;
+  if (options.limit) query.limit = String(options.limit);
+  if (options.continue) query.continue = options.continue;
+  return query;
+}
+
+function dispatchWatchLine<T>(line: string, onEvent: (event: WatchEvent<T>) => void): void {
+  const event = JSON.parse(line) as { type: string; object: T & Status };
+  if (event.type === 'ERROR') {
+    const status = event.object;
+    throw new ApiError(
+      status.code ?? 500,
+      status.reason ?? 'WatchError',
+      status.message ?? 'watch error',
+    );
+  }
+  onEvent(event as WatchEvent<T>);
+}
+
+async function toApiError(
+  response: { status: number; text(): Promise<string> },
+  method: string,
+  path: string,
+): Promise<ApiError> {
+  const text = await response.text();
+  let status: Status;
+  try {
+    status = JSON.parse(text) as Status;
+  } catch {
+    status = { message: text };
+  }
+  return new ApiError(
+    response.status,
+    status.reason ?? 'Unknown',
+    status.message || `${method} ${path}: HTTP ${response.status}`,
+    method,
+    path,
+  );
+}

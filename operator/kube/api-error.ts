@@ -1,0 +1,26 @@
+/** A failed API request, with the apiserver's Status reason and message. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly method = '',
+    readonly path = '',
+  ) {
+    super(message);
+  }
+}
+
+const hasStatus = (error: unknown, status: number): boolean =>
+  error instanceof ApiError && error.status === status;
+
+export const isNotFound = (error: unknown): boolean => hasStatus(error, 404);
+export const isConflict = (error: unknown): boolean =>
+  hasStatus(error, 409) && (error as ApiError).reason === 'Conflict';
+export const isAlreadyExists = (error: unknown): boolean =>
+  hasStatus(error, 409) && (error as ApiError).reason === 'AlreadyExists';
+/** The watch's resourceVersion is too old: relist. */
+export const isGone = (error: unknown): boolean => hasStatus(error, 410);
+export const isForbidden = (error: unknown): boolean => hasStatus(error, 403);
+export const isInvalid = (error: unknown): boolean => hasStatus(error, 422);

@@ -1,0 +1,113 @@
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { RuntimeMetrics } from './metrics.js';
+import { WorkQueue } from './work-queue.js';
+import type { BackoffPolicy } from './backoff.js';
+
+/** What a reconcile asks for next: nothing (wait for the next event) or another pass after a delay. */
+export interface ReconcileResult {
+  requeueAfterMs?: number;
+}
+
+export interface ReconcileContext {
+  /** Carries `controller` and `key` on every line. */
+  logger: Logger;
+}
+
+/**
+ * Reconciles the object named by `key` ("namespace/name") towards its desired state. Level-based
+ * and idempotent; reads from the cache (not found: done). Throwing retries the key with per-key
+ * exponential backoff, unless the error is a TerminalError.
+ */
+export type Reconciler = (
+  key: string,
+  context: ReconcileContext,
+) => Promise<ReconcileResult | void>;
+
+/** A failure that retrying cannot fix (invalid input): reported once, not retried. */
+export class TerminalError extends Error {
+  override name = 'TerminalError';
+}
+
+export interface ControllerOptions {
+  name: string;
+  reconcile: Reconciler;
+  workers: number;
+  logger: Logger;
+  metrics: RuntimeMetrics;
+  clock: Clock;
+  retryBackoff?: BackoffPolicy;
+}
+
+/** A work queue drained by a number of workers that call the reconciler. */
+export class Controller {
+  readonly queue: WorkQueue;
+  private workers: Promise<void>[] = [];
+
+  constructor(private readonly options: ControllerOptions) {
+    this.queue = new WorkQueue({
+      name: options.name,
+      clock: options.clock,
+      backoff: options.retryBackoff,
+      metrics: options.metrics,
+    });
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  start(): void {
+    if (this.workers.length > 0) return;
+    this.workers = Array.from({ length: this.options.workers }, () => this.work());
+  }
+
+  /** Stops taking keys and waits for the reconciles in progress to finish. */
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await Promise.all(this.workers);
+  }
+
+  private async work(): Promise<void> {
+    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+      await this.process(key);
+      this.queue.done(key);
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    const { name, metrics, clock } = this.options;
+    const logger = this.options.logger.child({ controller: name, key });
+    const started = clock.now();
+    try {
+      const result = (await this.options.reconcile(key, { logger })) ?? {};
+      this.queue.forget(key);
+      if (result.requeueAfterMs !== undefined) {
+        this.queue.addAfter(key, result.requeueAfterMs);
+        metrics.reconcileTotal.inc({ controller: name, result: 'requeue' });
+      } else {
+        metrics.reconcileTotal.inc({ controller: name, result: 'success' });
+      }
+    } catch (error) {
+      metrics.reconcileErrors.inc({ controller: name });
+      if (error instanceof TerminalError) {
+        this.queue.forget(key);
+        metrics.reconcileTotal.inc({ controller: name, result: 'terminal' });
+        logger.error({ err: error }, 'Reconcile failed and will not be retried');
+      } else {
+        this.queue.addRateLimited(key);
+        metrics.reconcileTotal.inc({ controller: name, result: 'error' });
+        logger.warn(
+          { err: error, retries: this.queue.numRequeues(key) },
+          'Reconcile failed; retrying with backoff',
+        );
+      }
+    } finally {
+      metrics.reconcileDuration.observe({ controller: name }, (clock.now() - started) / 1000);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import type { ApiClient } from '../kube/api-client.js';
+import type { KubeObject } from '../kube/objects.js';
+import { resourceType } from '../kube/resource-type.js';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+
+export const EVENTS = resourceType('v1', 'Event', 'events');
+
+export type EventType = 'Normal' | 'Warning';
+
+interface CoreEvent extends KubeObject {
+  count?: number;
+}
+
+const COMPONENT = 'guestcluster-operator';
+const MAX_REMEMBERED = 4096;
+
+/**
+ * Records Kubernetes Events (core/v1, what `kubectl describe` shows) on the objects people look
+ * at. A repeat of the same event on the same object bumps its count instead of adding another.
+ * Failing to record is logged and never fails the caller.
+ */
+export class EventRecorder {
+  private readonly recorded = new Map<string, { name: string; namespace: string; count: number }>();
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly instance: string,
+  ) {}
+
+  async record(
+    object: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const meta = object.metadata ?? {};
+    const namespace = meta.namespace ?? 'default';
+    const dedupKey = [meta.uid, type, reason, message].join('\u0000');
+    const now = new Date(this.clock.now()).toISOString();
+    try {
+      const previous = this.recorded.get(dedupKey);
+      if (previous) {
+        previous.count += 1;
+        await this.client.patch(
+          EVENTS,
+          { name: previous.name, namespace: previous.namespace },
+          { count: previous.count, lastTimestamp: now },
+        );
+        return;
+      }
+      const created = await this.client.create<CoreEvent>(EVENTS, {
+        metadata: { generateName: `${meta.name ?? 'object'}.`, namespace },
+        involvedObject: {
+          apiVersion: object.apiVersion,
+          kind: object.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        },
+        type,
+        reason,
+        message,
+        count: 1,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        source: { component: COMPONENT },
+        reportingComponent: COMPONENT,
+        reportingInstance: this.instance,
+      } as CoreEvent);
+      this.recorded.set(dedupKey, { name: created.metadata!.name!, namespace, count: 1 });
+      // Remember a bounded number of events: the oldest are forgotten (a repeat then starts a new one).
+      if (this.recorded.size > MAX_REMEMBERED)
+        this.recorded.delete(this.recorded.keys().next().value!);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, reason },
+        `Failed to record event on ${object.kind} ${meta.name}`,
+      );
+    }
+  }
+}

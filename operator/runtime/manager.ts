@@ -1,0 +1,231 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { OperatorConfig } from '../config.js';
+import { ApiClient } from '../kube/api-client.js';
+import type { KubeObject } from '../kube/objects.js';
+import { objectKey } from '../kube/objects.js';
+import type { ResourceType } from '../kube/resource-type.js';
+import type { BackoffPolicy } from './backoff.js';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { Reconciler } from './controller.js';
+import { Controller } from './controller.js';
+import { EventRecorder } from './event-recorder.js';
+import { HttpEndpoints } from './http-endpoints.js';
+import { Informer } from './informer.js';
+import { LeaderElector } from './leader-election.js';
+import type { Logger } from './logger.js';
+import { createLogger } from './logger.js';
+import { RuntimeMetrics } from './metrics.js';
+import { ownerKeys } from './owner-keys.js';
+
+/** A kind a controller watches besides its own, with how its objects map to the controller's keys. */
+export interface WatchSpec {
+  type: ResourceType;
+  map: (object: KubeObject) => string[];
+}
+
+export interface ControllerRegistration {
+  name: string;
+  /** The root kind: its own events enqueue its own key. */
+  forType: ResourceType;
+  /** Kinds whose objects carry an owner reference to the root kind. */
+  owns?: ResourceType[];
+  watches?: WatchSpec[];
+  reconcile: Reconciler;
+}
+
+export interface ManagerOptions {
+  config: OperatorConfig;
+  kubeConfig: KubeConfig;
+  clock?: Clock;
+  logger?: Logger;
+  watchBackoff?: BackoffPolicy;
+  retryBackoff?: BackoffPolicy;
+  /** Shorter server-side watch timeouts make watch restarts observable in tests. */
+  watchTimeoutSeconds?: number;
+}
+
+/**
+ * Runs controllers: shared informer caches per kind, a work queue per controller, leader election
+ * (controllers run only on the leader; losing the lease stops the manager), probes, metrics and an
+ * Events recorder.
+ */
+export class Manager {
+  readonly client: ApiClient;
+  readonly metrics = new RuntimeMetrics();
+  readonly logger: Logger;
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  private readonly informers = new Map<string, Informer<KubeObject>>();
+  private readonly controllers: Controller[] = [];
+  private readonly endpoints: HttpEndpoints[] = [];
+  private readonly stopController = new AbortController();
+  private readonly elector: LeaderElector | undefined;
+  private leading = false;
+  private cachesSynced = false;
+  private finish: (reason: string) => void = () => undefined;
+  /** Resolves with the reason once the manager has stopped (asked to, or leadership lost). */
+  readonly stopped: Promise<string>;
+
+  constructor(private readonly options: ManagerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? createLogger(options.config.logLevel);
+    this.client = new ApiClient(options.kubeConfig);
+    this.events = new EventRecorder(
+      this.client,
+      this.clock,
+      this.logger,
+      options.config.leaderElection.identity,
+    );
+    this.stopped = new Promise((resolve) => (this.finish = resolve));
+    const election = options.config.leaderElection;
+    if (election.enabled) {
+      this.elector = new LeaderElector({
+        client: this.client,
+        namespace: options.config.operatorNamespace,
+        name: election.leaseName,
+        identity: election.identity,
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+        clock: this.clock,
+        logger: this.logger,
+      });
+    }
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The shared cache of a kind (all namespaces), created on first use. */
+  informer<T extends KubeObject>(type: ResourceType): Informer<T> {
+    const id = `${type.apiVersion}/${type.plural}`;
+    let informer = this.informers.get(id);
+    if (!informer) {
+      informer = new Informer<KubeObject>({
+        type,
+        client: this.client,
+        logger: this.logger,
+        metrics: this.metrics,
+        clock: this.clock,
+        backoff: this.options.watchBackoff,
+        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+      });
+      this.informers.set(id, informer);
+    }
+    return informer as Informer<T>;
+  }
+
+  addController(registration: ControllerRegistration): Controller {
+    const controller = new Controller({
+      name: registration.name,
+      reconcile: registration.reconcile,
+      workers: this.options.config.workersPerController,
+      logger: this.logger,
+      metrics: this.metrics,
+      clock: this.clock,
+      retryBackoff: this.options.retryBackoff,
+    });
+    const enqueueAll = (keys: string[]): void => keys.forEach((key) => controller.enqueue(key));
+    const watch = (type: ResourceType, map: (object: KubeObject) => string[]): void =>
+      this.informer(type).addHandlers({
+        onAdd: (object) => enqueueAll(map(object)),
+        onUpdate: (previous, current) =>
+          enqueueAll([...new Set([...map(previous), ...map(current)])]),
+        onDelete: (object) => enqueueAll(map(object)),
+      });
+    watch(registration.forType, (object) => [objectKey(object)]);
+    for (const owned of registration.owns ?? [])
+      watch(owned, (object) => ownerKeys(object, registration.forType));
+    for (const spec of registration.watches ?? []) watch(spec.type, spec.map);
+    this.controllers.push(controller);
+    return controller;
+  }
+
+  /** Serves probes and metrics, then runs the controllers (after winning the election, if enabled). */
+  async start(): Promise<void> {
+    await this.listen();
+    this.metrics.leader.set(0);
+    void this.runControllers().catch((error: unknown) => {
+      this.logger.error({ err: error }, 'The manager failed');
+      void this.stop(`the manager failed: ${String(error)}`);
+    });
+  }
+
+  /** Stops controllers and caches, releases the lease, closes the endpoints. Idempotent. */
+  async stop(reason = 'stop requested'): Promise<void> {
+    if (this.stopController.signal.aborted) return;
+    this.stopController.abort();
+    this.logger.info({ reason }, 'Stopping the manager');
+    await Promise.all(this.controllers.map((c) => c.stop()));
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    if (this.leading) await this.elector?.release();
+    this.leading = false;
+    this.metrics.leader.set(0);
+    await Promise.all(this.endpoints.map((e) => e.close()));
+    await this.client.close();
+    this.finish(reason);
+  }
+
+  /** Ports the endpoints listen on (useful when configured with port 0). */
+  get endpointPorts(): number[] {
+    return this.endpoints.map((e) => e.port);
+  }
+
+  private async runControllers(): Promise<void> {
+    const signal = this.stopController.signal;
+    if (this.elector) {
+      if (!(await this.elector.acquire(signal))) return;
+      this.leading = true;
+      this.metrics.leader.set(1);
+      void this.elector.holdUntilLost(signal).then((lost) => {
+        if (lost) void this.stop(`lost leadership: ${lost}`);
+      });
+    }
+    for (const informer of this.informers.values()) informer.start();
+    await Promise.race([
+      Promise.all([...this.informers.values()].map((i) => i.synced)),
+      this.stopped,
+    ]);
+    if (signal.aborted) return;
+    this.cachesSynced = true;
+    this.logger.info(
+      { informers: [...this.informers.values()].map((i) => i.name) },
+      'Caches synced; starting controllers',
+    );
+    for (const controller of this.controllers) controller.start();
+  }
+
+  private async listen(): Promise<void> {
+    const { metricsAddress, probeAddress } = this.options.config;
+    if (probeAddress) {
+      this.endpoints.push(
+        await HttpEndpoints.listen(probeAddress, {
+          '/healthz': () => Promise.resolve({ status: 200, body: 'ok\n' }),
+          '/readyz': () => Promise.resolve(this.readiness()),
+        }),
+      );
+    }
+    if (metricsAddress) {
+      this.endpoints.push(
+        await HttpEndpoints.listen(metricsAddress, {
+          '/metrics': async () => ({
+            status: 200,
+            body: await this.metrics.registry.metrics(),
+            contentType: this.metrics.registry.contentType,
+          }),
+        }),
+      );
+    }
+  }
+
+  /** Ready once the caches are synced; a standby is ready too (it is waiting, by design). */
+  private readiness(): { status: number; body: string } {
+    if (this.stopController.signal.aborted) return { status: 503, body: 'stopping\n' };
+    if (this.elector && !this.leading) return { status: 200, body: 'ok (standby)\n' };
+    return this.cachesSynced
+      ? { status: 200, body: 'ok\n' }
+      : { status: 503, body: 'caches not synced\n' };
+  }
+}

@@ -1,0 +1,72 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+/**
+ * The runtime's Prometheus metrics, in a registry of their own (not prom-client's global one), so
+ * that two managers in one process keep separate figures.
+ */
+export class RuntimeMetrics {
+  readonly registry = new Registry();
+  readonly reconcileTotal = new Counter({
+    name: 'guestcluster_reconcile_total',
+    help: 'Reconciles by controller and result (success, requeue, error, terminal).',
+    labelNames: ['controller', 'result'],
+    registers: [this.registry],
+  });
+  readonly reconcileErrors = new Counter({
+    name: 'guestcluster_reconcile_errors_total',
+    help: 'Reconciles that failed, by controller.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly reconcileDuration = new Histogram({
+    name: 'guestcluster_reconcile_duration_seconds',
+    help: 'Time spent in reconcile, by controller.',
+    labelNames: ['controller'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'guestcluster_workqueue_depth',
+    help: 'Keys waiting in the work queue, by controller.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly queueLatency = new Histogram({
+    name: 'guestcluster_workqueue_queue_duration_seconds',
+    help: 'Time a key waits in the work queue before a worker takes it, by controller.',
+    labelNames: ['controller'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly queueAdds = new Counter({
+    name: 'guestcluster_workqueue_adds_total',
+    help: 'Keys added to the work queue, by controller.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly queueRetries = new Counter({
+    name: 'guestcluster_workqueue_retries_total',
+    help: 'Keys requeued with backoff after an error, by controller.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly watchRestarts = new Counter({
+    name: 'guestcluster_watch_restarts_total',
+    help: 'Watch streams restarted, by resource and reason (expired, gone, error, watchdog).',
+    labelNames: ['resource', 'reason'],
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'guestcluster_leader',
+    help: '1 while this process holds the leader-election lease.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'guestcluster_' });
+  }
+}

@@ -1,0 +1,121 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { fetch } from 'undici';
+import type { LeaseObject } from '../../operator/runtime/leader-election.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { resourceType } from '../support/resource-type.js';
+import { waitFor } from '../support/wait-for.js';
+import type { OperatorProcess } from './operator-process.js';
+import { startOperatorProcess } from './operator-process.js';
+
+const ns = useTestNamespace('leader');
+const LEASES = resourceType('coordination.k8s.io/v1', 'Lease', 'leases');
+const LEASE_NAME = '28494864.opdev.io';
+const LEASE_DURATION_MS = 4000;
+const RETRY_PERIOD_MS = 500;
+const ELECTION_ARGS = [
+  '--leader-elect',
+  '--leader-elect-lease-duration=4s',
+  '--leader-elect-renew-deadline=3s',
+  '--leader-elect-retry-period=500ms',
+];
+
+const holder = (lease: LeaseObject | undefined): string => lease?.spec?.holderIdentity ?? '';
+
+function leaseHeldBy(prefix: string, timeoutMs = 30_000): Promise<LeaseObject | undefined> {
+  return waitFor<LeaseObject>(ns.kubeConfig, {
+    type: LEASES,
+    namespace: ns.name,
+    name: LEASE_NAME,
+    until: (lease) => holder(lease).startsWith(prefix),
+    timeoutMs,
+    description: `the leader-election lease to be held by ${prefix}`,
+  });
+}
+
+async function metric(process: OperatorProcess, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${process.metricsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
+describe('leader election', () => {
+  const processes: OperatorProcess[] = [];
+  const start = async (identity: string, args = ELECTION_ARGS): Promise<OperatorProcess> => {
+    const started = await startOperatorProcess({ identity, namespace: ns.name, args });
+    processes.push(started);
+    return started;
+  };
+  afterAll(async () => {
+    for (const p of processes)
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exited));
+  });
+
+  it('runs one leader; a standby takes over within the lease duration when the leader is killed', async () => {
+    const first = await start('op-a');
+    await leaseHeldBy('op-a_');
+    const second = await start('op-b');
+    await second.logged('Waiting to acquire the leader-election lease');
+    // The standby is alive and ready, but not leading.
+    const standbyReady = await fetch(`http://127.0.0.1:${second.probePort}/readyz`);
+    expect(await standbyReady.text()).toBe('ok (standby)\n');
+    expect(await metric(second, 'guestcluster_leader')).toBe(0);
+    expect(await metric(first, 'guestcluster_leader')).toBe(1);
+
+    const lastSeen = await waitFor<LeaseObject>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: LEASE_NAME,
+      until: () => true,
+    });
+    first.child.kill('SIGKILL');
+    const takenOver = await leaseHeldBy('op-b_', 4 * LEASE_DURATION_MS);
+
+    // By the lease's own clock: op-b acquired it at most a lease duration (plus its retry period)
+    // after op-a's last renewal that we saw; op-a may have renewed once more after that.
+    const gapMs =
+      Date.parse(takenOver!.spec!.acquireTime!) - Date.parse(lastSeen!.spec!.renewTime!);
+    expect(gapMs).toBeLessThanOrEqual(LEASE_DURATION_MS + 2 * RETRY_PERIOD_MS);
+    expect(takenOver!.spec!.leaseTransitions).toBe(1);
+    expect(await metric(second, 'guestcluster_leader')).toBe(1);
+
+    // A graceful stop releases the lease at once and exits 0.
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    const released = await waitFor<LeaseObject>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: LEASE_NAME,
+      until: (l) => holder(l) === '',
+    });
+    expect(holder(released)).toBe('');
+  });
+
+  it('stops the process when the lease is lost', async () => {
+    const leader = await start('op-c');
+    const held = await leaseHeldBy('op-c_');
+    await ns.api.update(LEASES, {
+      ...held!,
+      spec: { ...held!.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3600 },
+    });
+
+    expect(await leader.exited).toEqual({ code: 1, signal: null });
+    expect(leader.output()).toContain('lost leadership: the lease is now held by intruder');
+  });
+
+  it('refuses an invalid configuration before it touches the cluster', async () => {
+    const refused = await startOperatorProcess({
+      identity: 'op-bad',
+      namespace: ns.name,
+      args: [...ELECTION_ARGS, '--workers=0', '--log-level=loud'],
+    });
+    expect(await refused.exited).toEqual({ code: 2, signal: null });
+    expect(refused.output()).toContain('--workers must be an integer from 1 to 64 (got "0")');
+    expect(refused.output()).toContain(
+      '--log-level must be one of debug, info, warn, error (got "loud")',
+    );
+    // The lease from the earlier tests is the only one: nothing else was written.
+    const leases = await ns.api.list<LeaseObject>(LEASES, { namespace: ns.name });
+    expect(leases.items.map((l) => l.spec?.holderIdentity)).toEqual(['intruder']);
+  });
+});

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import { fetch } from 'undici';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { quietManager, ReconcileRecorder } from './test-manager.js';
+
+const ns = useTestNamespace('manager');
+const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
+const SECRETS = resourceType('v1', 'Secret', 'secrets');
+
+describe('the manager', () => {
+  const recorder = new ReconcileRecorder();
+  let manager: Manager;
+
+  beforeAll(async () => {
+    manager = quietManager(ns.kubeConfig, (m) => ({
+      name: 'configmap-test',
+      forType: CONFIG_MAPS,
+      owns: [SECRETS],
+      reconcile: (key) => {
+        // Reads from the cache, as controllers do.
+        recorder.record(key, m.informer<KubeObject>(CONFIG_MAPS).get(key) !== undefined);
+        return Promise.resolve();
+      },
+    }));
+    await manager.start();
+  });
+  afterAll(async () => {
+    await manager.stop();
+  });
+
+  it('reconciles the root object on create, update and delete', async () => {
+    const key = `${ns.name}/root`;
+    let reconciled = recorder.next(key);
+    await ns.core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name: 'root' } },
+    });
+    expect(await reconciled).toBe(true);
+
+    reconciled = recorder.next(key);
+    await ns.core.patchNamespacedConfigMap({
+      name: 'root',
+      namespace: ns.name,
+      body: [{ op: 'add', path: '/data', value: { a: 'b' } }],
+    });
+    expect(await reconciled).toBe(true);
+
+    reconciled = recorder.next(key);
+    await ns.core.deleteNamespacedConfigMap({ name: 'root', namespace: ns.name });
+    // Deleted: the reconcile finds it gone from the cache.
+    expect(await reconciled).toBe(false);
+  });
+
+  it('maps create, update and delete of an owned object to its owner', async () => {
+    const owner = await ns.core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name: 'owner' } },
+    });
+    const key = `${ns.name}/owner`;
+    const ownerReferences = [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! },
+    ];
+
+    let reconciled = recorder.next(key);
+    await ns.core.createNamespacedSecret({
+      namespace: ns.name,
+      body: { metadata: { name: 'owned', ownerReferences } },
+    });
+    await reconciled;
+
+    reconciled = recorder.next(key);
+    await ns.core.patchNamespacedSecret({
+      name: 'owned',
+      namespace: ns.name,
+      body: [{ op: 'add', path: '/metadata/labels', value: { changed: 'yes' } }],
+    });
+    await reconciled;
+
+    reconciled = recorder.next(key);
+    await ns.core.deleteNamespacedSecret({ name: 'owned', namespace: ns.name });
+    expect(await reconciled).toBe(true);
+
+    // An unowned Secret maps to nothing.
+    const before = recorder.calls.length;
+    const later = recorder.next(key);
+    await ns.core.createNamespacedSecret({
+      namespace: ns.name,
+      body: { metadata: { name: 'stranger' } },
+    });
+    await ns.core.patchNamespacedConfigMap({
+      name: 'owner',
+      namespace: ns.name,
+      body: [{ op: 'add', path: '/data', value: { poke: '1' } }],
+    });
+    await later;
+    expect(recorder.calls.slice(before).map((c) => c.key)).toEqual([key]);
+  });
+
+  it('records Events on objects, counting repeats', async () => {
+    const target = await ns.api.create<KubeObject>(CONFIG_MAPS, {
+      metadata: { name: 'evented', namespace: ns.name },
+    });
+    await manager.events.record(
+      target,
+      'Warning',
+      'ProvisioningFailed',
+      'The DataVolume failed: quota exceeded',
+    );
+    await manager.events.record(
+      target,
+      'Warning',
+      'ProvisioningFailed',
+      'The DataVolume failed: quota exceeded',
+    );
+    await manager.events.record(target, 'Normal', 'Created', 'Created Secret evented-kubeconfig');
+
+    const events = await ns.api.list<
+      KubeObject & { reason: string; type: string; count: number; involvedObject: { uid: string } }
+    >(resourceType('v1', 'Event', 'events'), {
+      namespace: ns.name,
+      fieldSelector: 'involvedObject.name=evented',
+    });
+    const summary = events.items
+      .map((e) => ({ reason: e.reason, type: e.type, count: e.count, uid: e.involvedObject.uid }))
+      .sort((a, b) => a.reason.localeCompare(b.reason));
+    expect(summary).toEqual([
+      { reason: 'Created', type: 'Normal', count: 1, uid: target.metadata!.uid },
+      { reason: 'ProvisioningFailed', type: 'Warning', count: 2, uid: target.metadata!.uid },
+    ]);
+  });
+
+  it('answers health, readiness and metrics', async () => {
+    const [probePort, metricsPort] = manager.endpointPorts;
+    const healthz = await fetch(`http://127.0.0.1:${probePort}/healthz`);
+    expect(healthz.status).toBe(200);
+    const readyz = await fetch(`http://127.0.0.1:${probePort}/readyz`);
+    expect(readyz.status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      /guestcluster_reconcile_total\{controller="configmap-test",result="success"\} [1-9]/,
+    );
+    expect(metrics).toContain('guestcluster_workqueue_depth{controller="configmap-test"}');
+    expect(metrics).toContain(
+      'guestcluster_reconcile_duration_seconds_bucket{le="0.001",controller="configmap-test"}',
+    );
+    expect(metrics).toContain('guestcluster_process_resident_memory_bytes');
+  });
+});

@@ -1,0 +1,48 @@
+import { EventEmitter } from 'node:events';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import type { OperatorConfig } from '../../operator/config.js';
+import { loadOperatorConfig } from '../../operator/config.js';
+import type { ControllerRegistration } from '../../operator/runtime/manager.js';
+import { Manager } from '../../operator/runtime/manager.js';
+
+/** Configuration for a manager under test: endpoints on free ports, quiet, no leader election. */
+export function testConfig(overrides: Partial<OperatorConfig> = {}): OperatorConfig {
+  const base = loadOperatorConfig(
+    { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', workers: '2' },
+    { OPERATOR_NAMESPACE: 'default' },
+    () => '',
+  );
+  return { ...base, ...overrides };
+}
+
+/** Records every reconcile and lets a test wait for the next one of a key. */
+export class ReconcileRecorder {
+  private readonly emitter = new EventEmitter();
+  readonly calls: { key: string; existed: boolean }[] = [];
+
+  record(key: string, existed: boolean): void {
+    this.calls.push({ key, existed });
+    this.emitter.emit(key, existed);
+  }
+
+  /** Resolves with whether the object was in the cache, at the next reconcile of `key`. */
+  next(key: string): Promise<boolean> {
+    return new Promise((resolve) => this.emitter.once(key, resolve));
+  }
+}
+
+export function quietManager(
+  kubeConfig: KubeConfig,
+  registration: (manager: Manager) => ControllerRegistration,
+  options: { config?: Partial<OperatorConfig>; watchBackoffMaxMs?: number } = {},
+): Manager {
+  const manager = new Manager({
+    config: testConfig(options.config),
+    kubeConfig,
+    logger: pino({ level: 'silent' }),
+    watchBackoff: { baseMs: 50, maxMs: options.watchBackoffMaxMs ?? 1000, jitter: 0.2 },
+  });
+  manager.addController(registration(manager));
+  return manager;
+}
