@@ -1,0 +1,116 @@
+import type { CoreV1Api, V1OwnerReference, V1Secret } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
+import {
+  CLUSTER_INSTANCE_API_VERSION,
+  CLUSTER_INSTANCE_KIND,
+  HANDOFF_KEYS,
+  HANDOFF_LABELS,
+  HANDOFF_MANAGED_BY,
+  handoffSecretName,
+} from './handoff-contract.js';
+
+export interface Handoff {
+  instanceName: string;
+  namespace: string;
+  /** Empty for a legacy run. */
+  instanceUid: string;
+  vmiUid: string;
+  kubeconfig: string;
+  ocpVersion: string;
+}
+
+export class HandoffConflictError extends Error {
+  override name = 'HandoffConflictError';
+}
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/** The Secret the agent creates (spec §6.1); no blockOwnerDeletion, so no extra permission. */
+export function desiredHandoffSecret(handoff: Handoff): V1Secret {
+  const ownerReferences: V1OwnerReference[] = handoff.instanceUid
+    ? [
+        {
+          apiVersion: CLUSTER_INSTANCE_API_VERSION,
+          kind: CLUSTER_INSTANCE_KIND,
+          name: handoff.instanceName,
+          uid: handoff.instanceUid,
+          controller: true,
+        },
+      ]
+    : [];
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: handoffSecretName(handoff.instanceName, handoff.vmiUid),
+      namespace: handoff.namespace,
+      labels: {
+        [HANDOFF_LABELS.managedBy]: HANDOFF_MANAGED_BY,
+        [HANDOFF_LABELS.clusterInstance]: handoff.instanceName,
+      },
+      ...(ownerReferences.length ? { ownerReferences } : {}),
+    },
+    data: {
+      [HANDOFF_KEYS.kubeconfig]: b64(handoff.kubeconfig),
+      [HANDOFF_KEYS.ocpVersion]: b64(handoff.ocpVersion),
+      [HANDOFF_KEYS.vmiUid]: b64(handoff.vmiUid),
+    },
+  };
+}
+
+/** Throws unless an existing Secret of that name may be updated by this run. */
+export function checkExistingHandoff(existing: V1Secret, handoff: Handoff): void {
+  const name = `Secret ${handoff.namespace}/${existing.metadata?.name}`;
+  const owners = existing.metadata?.ownerReferences ?? [];
+  if (handoff.instanceUid) {
+    const owned = owners.some(
+      (o) =>
+        o.controller === true &&
+        o.kind === CLUSTER_INSTANCE_KIND &&
+        o.name === handoff.instanceName &&
+        o.uid === handoff.instanceUid,
+    );
+    if (!owned)
+      throw new HandoffConflictError(
+        `${name} belongs to another owner (not ClusterInstance ${handoff.instanceName} uid ${handoff.instanceUid})`,
+      );
+    return;
+  }
+  const labels = existing.metadata?.labels ?? {};
+  if (
+    owners.length > 0 ||
+    labels[HANDOFF_LABELS.managedBy] !== HANDOFF_MANAGED_BY ||
+    labels[HANDOFF_LABELS.clusterInstance] !== handoff.instanceName
+  )
+    throw new HandoffConflictError(`${name} has no verified agent identity`);
+}
+
+function sameData(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  const keys = Object.keys(b);
+  return Object.keys(a ?? {}).length === keys.length && keys.every((key) => a?.[key] === b[key]);
+}
+
+/** Create; on AlreadyExists verify ownership and update data and type only when they differ. */
+export async function publishHandoff(
+  core: CoreV1Api,
+  handoff: Handoff,
+): Promise<'created' | 'updated' | 'unchanged'> {
+  const desired = desiredHandoffSecret(handoff);
+  const name = desired.metadata!.name!;
+  try {
+    await core.createNamespacedSecret({ namespace: handoff.namespace, body: desired });
+    return 'created';
+  } catch (error) {
+    if (!(error instanceof ApiException && error.code === 409)) throw error;
+  }
+  const existing = await core.readNamespacedSecret({ namespace: handoff.namespace, name });
+  checkExistingHandoff(existing, handoff);
+  if (existing.type === desired.type && sameData(existing.data, desired.data!)) return 'unchanged';
+  await core.replaceNamespacedSecret({
+    namespace: handoff.namespace,
+    name,
+    body: { ...existing, type: desired.type, data: desired.data },
+  });
+  return 'updated';
+}

@@ -1,0 +1,136 @@
+import type { Duplex } from 'node:stream';
+import ssh2 from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
+import { CancelledError } from './errors.js';
+
+export interface SshConnectOptions {
+  host: string;
+  port: number;
+  username: string;
+  /** OpenSSH or PEM private key text. */
+  privateKey: string;
+  timeoutMs: number;
+  /** Closes the connection when it fires, so blocked commands and tunnels return. */
+  signal: AbortSignal;
+}
+
+export interface CommandResult {
+  exitCode: number;
+  /** stdout and stderr together, in arrival order. */
+  output: string;
+}
+
+/** One SSH client connection: public-key authentication only, any host key accepted. */
+export class SshConnection {
+  private closed = false;
+  private readonly onAbort = (): void => this.close();
+
+  private constructor(
+    private readonly client: Client,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    client.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  static connect(options: SshConnectOptions): Promise<SshConnection> {
+    return new Promise((resolve, reject) => {
+      if (options.signal.aborted) {
+        reject(new CancelledError(options.signal.reason));
+        return;
+      }
+      const client = new ssh2.Client();
+      const onAbort = (): void => {
+        client.end();
+        reject(new CancelledError(options.signal.reason));
+      };
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      client.once('ready', () => {
+        options.signal.removeEventListener('abort', onAbort);
+        resolve(new SshConnection(client, options.signal));
+      });
+      client.once('error', (error) => {
+        options.signal.removeEventListener('abort', onAbort);
+        client.end();
+        reject(error);
+      });
+      client.connect({
+        host: options.host,
+        port: options.port,
+        username: options.username,
+        privateKey: options.privateKey,
+        readyTimeout: options.timeoutMs,
+        // CRC bundles have no known host key.
+        hostVerifier: () => true,
+        // Public key only: no password, no keyboard-interactive.
+        tryKeyboard: false,
+      });
+    });
+  }
+
+  /** Runs one command in its own exec session (no PTY) and collects its output. */
+  exec(command: string): Promise<CommandResult> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(this.closedError());
+        return;
+      }
+      this.client.exec(command, (error, stream) => {
+        if (error) {
+          reject(error);
+          return;
+        }
+        collect(stream, resolve, () => reject(this.closedError()));
+      });
+    });
+  }
+
+  /** Opens a direct-tcpip channel to host:port as resolved by the guest's sshd. */
+  forwardOut(host: string, port: number): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(this.closedError());
+        return;
+      }
+      this.client.forwardOut('127.0.0.1', 0, host, port, (error, stream) => {
+        if (error)
+          reject(new Error(`the guest refused a tunnel to ${host}:${port}: ${error.message}`));
+        else resolve(stream);
+      });
+    });
+  }
+
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (this.closed) return;
+    this.closed = true;
+    this.client.end();
+  }
+
+  private closedError(): Error {
+    return this.signal.aborted
+      ? new CancelledError(this.signal.reason)
+      : new Error('the SSH connection to the guest was closed');
+  }
+}
+
+function collect(
+  stream: ClientChannel,
+  resolve: (result: CommandResult) => void,
+  onLost: () => void,
+): void {
+  const chunks: Buffer[] = [];
+  let exitCode: number | undefined;
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('exit', (code: number | null) => {
+    exitCode = code ?? 255;
+  });
+  stream.on('close', () => {
+    // No exit status: the connection went away under the command.
+    if (exitCode === undefined) onLost();
+    else resolve({ exitCode, output: Buffer.concat(chunks).toString('utf8') });
+  });
+}

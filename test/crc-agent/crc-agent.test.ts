@@ -1,0 +1,310 @@
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import bcrypt from 'bcryptjs';
+import { parse, stringify } from 'yaml';
+import { createCrcIdentity } from '../../crc-agent/crc-identity.js';
+import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
+import { runCommand } from '../control-plane/run-command.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { testEnv } from '../support/test-env.js';
+import { GuestApiServer } from '../guest/guest-api.js';
+import { AUTHORIZED_KEYS } from '../guest/guest-machine.js';
+import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
+import type { AgentFiles, AgentOutput } from './agent-run.js';
+import {
+  createClusterInstance,
+  createRunningVmi,
+  runAgentProcess,
+  secretFragments,
+  writeAgentFiles,
+  writeTempFile,
+} from './agent-run.js';
+
+const ns = useTestNamespace('crc-agent');
+const INSTANCE = 'crc-e2e';
+const API_HOSTNAME = 'api-crc-e2e-0123456789abcdef.apps.mgmt.example.test';
+const PULL_SECRET = '{"auths":{"quay.io":{"auth":"c2VjcmV0LXVzZXI6c2VjcmV0LXRva2VuLXZhbHVl"}}}';
+const ALICE_PASSWORD = 'alice-password';
+const OLD_KUBEADMIN = `kubeadmin:${bcrypt.hashSync('old-kubeadmin', 4)}`;
+
+let guestApi: GuestApiServer;
+let guest: SimulatedCrcGuest;
+let identity: CrcIdentity;
+let files: AgentFiles;
+let vmiUid: string;
+let instanceUid: string;
+let agentKubeconfig: string;
+let first: AgentOutput;
+
+const b64decode = (data: string | undefined): string =>
+  Buffer.from(data ?? '', 'base64').toString();
+
+/** A kubeconfig that acts as the agent's per-instance ServiceAccount with the contract's role. */
+async function agentServiceAccountKubeconfig(): Promise<string> {
+  const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const roleName = `${ns.name}-crc-agent-instance-role`;
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: roleName },
+      rules: [
+        {
+          apiGroups: ['kubevirt.io'],
+          resources: ['virtualmachineinstances'],
+          verbs: ['get', 'list', 'watch'],
+        },
+        { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
+      ],
+    },
+  });
+  await ns.core.createNamespacedServiceAccount({
+    namespace: ns.name,
+    body: { metadata: { name: 'crc-agent' } },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: ns.name,
+    body: {
+      metadata: { name: 'crc-agent' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+      subjects: [{ kind: 'ServiceAccount', name: 'crc-agent', namespace: ns.name }],
+    },
+  });
+  const token = await ns.core.createNamespacedServiceAccountToken({
+    namespace: ns.name,
+    name: 'crc-agent',
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  return writeTempFile(
+    files.dir,
+    'agent.kubeconfig',
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'mgmt',
+          cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
+        },
+      ],
+      users: [{ name: 'crc-agent', user: { token: token.status!.token } }],
+      contexts: [{ name: 'mgmt', context: { cluster: 'mgmt', user: 'crc-agent' } }],
+      'current-context': 'mgmt',
+    }),
+  );
+}
+
+function agentEnv(): Record<string, string> {
+  return {
+    INSTANCE_NAME: INSTANCE,
+    INSTANCE_NAMESPACE: ns.name,
+    INSTANCE_UID: instanceUid,
+    CRC_SSH_HOST: '127.0.0.1',
+    CRC_SSH_PORT: String(guest.ssh.port),
+    CRC_VMI_UID: vmiUid,
+    CRC_SSH_KEY_PATH: files.sshKeyPath,
+    CRC_IDENTITY_PATH: files.identityPath,
+    PULL_SECRET_PATH: files.pullSecretPath,
+    CRC_API_HOSTNAME: API_HOSTNAME,
+    KUBECONFIG: agentKubeconfig,
+  };
+}
+
+async function readHandoff(): Promise<V1Secret> {
+  return ns.core.readNamespacedSecret({
+    namespace: ns.name,
+    name: `${INSTANCE}-crc-raw-kubeconfig-${vmiUid}`,
+  });
+}
+
+async function guestSecret(name: string): Promise<V1Secret> {
+  return guestApi.admin.json<V1Secret>({
+    method: 'GET',
+    path: `/api/v1/namespaces/openshift-config/secrets/${name}`,
+  });
+}
+
+beforeAll(async () => {
+  guestApi = await GuestApiServer.start();
+  guest = await SimulatedCrcGuest.start({
+    api: guestApi,
+    seed: {
+      htpasswd: `alice:${bcrypt.hashSync(ALICE_PASSWORD, 4)}\n${OLD_KUBEADMIN}\n`,
+    },
+  });
+  identity = createCrcIdentity(API_HOSTNAME);
+  files = await writeAgentFiles({
+    bundleKey: guest.bundlePrivateKey,
+    identity,
+    pullSecret: PULL_SECRET,
+  });
+  instanceUid = await createClusterInstance(ns.objects, ns.name, INSTANCE);
+  vmiUid = await createRunningVmi(ns.objects, ns.name, INSTANCE);
+  agentKubeconfig = await agentServiceAccountKubeconfig();
+  first = await runAgentProcess(agentEnv());
+}, 300_000);
+
+afterAll(async () => {
+  await guest?.stop();
+  await guestApi?.stop();
+  await files?.remove();
+  await ns.kubeConfig
+    .makeApiClient(RbacAuthorizationV1Api)
+    .deleteClusterRole({ name: `${ns.name}-crc-agent-instance-role` })
+    .catch(() => undefined);
+});
+
+describe('crc-agent against a simulated CRC guest', () => {
+  test('publishes the handoff Secret with the contract keys, labels and owner', async () => {
+    expect(first.output).toContain('Published handoff Secret');
+    expect(first.exitCode).toBe(0);
+    const secret = await readHandoff();
+    expect(secret.type).toBe('Opaque');
+    expect(secret.metadata?.labels).toEqual({
+      'opdev.io/managed-by': 'crc-agent',
+      'opdev.io/cluster-instance': INSTANCE,
+    });
+    expect(secret.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: 'guestcluster.opdev.io/v1alpha1',
+        kind: 'ClusterInstance',
+        name: INSTANCE,
+        uid: instanceUid,
+        controller: true,
+      },
+    ]);
+    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['kubeconfig', 'ocpVersion', 'vmiUID']);
+    expect(b64decode(secret.data?.ocpVersion)).toBe('4.16.0');
+    expect(b64decode(secret.data?.vmiUID)).toBe(vmiUid);
+    const kubeconfig = parse(b64decode(secret.data?.kubeconfig)) as {
+      clusters: { cluster: Record<string, unknown> }[];
+      users: { user: Record<string, string> }[];
+      'current-context': string;
+    };
+    expect(kubeconfig.clusters).toHaveLength(1);
+    expect(kubeconfig.clusters[0]!.cluster).toEqual({
+      server: `https://${API_HOSTNAME}:443`,
+      'certificate-authority-data': Buffer.from(identity.servingCertPem).toString('base64'),
+    });
+    expect(b64decode(kubeconfig.users[0]!.user['client-certificate-data'])).toBe(
+      identity.clientCertPem,
+    );
+    expect(kubeconfig['current-context']).toBe('admin');
+  });
+
+  test('kubectl with the published kubeconfig reaches the guest API through its Route host name', async () => {
+    const secret = await readHandoff();
+    const kubeconfig = parse(b64decode(secret.data?.kubeconfig)) as {
+      clusters: { cluster: Record<string, unknown> }[];
+    };
+    // The Route host resolves to the router; here the guest's API front stands on 127.0.0.1.
+    kubeconfig.clusters[0]!.cluster.server = `https://127.0.0.1:${guest.front!.port}`;
+    kubeconfig.clusters[0]!.cluster['tls-server-name'] = API_HOSTNAME;
+    const file = await writeTempFile(files.dir, 'published.kubeconfig', stringify(kubeconfig));
+    const result = await runCommand(testEnv('kubectl'), [
+      '--kubeconfig',
+      file,
+      'get',
+      'clusterversion',
+      'version',
+      '-o',
+      'jsonpath={.status.desired.version}',
+    ]);
+    expect(result.stdout).toBe('4.16.0');
+  });
+
+  test('changes the guest the way CRC needs', async () => {
+    const keys = guest.machine.files.get(AUTHORIZED_KEYS) ?? '';
+    // Appended: the bundle key stays, so a retried pod can still log in.
+    expect(keys.startsWith(`${guest.bundlePublicKey}\n`)).toBe(true);
+    expect(keys).toMatch(/\nssh-ed25519 [A-Za-z0-9+/=]+\n$/);
+    expect(guest.machine.activeUnits).toEqual(
+      new Set(['dnsmasq', 'ovs-configuration.service', 'NetworkManager.service', 'kubelet']),
+    );
+    expect(guest.machine.rootGrown).toBe(true);
+    const caBundle = await guestApi.admin.json<{ data: Record<string, string> }>({
+      method: 'GET',
+      path: '/api/v1/namespaces/openshift-config/configmaps/admin-kubeconfig-client-ca',
+    });
+    expect(caBundle.data['ca-bundle.crt']).toBe(identity.clientCaPem);
+    expect(b64decode((await guestSecret('pull-secret')).data?.['.dockerconfigjson'])).toBe(
+      PULL_SECRET,
+    );
+    const serving = await guestSecret('external-api-serving-cert');
+    expect(serving.type).toBe('kubernetes.io/tls');
+    expect(b64decode(serving.data?.['tls.crt'])).toBe(identity.servingCertPem);
+    const apiServer = await guestApi.admin.json<{ spec: unknown }>({
+      method: 'GET',
+      path: '/apis/config.openshift.io/v1/apiservers/cluster',
+    });
+    expect(apiServer.spec).toEqual({
+      servingCerts: {
+        namedCertificates: [
+          { names: [API_HOSTNAME], servingCertificate: { name: 'external-api-serving-cert' } },
+        ],
+      },
+    });
+    const csrs = await guestApi.admin.json<{
+      items: {
+        metadata: { name: string };
+        status?: { conditions?: { type: string; reason?: string }[] };
+      }[];
+    }>({
+      method: 'GET',
+      path: '/apis/certificates.k8s.io/v1/certificatesigningrequests',
+    });
+    const conditions = Object.fromEntries(
+      csrs.items.map((csr) => [csr.metadata.name, csr.status?.conditions ?? []]),
+    );
+    expect(conditions['csr-kubelet-client']).toEqual([
+      expect.objectContaining({ type: 'Approved', reason: 'CRCAgentApproval' }),
+    ]);
+    expect(conditions['csr-other-signer']).toEqual([]);
+  });
+
+  test('the htpasswd merge keeps other users and replaces kubeadmin and developer', async () => {
+    const lines = b64decode((await guestSecret('htpass-secret')).data?.htpasswd).split('\n');
+    const hash = (user: string): string[] =>
+      lines
+        .filter((line) => line.startsWith(`${user}:`))
+        .map((line) => line.slice(user.length + 1));
+    expect(lines[0]!.startsWith('alice:')).toBe(true);
+    expect(bcrypt.compareSync(ALICE_PASSWORD, hash('alice')[0]!)).toBe(true);
+    expect(hash('developer')).toHaveLength(1);
+    expect(bcrypt.compareSync('developer', hash('developer')[0]!)).toBe(true);
+    expect(hash('kubeadmin')).toHaveLength(1);
+    expect(lines).not.toContain(OLD_KUBEADMIN);
+    expect(lines).toHaveLength(3);
+  });
+
+  test('no secret value appears in the agent output', async () => {
+    const kubeconfig = b64decode((await readHandoff()).data?.kubeconfig);
+    const leaks = secretFragments(
+      identity.clientKeyPem,
+      identity.servingKeyPem,
+      guest.bundlePrivateKey,
+      guest.pki.admin.keyPem,
+      PULL_SECRET,
+      kubeconfig,
+    ).filter((fragment) => first.output.includes(fragment));
+    expect(leaks).toEqual([]);
+    expect(first.output).not.toMatch(/PRIVATE KEY/);
+    // The kubeadmin password has this shape and must never be printed.
+    expect(first.output).not.toMatch(
+      /\b[A-Za-z0-9]{5}-[A-Za-z0-9]{5}-[A-Za-z0-9]{5}-[A-Za-z0-9]{5}\b/,
+    );
+  });
+
+  test('a retried run (bundle key still accepted) succeeds and leaves the handoff as it is', async () => {
+    const before = await readHandoff();
+    const again = await runAgentProcess(agentEnv());
+    (await import('node:fs')).writeFileSync(
+      '/tmp/again.log',
+      first.output + '\n=====\n' + again.output,
+    );
+    expect(again.output).toContain('"outcome":"unchanged"');
+    expect(again.exitCode).toBe(0);
+    const after = await readHandoff();
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+});

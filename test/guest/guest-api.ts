@@ -1,0 +1,157 @@
+import forge from 'node-forge';
+import { generateKeyPairSync } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node';
+import { LocalControlPlane } from '../control-plane/control-plane.js';
+import type { RestClient } from '../../crc-agent/rest-client.js';
+import { installGuestCrds } from './guest-crds.js';
+import type { ClientTls } from './admin-rest.js';
+import { clientTlsFromKubeconfig, directRestClient } from './admin-rest.js';
+import type { BundlePki } from './guest-pki.js';
+import { REQUIRED_OPERATORS } from '../../crc-agent/cluster-fixups.js';
+
+const CONFIG = '/apis/config.openshift.io/v1';
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+export interface GuestClusterSeed {
+  ocpVersion: string;
+  /** Initial htpass-secret content; no Secret when absent. */
+  htpasswd?: string;
+  pullSecret: string;
+}
+
+/** A kubelet client CSR as a real kubelet files it (CN system:node:<node>, O system:nodes). */
+function kubeletCsrPem(node: string): string {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const csr = forge.pki.createCertificationRequest();
+  csr.publicKey = forge.pki.publicKeyFromPem(publicKey);
+  csr.setSubject([
+    { name: 'commonName', value: `system:node:${node}` },
+    { name: 'organizationName', value: 'system:nodes' },
+  ]);
+  csr.sign(forge.pki.privateKeyFromPem(privateKey), forge.md.sha256.create());
+  return forge.pki.certificationRequestToPem(csr);
+}
+
+/**
+ * The kube-apiserver inside the simulated CRC guest: a second, independent local control plane
+ * with the OpenShift configuration kinds and the objects a freshly booted CRC cluster has.
+ */
+export class GuestApiServer {
+  private constructor(
+    private readonly plane: LocalControlPlane,
+    readonly upstream: ClientTls,
+    readonly admin: RestClient,
+    readonly kubeconfigPath: string,
+  ) {}
+
+  static async start(): Promise<GuestApiServer> {
+    const plane = await LocalControlPlane.start();
+    try {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(plane.kubeconfigPath);
+      await installGuestCrds(kubeConfig);
+      const upstream = clientTlsFromKubeconfig(plane.kubeconfigPath);
+      return new GuestApiServer(plane, upstream, directRestClient(upstream), plane.kubeconfigPath);
+    } catch (error) {
+      await plane.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.plane.stop();
+  }
+
+  /** Creates what a booted CRC cluster holds before crc-agent runs. */
+  async seed(pki: BundlePki, seed: GuestClusterSeed): Promise<void> {
+    const post = (path: string, body: unknown): Promise<unknown> =>
+      this.admin.json({ method: 'POST', path, body });
+    await post('/api/v1/namespaces', { metadata: { name: 'openshift-config' } });
+    await post('/api/v1/namespaces/openshift-config/configmaps', {
+      metadata: { name: 'admin-kubeconfig-client-ca' },
+      data: { 'ca-bundle.crt': pki.adminCa.certificatePem },
+    });
+    await post('/api/v1/namespaces/openshift-config/secrets', {
+      metadata: { name: 'pull-secret' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': b64(seed.pullSecret) },
+    });
+    if (seed.htpasswd !== undefined)
+      await post('/api/v1/namespaces/openshift-config/secrets', {
+        metadata: { name: 'htpass-secret' },
+        data: { htpasswd: b64(seed.htpasswd) },
+      });
+    // OpenShift binds the system:admin user to cluster-admin.
+    await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      metadata: { name: 'crc-system-admin' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'cluster-admin',
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
+    });
+    await this.createWithStatus(`${CONFIG}/clusterversions`, 'version', {
+      desired: { version: seed.ocpVersion },
+    });
+    for (const name of REQUIRED_OPERATORS)
+      await this.createWithStatus(`${CONFIG}/clusteroperators`, name, {
+        conditions: [{ type: 'Available', status: 'True', reason: 'AsExpected' }],
+      });
+    await post(`${CONFIG}/apiservers`, {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'APIServer',
+      metadata: { name: 'cluster' },
+      spec: {},
+    });
+    await post(`${CONFIG}/oauths`, {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'OAuth',
+      metadata: { name: 'cluster' },
+      spec: {
+        identityProviders: [
+          {
+            name: 'developer',
+            type: 'HTPasswd',
+            htpasswd: { fileData: { name: 'htpass-secret' } },
+          },
+        ],
+      },
+    });
+    await this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet');
+    await this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client');
+  }
+
+  private async createWithStatus(collection: string, name: string, status: unknown): Promise<void> {
+    const kind = collection.endsWith('clusterversions') ? 'ClusterVersion' : 'ClusterOperator';
+    const created = await this.admin.json<{ metadata: object }>({
+      method: 'POST',
+      path: collection,
+      body: { apiVersion: 'config.openshift.io/v1', kind, metadata: { name }, spec: {} },
+    });
+    await this.admin.json({
+      method: 'PUT',
+      path: `${collection}/${name}/status`,
+      body: { apiVersion: 'config.openshift.io/v1', kind, metadata: created.metadata, status },
+    });
+  }
+
+  private async createCsr(name: string, signerName: string): Promise<void> {
+    await this.admin.json({
+      method: 'POST',
+      path: '/apis/certificates.k8s.io/v1/certificatesigningrequests',
+      body: {
+        metadata: { name },
+        spec: {
+          request: b64(kubeletCsrPem('crc')),
+          signerName,
+          usages: ['digital signature', 'client auth'],
+        },
+      },
+    });
+  }
+}
