@@ -1,5 +1,6 @@
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { ApiError } from './api-error.js';
 import type { KubeObject } from './objects.js';
@@ -87,7 +88,7 @@ export class ApiClient {
 
   /** Closes the pooled connections (open watches end). */
   async close(): Promise<void> {
-    await this.agent?.close();
+    await this.agent?.destroy();
     this.agent = undefined;
   }
 
@@ -254,17 +255,27 @@ export class ApiClient {
     await this.kubeConfig.applyToHTTPSOptions(tls);
     const headers: Record<string, string> = { ...authHeaders(tls), Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
-    const response = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      dispatcher: this.connectionPool(tls),
-      signal: options.signal,
-    });
-    if (response.ok) return response;
-    throw await toApiError(response, method, path);
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: this.connectionPool(tls),
+        signal: options.signal,
+      });
+      if (response.ok) return response;
+      // 429 is the apiserver asking to come back later (priority and fairness, or a watch cache
+      // that is still initialising); like client-go, honour its Retry-After a few times.
+      if (response.status !== 429 || attempt >= MAX_THROTTLED_ATTEMPTS)
+        throw await toApiError(response, method, path);
+      await response.body?.cancel();
+      const retryAfterSeconds = Number(response.headers.get('retry-after')) || 1;
+      await delay(Math.min(retryAfterSeconds, 10) * 1000, undefined, { signal: options.signal });
+    }
   }
 }
+
+const MAX_THROTTLED_ATTEMPTS = 10;
 
 function authHeaders(tls: https.RequestOptions): Record<string, string> {
   const headers: Record<string, string> = {};

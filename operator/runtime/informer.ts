@@ -169,8 +169,8 @@ export class Informer<T extends KubeObject> {
     const timeoutSeconds = Math.floor(base + Math.random() * base);
     const watchdogMs = timeoutSeconds * 1000 + (this.options.watchdogGraceMs ?? 30_000);
     const stream = new AbortController();
-    const abortStream = (): void => stream.abort();
-    this.stopController.signal.addEventListener('abort', abortStream, { once: true });
+    // Also aborted when the informer stops (even if it stopped before this watch began).
+    const signal = AbortSignal.any([stream.signal, this.stopController.signal]);
     let expired = false;
     let watchdog = this.clock.setTimeout(() => ((expired = true), stream.abort()), watchdogMs);
     try {
@@ -187,7 +187,7 @@ export class Informer<T extends KubeObject> {
           watchdog = this.clock.setTimeout(() => ((expired = true), stream.abort()), watchdogMs);
           this.handleEvent(event);
         },
-        stream.signal,
+        signal,
       );
     } catch (error) {
       if (expired)
@@ -195,7 +195,6 @@ export class Informer<T extends KubeObject> {
       throw error;
     } finally {
       this.clock.clearTimeout(watchdog);
-      this.stopController.signal.removeEventListener('abort', abortStream);
     }
   }
 

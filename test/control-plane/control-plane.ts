@@ -15,6 +15,12 @@ export interface ControlPlaneOptions {
   log?: (message: string) => void;
   /** How long each component may take to become healthy. */
   startTimeoutMs?: number;
+  /**
+   * Runs once the apiserver answers and before the controller manager starts, with the admin
+   * kubeconfig: CRDs installed here are known to the garbage collector from its first sync
+   * (CRDs added later are picked up only at its next discovery resync, about 30 s on).
+   */
+  beforeControllers?: (kubeconfigPath: string) => Promise<void>;
 }
 
 /** What a client needs to reach a running control plane; also written as `control-plane.json`. */
@@ -123,6 +129,7 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
         }),
       );
 
+      await options.beforeControllers?.(kubeconfigPath);
       const controllerManager = await startControllerManager(
         binaries,
         stateDir,

@@ -1,13 +1,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { KubeConfig, V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import {
   ApiException,
+  KubeConfig,
   KubernetesObjectApi,
   loadAllYaml,
   PatchStrategy,
 } from '@kubernetes/client-node';
 import { ControlPlaneError } from './errors.js';
+import { projectRoot } from './project-root.js';
 import { THIRD_PARTY_KINDS, thirdPartyCrd } from '../platform/third-party-crds.js';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../support/resource-type.js';
 import { waitFor } from '../support/wait-for.js';
@@ -92,4 +94,11 @@ function apiErrorMessage(error: unknown): string {
     }
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Installs the project's CRDs (crds/) and the third-party stand-ins, as the given kubeconfig's user. */
+export async function installProjectCrds(kubeconfigPath: string): Promise<string[]> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  return installCrds(kubeConfig, path.join(projectRoot(), 'crds'));
 }

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
-import { installCrds } from '../control-plane/install-crds.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { installProjectCrds } from '../control-plane/install-crds.js';
 import { TEST_ENV } from '../support/test-env.js';
 
 let running: LocalControlPlane | undefined;
@@ -11,16 +9,13 @@ let running: LocalControlPlane | undefined;
 export async function startTestControlPlane(): Promise<void> {
   const started = Date.now();
   const log = (message: string): boolean => process.stderr.write(`[control plane] ${message}\n`);
-  running = await LocalControlPlane.start({ log });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(running.kubeconfigPath);
-  // Jest skips global teardown when set-up fails, so clean up here.
-  const crds = await installCrds(kubeConfig, path.join(projectRoot(), 'crds')).catch(
-    async (error: unknown) => {
-      await stopTestControlPlane();
-      throw error;
+  let crds: string[] = [];
+  running = await LocalControlPlane.start({
+    log,
+    beforeControllers: async (kubeconfigPath) => {
+      crds = await installProjectCrds(kubeconfigPath);
     },
-  );
+  });
   log(
     `Ready in ${((Date.now() - started) / 1000).toFixed(1)}s with ${crds.length} CRDs; state in ${running.stateDir}`,
   );

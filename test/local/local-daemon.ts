@@ -1,9 +1,7 @@
 import { copyFile, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
-import { installCrds } from '../control-plane/install-crds.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { installProjectCrds } from '../control-plane/install-crds.js';
 import { localDir, localPaths, removeLocalState, writeLocalState } from './local-state.js';
 
 /** Messages from the background process to the `local up` that started it. */
@@ -35,11 +33,13 @@ export async function serveLocalEnvironment(): Promise<void> {
   const stopRequested = nextSignal();
   let plane: LocalControlPlane | undefined;
   try {
-    plane = await LocalControlPlane.start({ log });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(plane.kubeconfigPath);
-    const crds = await installCrds(kubeConfig, path.join(projectRoot(), 'crds'));
-    log(`Installed ${crds.length} CustomResourceDefinitions`);
+    plane = await LocalControlPlane.start({
+      log,
+      beforeControllers: async (kubeconfigPath) => {
+        const crds = await installProjectCrds(kubeconfigPath);
+        log(`Installed ${crds.length} CustomResourceDefinitions`);
+      },
+    });
     await copyFile(plane.kubeconfigPath, localPaths.kubeconfig());
     await chmod(localPaths.kubeconfig(), 0o600);
     await writeLocalState({

@@ -94,3 +94,77 @@ export async function waitFor<T extends Watched>(
     abort.abort();
   }
 }
+
+export interface WaitForListOptions<T extends KubeObject> {
+  type: ResourceType;
+  namespace?: string;
+  labelSelector?: string;
+  /** Called with every object of the selection after each change. */
+  until: (objects: T[]) => boolean;
+  timeoutMs?: number;
+  description: string;
+}
+
+/** Like waitFor, for a whole collection: list, then watch, until `until` holds for the current set. */
+export async function waitForList<T extends KubeObject>(
+  kubeConfig: KubeConfig,
+  options: WaitForListOptions<T>,
+): Promise<T[]> {
+  const client = new ApiClient(kubeConfig);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const abort = new AbortController();
+  let current = new Map<string, T>();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new WaitTimeoutError(
+            `Timed out after ${timeoutMs / 1000}s waiting for ${options.description} (${current.size} objects)`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  const satisfied = async (): Promise<T[]> => {
+    for (;;) {
+      const list = await client.list<T>(options.type, {
+        namespace: options.namespace,
+        labelSelector: options.labelSelector,
+      });
+      current = new Map(list.items.map((item) => [item.metadata!.name!, item]));
+      if (options.until([...current.values()])) return [...current.values()];
+      let done = false;
+      try {
+        await client.watch<T>(
+          options.type,
+          {
+            namespace: options.namespace,
+            labelSelector: options.labelSelector,
+            resourceVersion: list.resourceVersion,
+          },
+          (event) => {
+            if (event.type === 'BOOKMARK' || done) return;
+            if (event.type === 'DELETED') current.delete(event.object.metadata!.name!);
+            else current.set(event.object.metadata!.name!, event.object);
+            if (options.until([...current.values()])) {
+              done = true;
+              abort.abort();
+            }
+          },
+          abort.signal,
+        );
+      } catch {
+        if (!done && !abort.signal.aborted) continue;
+      }
+      if (done) return [...current.values()];
+      if (abort.signal.aborted) throw new Error('aborted');
+    }
+  };
+  try {
+    return await Promise.race([satisfied(), timedOut]);
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+}
