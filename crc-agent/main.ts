@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { loadBundlePrepConfig } from './bundle-prep/config.js';
+import { runBundlePrep } from './bundle-prep/run-bundle-prep.js';
 import { ConfigError, loadAgentConfig, parseArgs } from './config.js';
 import { createLogger } from './logger.js';
 import { loadManagementConfig } from './management-client.js';
@@ -12,14 +14,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 async function main(): Promise<number> {
   try {
     const { mode, overrides } = parseArgs(process.argv.slice(2));
-    if (mode === 'bundle-prep')
-      throw new ConfigError('bundle-prep mode is not available in this build');
-    const config = loadAgentConfig(process.env, overrides);
-    return await runAgent(config, {
+    const deps = {
       log,
       loadKubeConfig: () => loadManagementConfig(process.env),
       signal: controller.signal,
-    });
+    };
+    if (mode === 'bundle-prep') {
+      if (Object.keys(overrides).length > 0)
+        throw new ConfigError('bundle-prep takes no flags; it reads the prep Job environment');
+      return await runBundlePrep(loadBundlePrepConfig(process.env), deps);
+    }
+    return await runAgent(loadAgentConfig(process.env, overrides), deps);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     log.error(

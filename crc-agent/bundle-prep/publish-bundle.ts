@@ -1,0 +1,179 @@
+import type {
+  CoreV1Api,
+  V1ConfigMap,
+  V1ObjectMeta,
+  V1OwnerReference,
+  V1Secret,
+} from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
+import {
+  bundleLabels,
+  bundleOwnerReference,
+  CRC_BUNDLE_KIND,
+  METADATA_KEYS,
+  SSH_KEY_DATA_KEY,
+} from './contract.js';
+
+export interface BundleOutputs {
+  namespace: string;
+  bundleName: string;
+  bundleUid: string;
+  sshSecretName: string;
+  metadataConfigMapName: string;
+  sshPrivateKey: string;
+  ocpVersion: string;
+  archiveSha256: string;
+  diskSha256: string;
+  diskVirtualSizeBytes: number;
+}
+
+export type PublishOutcome = 'created' | 'updated' | 'unchanged';
+
+export class BundleOwnerConflictError extends Error {
+  override name = 'BundleOwnerConflictError';
+}
+
+function metadata(outputs: BundleOutputs, name: string): V1ObjectMeta {
+  return {
+    name,
+    namespace: outputs.namespace,
+    labels: bundleLabels(outputs.bundleName),
+    ownerReferences: [bundleOwnerReference(outputs.bundleName, outputs.bundleUid)],
+  };
+}
+
+/** `<bundle>-ssh-key`: the bundle's private key under `id_ecdsa`, owned by the CRCBundle. */
+export function desiredSshKeySecret(outputs: BundleOutputs): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: metadata(outputs, outputs.sshSecretName),
+    data: { [SSH_KEY_DATA_KEY]: Buffer.from(outputs.sshPrivateKey).toString('base64') },
+  };
+}
+
+/** `<bundle>-metadata`: what the controller copies into the CRCBundle status. */
+export function desiredMetadataConfigMap(outputs: BundleOutputs): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: metadata(outputs, outputs.metadataConfigMapName),
+    data: {
+      [METADATA_KEYS.ocpVersion]: outputs.ocpVersion,
+      [METADATA_KEYS.sha256]: outputs.archiveSha256,
+      [METADATA_KEYS.diskSha256]: outputs.diskSha256,
+      [METADATA_KEYS.diskVirtualSizeBytes]: String(outputs.diskVirtualSizeBytes),
+    },
+  };
+}
+
+/**
+ * An existing object may be taken over unless another object controls it. A controller reference
+ * to a CRCBundle of the same name but another UID is a deleted predecessor (names of cluster-scoped
+ * objects are unique), so it is replaced by this bundle's.
+ */
+export function checkTakeOver(existing: V1ObjectMeta | undefined, bundleName: string): void {
+  const controller = existing?.ownerReferences?.find((o) => o.controller === true);
+  if (controller && !(controller.kind === CRC_BUNDLE_KIND && controller.name === bundleName))
+    throw new BundleOwnerConflictError(
+      `${existing?.namespace}/${existing?.name} is controlled by ${controller.kind} ${controller.name}, not by CRCBundle ${bundleName}`,
+    );
+}
+
+/** The existing metadata with the desired labels and this bundle as the one controller. */
+export function takeOverMetadata(existing: V1ObjectMeta, desired: V1ObjectMeta): V1ObjectMeta {
+  const others = (existing.ownerReferences ?? []).filter((o) => o.controller !== true);
+  return {
+    ...existing,
+    labels: { ...existing.labels, ...desired.labels },
+    ownerReferences: [...others, ...(desired.ownerReferences ?? [])],
+  };
+}
+
+function sameRecord(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  const keys = Object.keys(b);
+  return Object.keys(a ?? {}).length === keys.length && keys.every((key) => a?.[key] === b[key]);
+}
+
+function sameOwner(existing: V1OwnerReference[] | undefined, desired: V1OwnerReference): boolean {
+  return (existing ?? []).some(
+    (o) => o.controller === true && o.uid === desired.uid && o.kind === desired.kind,
+  );
+}
+
+function labelsPresent(existing: V1ObjectMeta, desired: V1ObjectMeta): boolean {
+  return Object.entries(desired.labels ?? {}).every(([k, v]) => existing.labels?.[k] === v);
+}
+
+interface Ops<T> {
+  create(body: T): Promise<unknown>;
+  read(): Promise<T>;
+  replace(body: T): Promise<unknown>;
+}
+
+type Published = { metadata?: V1ObjectMeta; data?: Record<string, string>; type?: string };
+
+/** Create; on AlreadyExists check the owner, and replace only when something differs. */
+async function createOrUpdate<T extends Published>(
+  ops: Ops<T>,
+  desired: T,
+  bundleName: string,
+): Promise<PublishOutcome> {
+  try {
+    await ops.create(desired);
+    return 'created';
+  } catch (error) {
+    if (!(error instanceof ApiException && error.code === 409)) throw error;
+  }
+  const existing = await ops.read();
+  const meta = existing.metadata ?? {};
+  checkTakeOver(meta, bundleName);
+  const unchanged =
+    existing.type === desired.type &&
+    sameRecord(existing.data, desired.data ?? {}) &&
+    labelsPresent(meta, desired.metadata!) &&
+    sameOwner(meta.ownerReferences, desired.metadata!.ownerReferences![0]!);
+  if (unchanged) return 'unchanged';
+  await ops.replace({
+    ...existing,
+    type: desired.type,
+    data: desired.data,
+    metadata: takeOverMetadata(meta, desired.metadata!),
+  });
+  return 'updated';
+}
+
+export interface PublishResult {
+  secret: PublishOutcome;
+  configMap: PublishOutcome;
+}
+
+/** Publishes the SSH key Secret, then the metadata ConfigMap (the controller waits for both). */
+export async function publishBundleOutputs(
+  core: CoreV1Api,
+  outputs: BundleOutputs,
+): Promise<PublishResult> {
+  const namespace = outputs.namespace;
+  const secret = await createOrUpdate<V1Secret>(
+    {
+      create: (body) => core.createNamespacedSecret({ namespace, body }),
+      read: () => core.readNamespacedSecret({ namespace, name: outputs.sshSecretName }),
+      replace: (body) =>
+        core.replaceNamespacedSecret({ namespace, name: outputs.sshSecretName, body }),
+    },
+    desiredSshKeySecret(outputs),
+    outputs.bundleName,
+  );
+  const configMap = await createOrUpdate<V1ConfigMap & { type?: string }>(
+    {
+      create: (body) => core.createNamespacedConfigMap({ namespace, body }),
+      read: () => core.readNamespacedConfigMap({ namespace, name: outputs.metadataConfigMapName }),
+      replace: (body) =>
+        core.replaceNamespacedConfigMap({ namespace, name: outputs.metadataConfigMapName, body }),
+    },
+    desiredMetadataConfigMap(outputs),
+    outputs.bundleName,
+  );
+  return { secret, configMap };
+}
