@@ -1,10 +1,9 @@
 import type { Manager } from '../runtime/manager.js';
+import { LeaseController } from './clusterlease/lease-controller.js';
+import { PoolController } from './clusterpool/pool-controller.js';
 
-/**
- * Adds the operator's controllers to the manager. Each controller's folder exports its
- * registration; they are added here in one place.
- */
+/** Adds the operator's controllers to the manager, in one place. */
 export function registerControllers(manager: Manager): void {
-  // The controllers (clusterpool, clusterlease, clusterinstance, crcbundle) register here as they land.
-  void manager;
+  manager.addController(new PoolController(manager).registration());
+  manager.addController(new LeaseController(manager).registration());
 }

@@ -146,13 +146,17 @@ export interface ClusterInstanceStatus {
     name?: string;
   };
   /**
-   * Read-only projection of the ClusterLease that claims this instance (the lease's status.instanceRef is the record).
+   * The ClusterLease that claims this instance. Written by the lease controller with a compare-and-swap before the lease records the binding in its status.instanceRef (the record that CI reads), so two managers can never give one instance to two leases.
    */
   leaseRef?: {
     /**
      * ClusterLease name in the instance namespace.
      */
     name?: string;
+    /**
+     * UID of that ClusterLease, so a claim by a deleted and re-created lease of the same name is recognised as stale.
+     */
+    uid?: string;
   };
   /**
    * crc backing resources.

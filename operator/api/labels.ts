@@ -1,0 +1,7 @@
+/** Label keys, values and finalizers of the compatibility contract (spec/operator.md §4.3). */
+export const LABEL_MANAGED_BY = 'opdev.io/managed-by';
+export const MANAGED_BY_OPERATOR = 'guestcluster-operator';
+export const LABEL_POOL = 'opdev.io/pool';
+export const LABEL_NAMESPACE_ENABLED = 'guestcluster.opdev.io/enabled';
+export const FINALIZER_LEASE_RELEASE = 'guestcluster.opdev.io/release';
+export const FINALIZER_INSTANCE_CLEANUP = 'guestcluster.opdev.io/cleanup';

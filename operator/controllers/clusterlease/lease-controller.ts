@@ -1,0 +1,418 @@
+import { setCondition } from '../../api/conditions.js';
+import { parseGoDuration } from '../../api/duration.js';
+import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
+import { isConflict, isNotFound } from '../../kube/api-error.js';
+import type { KubeObject } from '../../kube/objects.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
+import { readNamespacePolicy } from '../namespace-policy.js';
+import { availableInstances, pendingQueue, placeLease } from './lease-queue.js';
+import { isPendingLease } from '../clusterpool/pool-accounting.js';
+
+type LeaseStatus = NonNullable<ClusterLease['status']>;
+interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+const TERMINATING_RECHECK_MS = 10_000;
+/** A slow safety pass for waiting leases; every change that can free capacity is an event already. */
+const WAITING_RESYNC_MS = 5 * 60_000;
+const CLAIM_CONFLICT_RETRY_MS = 50;
+/** The Warning Event comes this long before expiry (or a tenth of the TTL, if that is shorter). */
+const EXPIRY_WARNING_MS = 5 * 60_000;
+
+const leaseKey = (namespace: string | undefined, name: string): string => `${namespace}/${name}`;
+
+/**
+ * The ClusterLease controller (spec §2.2 and DESIGN items 2–3). Binding is a compare-and-swap
+ * claim on the instance (status.leaseRef, written with the instance's resourceVersion), then the
+ * lease's status.instanceRef; a claim whose lease ended up elsewhere is released. So an instance
+ * is never given to two leases, however many managers run and however stale their caches are.
+ */
+export class LeaseController {
+  constructor(private readonly manager: Manager) {}
+
+  registration(): ControllerRegistration {
+    const leases = this.manager.informer<ClusterLease>(LEASES);
+    const waitingInPool = (namespace: string | undefined, pool: string | undefined): string[] =>
+      leases
+        .list(
+          (l) =>
+            l.metadata!.namespace === namespace &&
+            l.spec.poolRef.name === pool &&
+            isPendingLease(l),
+        )
+        .map((l) => leaseKey(namespace, l.metadata!.name!));
+    return {
+      name: 'clusterlease',
+      forType: LEASES,
+      owns: [SECRETS],
+      watches: [
+        {
+          type: INSTANCES,
+          map: (object) => {
+            const instance = object as ClusterInstance;
+            const namespace = instance.metadata!.namespace;
+            const claimant = instance.status?.leaseRef?.name;
+            return [
+              ...(claimant ? [leaseKey(namespace, claimant)] : []),
+              ...waitingInPool(namespace, instance.spec.poolRef?.name),
+            ];
+          },
+        },
+        // A lease leaving or joining the queue moves the positions of the others.
+        {
+          type: LEASES,
+          map: (object) =>
+            waitingInPool(object.metadata!.namespace, (object as ClusterLease).spec.poolRef.name),
+        },
+      ],
+      reconcile: (key, context) => this.reconcile(key, context),
+    };
+  }
+
+  async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
+    const lease = this.manager.informer<ClusterLease>(LEASES).get(key);
+    if (!lease) return {};
+    if (lease.metadata?.deletionTimestamp) return this.release(lease, context);
+    if (!lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) {
+      const finalizers = [...(lease.metadata?.finalizers ?? []), FINALIZER_LEASE_RELEASE];
+      await this.manager.client.update(LEASES, {
+        ...lease,
+        metadata: { ...lease.metadata, finalizers },
+      });
+      return {};
+    }
+    switch (lease.status?.phase ?? '') {
+      case 'Bound':
+        return this.whileBound(lease, context);
+      case 'Releasing':
+        await this.deleteLease(lease);
+        return {};
+      case 'Released':
+      case 'Failed':
+        return {};
+      default:
+        return this.matchmake(lease, context);
+    }
+  }
+
+  private async matchmake(
+    lease: ClusterLease,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const namespace = lease.metadata!.namespace!;
+    const poolName = lease.spec.poolRef.name;
+    if (!(await this.poolExists(namespace, poolName))) {
+      await this.fail(
+        lease,
+        'PoolNotFound',
+        `ClusterPool "${poolName}" does not exist in namespace "${namespace}"`,
+      );
+      return {};
+    }
+    const policy = await readNamespacePolicy(this.manager.client, namespace);
+    if (policy.terminating) {
+      await this.writeStatus(lease, this.pendingStatus(lease, policy.reason, policy.message));
+      return { requeueAfterMs: TERMINATING_RECHECK_MS };
+    }
+    const instances = this.manager
+      .informer<ClusterInstance>(INSTANCES)
+      .list(
+        (i) => i.metadata!.namespace === namespace && i.metadata?.labels?.[LABEL_POOL] === poolName,
+      );
+    // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
+    const claimed = instances.find(
+      (i) => i.status?.leaseRef?.uid === lease.metadata!.uid && !i.metadata?.deletionTimestamp,
+    );
+    if (claimed?.status?.phase === 'Ready') return this.bind(lease, claimed, context);
+
+    const leases = this.manager
+      .informer<ClusterLease>(LEASES)
+      .list((l) => l.metadata!.namespace === namespace);
+    const placement = placeLease(
+      lease,
+      pendingQueue(poolName, leases),
+      availableInstances(instances, leases),
+    );
+    if ('queuePosition' in placement) {
+      const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
+      await this.writeStatus(
+        lease,
+        this.pendingStatus(lease, 'WaitingForCapacity', message, placement.queuePosition),
+      );
+      return { requeueAfterMs: WAITING_RESYNC_MS };
+    }
+    const instance = placement.instance;
+    let claim: ClusterInstance;
+    try {
+      claim = await this.manager.client.updateStatus(INSTANCES, {
+        ...instance,
+        status: {
+          ...instance.status,
+          leaseRef: { name: lease.metadata!.name!, uid: lease.metadata!.uid! },
+        },
+      });
+    } catch (error) {
+      // Someone changed the instance since our cache saw it (perhaps claimed it): look again.
+      if (isConflict(error)) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
+      throw error;
+    }
+    context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
+    return this.bind(lease, claim, context);
+  }
+
+  /** Copies the instance kubeconfig into the lease's Secret, then records the binding on the lease. */
+  private async bind(
+    lease: ClusterLease,
+    instance: ClusterInstance,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const sourceName = instance.status?.kubeconfigSecretRef?.name;
+    if (!sourceName)
+      throw new Error(
+        `ClusterInstance ${instance.metadata!.name} is Ready but has no status.kubeconfigSecretRef`,
+      );
+    const source = await this.manager.client.get<SecretObject>(
+      SECRETS,
+      sourceName,
+      instance.metadata!.namespace,
+    );
+    const secretName = `${lease.metadata!.name}-kubeconfig`;
+    await this.ensureLeaseSecret(lease, secretName, source.data ?? {});
+
+    const now = this.manager.clock.now();
+    const boundTime = isoSeconds(now);
+    const ttlMs = lease.spec.ttl ? parseGoDuration(lease.spec.ttl) : undefined;
+    const message = `bound to ClusterInstance "${instance.metadata!.name}"`;
+    const status: LeaseStatus = {
+      ...lease.status,
+      phase: 'Bound',
+      instanceRef: { name: instance.metadata!.name! },
+      kubeconfigSecretRef: { name: secretName },
+      ocpVersion: instance.status?.ocpVersion,
+      topology: instance.status?.topology,
+      apiEndpoint: instance.status?.apiEndpoint,
+      boundTime,
+      ...(ttlMs ? { expiresAt: isoSeconds(Date.parse(boundTime) + ttlMs) } : {}),
+      observedGeneration: lease.metadata?.generation,
+      conditions: this.conditions(lease, 'True', 'InstanceBound', message, now),
+    };
+    delete status.queuePosition;
+    const bound = await this.manager.client.updateStatus(LEASES, { ...lease, status });
+    context.logger.info(
+      { instance: instance.metadata!.name },
+      'Bound ClusterLease to ClusterInstance',
+    );
+    void this.manager.events.record(
+      bound,
+      'Normal',
+      'Bound',
+      `Bound to ClusterInstance ${instance.metadata!.name}`,
+    );
+    return this.ttl(bound);
+  }
+
+  private async ensureLeaseSecret(
+    lease: ClusterLease,
+    name: string,
+    data: Record<string, string>,
+  ): Promise<void> {
+    const namespace = lease.metadata!.namespace!;
+    const owner = {
+      apiVersion: LEASES.apiVersion,
+      kind: LEASES.kind,
+      name: lease.metadata!.name!,
+      uid: lease.metadata!.uid!,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    let existing: SecretObject | undefined;
+    try {
+      existing = await this.manager.client.get<SecretObject>(SECRETS, name, namespace);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    if (!existing) {
+      await this.manager.client.create<SecretObject>(SECRETS, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace, ownerReferences: [owner] },
+        type: 'Opaque',
+        data,
+      });
+      return;
+    }
+    if (
+      !existing.metadata?.ownerReferences?.some(
+        (r) => r.controller && r.uid === lease.metadata!.uid,
+      )
+    ) {
+      throw new Error(`lease kubeconfig Secret ${namespace}/${name} belongs to another owner`);
+    }
+    await this.manager.client.update(SECRETS, { ...existing, data });
+  }
+
+  private async whileBound(
+    lease: ClusterLease,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    // Release claims of this lease on instances other than the one it is bound to (a race lost).
+    const stale = this.manager
+      .informer<ClusterInstance>(INSTANCES)
+      .list(
+        (i) =>
+          i.status?.leaseRef?.uid === lease.metadata!.uid &&
+          i.metadata!.name !== lease.status?.instanceRef?.name,
+      );
+    for (const instance of stale) {
+      const status = { ...instance.status };
+      delete status.leaseRef;
+      await this.manager.client.updateStatus(INSTANCES, { ...instance, status });
+      context.logger.info(
+        { instance: instance.metadata!.name },
+        'Released stale claim on ClusterInstance',
+      );
+    }
+    return this.ttl(lease);
+  }
+
+  /** Deletes the lease at its deadline, after a Warning Event shortly before. */
+  private async ttl(lease: ClusterLease): Promise<ReconcileResult> {
+    const ttlMs = lease.spec.ttl ? parseGoDuration(lease.spec.ttl) : undefined;
+    const boundTime = lease.status?.boundTime;
+    if (!ttlMs || !boundTime) return {};
+    const now = this.manager.clock.now();
+    const deadline = Date.parse(boundTime) + ttlMs;
+    if (now >= deadline) {
+      void this.manager.events.record(
+        lease,
+        'Warning',
+        'Expired',
+        `TTL ${lease.spec.ttl} expired; releasing the cluster`,
+      );
+      await this.deleteLease(lease);
+      return {};
+    }
+    const warnAt = deadline - Math.min(EXPIRY_WARNING_MS, ttlMs / 10);
+    if (now < warnAt) return { requeueAfterMs: warnAt - now };
+    await this.manager.events.record(
+      lease,
+      'Warning',
+      'ExpiringSoon',
+      `TTL ${lease.spec.ttl} expires at ${new Date(deadline).toISOString()}; the cluster will be released then`,
+    );
+    // Measured after the write: time moves on while it is under way.
+    return { requeueAfterMs: Math.max(0, deadline - this.manager.clock.now()) };
+  }
+
+  /** The finalizer: deletes the bound (or merely claimed) instance, then lets the lease go. */
+  private async release(lease: ClusterLease, context: ReconcileContext): Promise<ReconcileResult> {
+    if (!lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) return {};
+    const namespace = lease.metadata.namespace;
+    const names = new Set<string>();
+    if (lease.status?.instanceRef?.name) names.add(lease.status.instanceRef.name);
+    for (const instance of this.manager
+      .informer<ClusterInstance>(INSTANCES)
+      .list((i) => i.status?.leaseRef?.uid === lease.metadata!.uid)) {
+      names.add(instance.metadata!.name!);
+    }
+    for (const name of names) {
+      try {
+        await this.manager.client.delete(INSTANCES, name, namespace);
+        context.logger.info({ instance: name }, 'Deleted ClusterInstance of released ClusterLease');
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    const finalizers = lease.metadata.finalizers.filter((f) => f !== FINALIZER_LEASE_RELEASE);
+    await this.manager.client.update(LEASES, {
+      ...lease,
+      metadata: { ...lease.metadata, finalizers },
+    });
+    return {};
+  }
+
+  private async poolExists(namespace: string, name: string): Promise<boolean> {
+    if (this.manager.informer<ClusterPool>(POOLS).get(`${namespace}/${name}`)) return true;
+    try {
+      // The cache may lag behind a pool created just before the lease.
+      await this.manager.client.get(POOLS, name, namespace);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  private async fail(lease: ClusterLease, reason: string, message: string): Promise<void> {
+    const now = this.manager.clock.now();
+    await this.writeStatus(lease, {
+      ...lease.status,
+      phase: 'Failed',
+      observedGeneration: lease.metadata?.generation,
+      conditions: this.conditions(lease, 'False', reason, message, now),
+    });
+    void this.manager.events.record(lease, 'Warning', reason, message);
+  }
+
+  private pendingStatus(
+    lease: ClusterLease,
+    reason: string,
+    message: string,
+    queuePosition?: number,
+  ): LeaseStatus {
+    const status: LeaseStatus = {
+      ...lease.status,
+      phase: 'Pending',
+      observedGeneration: lease.metadata?.generation,
+      conditions: this.conditions(lease, 'False', reason, message, this.manager.clock.now()),
+    };
+    if (queuePosition === undefined) delete status.queuePosition;
+    else status.queuePosition = queuePosition;
+    return status;
+  }
+
+  /** Bound and Ready move together: Ready is what `kubectl wait --for=condition=Ready` reads. */
+  private conditions(
+    lease: ClusterLease,
+    status: 'True' | 'False',
+    reason: string,
+    message: string,
+    now: number,
+  ): LeaseStatus['conditions'] {
+    const generation = lease.metadata?.generation;
+    let conditions = setCondition(
+      lease.status?.conditions,
+      { type: 'Bound', status, reason, message, observedGeneration: generation },
+      now,
+    );
+    conditions = setCondition(
+      conditions,
+      { type: 'Ready', status, reason, message, observedGeneration: generation },
+      now,
+    );
+    return conditions;
+  }
+
+  private async writeStatus(lease: ClusterLease, status: LeaseStatus): Promise<void> {
+    if (JSON.stringify(lease.status ?? {}) === JSON.stringify(status)) return;
+    await this.manager.client.updateStatus(LEASES, { ...lease, status });
+  }
+
+  private async deleteLease(lease: ClusterLease): Promise<void> {
+    try {
+      await this.manager.client.delete(LEASES, lease.metadata!.name!, lease.metadata!.namespace);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** RFC 3339 with whole seconds, as metav1.Time is written. */
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,46 @@
+import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import { claimedInstances, isPendingLease } from '../clusterpool/pool-accounting.js';
+
+const created = (o: { metadata?: { creationTimestamp?: string; name?: string } }): string =>
+  `${o.metadata?.creationTimestamp ?? ''}\u0000${o.metadata?.name ?? ''}`;
+
+/** Pending leases of one pool, first come first served (creation time, then name). */
+export function pendingQueue(pool: string, leases: readonly ClusterLease[]): ClusterLease[] {
+  return leases
+    .filter((l) => l.spec.poolRef.name === pool && isPendingLease(l))
+    .sort((a, b) => created(a).localeCompare(created(b)));
+}
+
+/** Ready, not deleting, unclaimed instances, in a stable order. */
+export function availableInstances(
+  instances: readonly ClusterInstance[],
+  leases: readonly ClusterLease[],
+): ClusterInstance[] {
+  const claimed = claimedInstances(instances, leases);
+  return instances
+    .filter(
+      (i) =>
+        !i.metadata?.deletionTimestamp &&
+        i.status?.phase === 'Ready' &&
+        !claimed.has(i.metadata!.name!),
+    )
+    .sort((a, b) => created(a).localeCompare(created(b)));
+}
+
+export type Placement = { instance: ClusterInstance } | { queuePosition: number };
+
+/**
+ * Where a pending lease stands: the n-th lease in the queue takes the n-th available instance
+ * (so concurrent binds of many leases rarely race for the same one), or waits with its 1-based
+ * position among the leases that no available instance covers.
+ */
+export function placeLease(
+  lease: ClusterLease,
+  queue: readonly ClusterLease[],
+  available: readonly ClusterInstance[],
+): Placement {
+  const index = queue.findIndex((l) => l.metadata!.uid === lease.metadata!.uid);
+  const position = index < 0 ? queue.length : index;
+  const instance = available[position];
+  return instance ? { instance } : { queuePosition: position - available.length + 1 };
+}

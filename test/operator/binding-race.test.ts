@@ -1,0 +1,107 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitForList } from '../support/wait-for.js';
+import {
+  enableNamespace,
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  startOperator,
+} from './pool-fixtures.js';
+
+const ns = useTestNamespace('race');
+const INSTANCE_COUNT = 100;
+const LEASE_COUNT = 200;
+
+async function inBatches<T>(
+  items: T[],
+  size: number,
+  run: (item: T) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+describe('binding with two managers and no leader election', () => {
+  const managers: Manager[] = [];
+  afterAll(async () => {
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    await inBatches(leases.items, 20, (l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name));
+    await waitForList(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      until: (items) => items.length === 0,
+      description: 'every lease released',
+      timeoutMs: 120_000,
+    });
+    await Promise.all(managers.map((m) => m.stop()));
+  });
+
+  it(`never gives one instance to two leases: ${LEASE_COUNT} leases race for ${INSTANCE_COUNT} instances`, async () => {
+    await enableNamespace(ns.api, ns.name);
+    // warmSpares = maxSize keeps the pool from trimming or adding: the supply is exactly these instances.
+    await ns.api.create(
+      POOLS,
+      hcpPool(ns.name, 'race', { maxSize: INSTANCE_COUNT, warmSpares: INSTANCE_COUNT }),
+    );
+    const names = Array.from({ length: INSTANCE_COUNT }, (_, i) => `race-${i}`);
+    await inBatches(names, 20, (name) =>
+      ns.api.create(INSTANCES, poolInstance(ns.name, 'race', name)),
+    );
+    await inBatches(names, 20, (name) => settleInstance(ns.api, ns.name, name));
+
+    managers.push(await startOperator(ns.kubeConfig), await startOperator(ns.kubeConfig));
+    const leaseNames = Array.from(
+      { length: LEASE_COUNT },
+      (_, i) => `job-${String(i).padStart(3, '0')}`,
+    );
+    await inBatches(leaseNames, 25, (name) => ns.api.create(LEASES, lease(ns.name, name, 'race')));
+
+    const settled = await waitForList<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      timeoutMs: 180_000,
+      description: `${INSTANCE_COUNT} leases Bound and the rest queued at positions 1..${LEASE_COUNT - INSTANCE_COUNT}`,
+      until: (items) => {
+        const bound = items.filter((l) => l.status?.phase === 'Bound').length;
+        const positions = new Set(
+          items.filter((l) => l.status?.phase === 'Pending').map((l) => l.status?.queuePosition),
+        );
+        return (
+          bound === INSTANCE_COUNT &&
+          positions.size === LEASE_COUNT - INSTANCE_COUNT &&
+          !positions.has(undefined) &&
+          Math.max(...(positions as Set<number>)) === LEASE_COUNT - INSTANCE_COUNT
+        );
+      },
+    });
+
+    const bound = settled.filter((l) => l.status?.phase === 'Bound');
+    const boundInstances = bound.map((l) => l.status!.instanceRef!.name!);
+    expect(new Set(boundInstances).size).toBe(INSTANCE_COUNT);
+    // The instance side agrees: every instance is claimed by exactly the lease bound to it.
+    const instances = await ns.api.list<ClusterInstance>(INSTANCES, { namespace: ns.name });
+    const boundBy = new Map(bound.map((l) => [l.status!.instanceRef!.name!, l]));
+    for (const instance of instances.items) {
+      const holder = boundBy.get(instance.metadata!.name!);
+      expect({ instance: instance.metadata!.name, claim: instance.status?.leaseRef }).toEqual({
+        instance: instance.metadata!.name,
+        claim: { name: holder?.metadata!.name, uid: holder?.metadata!.uid },
+      });
+    }
+    // First come, first served: the leases created first are the ones bound.
+    const byCreation = [...settled].sort(
+      (a, b) =>
+        a.metadata!.creationTimestamp!.localeCompare(b.metadata!.creationTimestamp!) ||
+        a.metadata!.name!.localeCompare(b.metadata!.name!),
+    );
+    const lastBound = Math.max(...bound.map((l) => byCreation.indexOf(l)));
+    const firstWaiting = Math.min(
+      ...settled.filter((l) => l.status?.phase === 'Pending').map((l) => byCreation.indexOf(l)),
+    );
+    expect(lastBound).toBeLessThan(firstWaiting);
+  });
+});

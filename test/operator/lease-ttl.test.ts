@@ -1,0 +1,81 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import {
+  enableNamespace,
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  startOperator,
+} from './pool-fixtures.js';
+import { TestClock } from './test-clock.js';
+
+const ns = useTestNamespace('ttl');
+const EVENTS = resourceType('v1', 'Event', 'events');
+type Event = KubeObject & { reason: string; type: string; message: string };
+const MINUTE = 60_000;
+
+describe('lease TTL', () => {
+  let manager: Manager;
+  afterAll(async () => {
+    await manager?.stop();
+  });
+
+  it('warns before the deadline and releases the lease and its instance at the deadline', async () => {
+    const clock = new TestClock();
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'ttl', { maxSize: 1 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'ttl', 'ttl-0'));
+    await settleInstance(ns.api, ns.name, 'ttl-0');
+    manager = await startOperator(ns.kubeConfig, clock);
+
+    await ns.api.create(LEASES, lease(ns.name, 'short', 'ttl', '1h'));
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'short',
+      until: (l) => l?.status?.phase === 'Bound',
+    });
+    const boundTime = Date.parse(bound!.status!.boundTime!);
+    expect(Date.parse(bound!.status!.expiresAt!)).toBe(boundTime + 60 * MINUTE);
+
+    // Five minutes before the deadline: a Warning Event, and the lease is still there.
+    clock.advance(boundTime + 56 * MINUTE - clock.now());
+    const [warning] = await waitForList<Event>(ns.kubeConfig, {
+      type: EVENTS,
+      namespace: ns.name,
+      until: (events) => events.some((e) => e.reason === 'ExpiringSoon'),
+      description: 'the ExpiringSoon event',
+    }).then((events) => events.filter((e) => e.reason === 'ExpiringSoon'));
+    expect(warning).toMatchObject({ type: 'Warning' });
+    expect(warning!.message).toContain(
+      `expires at ${bound!.status!.expiresAt!.replace('Z', '.000Z')}`,
+    );
+    expect(
+      (await ns.api.get<ClusterLease>(LEASES, 'short', ns.name)).metadata?.deletionTimestamp,
+    ).toBeUndefined();
+
+    // At the deadline: the lease goes, and its instance with it.
+    clock.advance(boundTime + 60 * MINUTE - clock.now());
+    await waitFor(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'short',
+      until: (l) => l === undefined,
+      description: 'the expired lease to be deleted',
+    });
+    await waitFor(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'ttl-0',
+      until: (i) => i === undefined,
+      description: 'the released instance to be deleted',
+    });
+  });
+});

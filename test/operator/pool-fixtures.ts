@@ -1,0 +1,149 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import {
+  LABEL_MANAGED_BY,
+  LABEL_NAMESPACE_ENABLED,
+  LABEL_POOL,
+  MANAGED_BY_OPERATOR,
+} from '../../operator/api/labels.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { registerControllers } from '../../operator/controllers/register-controllers.js';
+import type { ApiClient } from '../../operator/kube/api-client.js';
+import { isConflict } from '../../operator/kube/api-error.js';
+import type { Clock } from '../../operator/runtime/clock.js';
+import { Manager } from '../../operator/runtime/manager.js';
+import { testConfig } from './test-manager.js';
+
+/** A manager running the real pool and lease controllers, quiet, on free ports. */
+export async function startOperator(kubeConfig: KubeConfig, clock?: Clock): Promise<Manager> {
+  const manager = new Manager({
+    config: testConfig({ workersPerController: 2 }),
+    kubeConfig,
+    clock,
+    logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
+    watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+  });
+  registerControllers(manager);
+  await manager.start();
+  return manager;
+}
+
+export async function enableNamespace(api: ApiClient, namespace: string): Promise<void> {
+  await api.patch(
+    NAMESPACES,
+    { name: namespace },
+    { metadata: { labels: { [LABEL_NAMESPACE_ENABLED]: 'true' } } },
+  );
+}
+
+export function hcpPool(
+  namespace: string,
+  name: string,
+  sizes: Partial<ClusterPool['spec']> = {},
+): ClusterPool {
+  return {
+    apiVersion: POOLS.apiVersion,
+    kind: POOLS.kind,
+    metadata: { name, namespace },
+    spec: {
+      type: 'hcp',
+      maxSize: 3,
+      minSize: 0,
+      warmSpares: 0,
+      template: {
+        releaseImage: 'quay.io/openshift-release-dev/ocp-release:4.16.10-multi',
+        ocpVersion: '4.16.10',
+        memory: '8Gi',
+        cores: 2,
+      },
+      ...sizes,
+    },
+  };
+}
+
+export function lease(namespace: string, name: string, pool: string, ttl?: string): ClusterLease {
+  return {
+    apiVersion: LEASES.apiVersion,
+    kind: LEASES.kind,
+    metadata: { name, namespace },
+    spec: { poolRef: { name: pool }, ...(ttl ? { ttl } : {}) },
+  };
+}
+
+/** An instance of a pool as the pool controller would create it (for tests that pre-fill a pool). */
+export function poolInstance(namespace: string, pool: string, name: string): ClusterInstance {
+  return {
+    apiVersion: INSTANCES.apiVersion,
+    kind: INSTANCES.kind,
+    metadata: {
+      name,
+      namespace,
+      labels: { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR, [LABEL_POOL]: pool },
+    },
+    spec: {
+      type: 'hcp',
+      poolRef: { name: pool },
+      template: { releaseImage: 'quay.io/x:1', ocpVersion: '4.16.10', memory: '8Gi', cores: 2 },
+    },
+  };
+}
+
+/**
+ * Plays the ClusterInstance controller's part (issue 7 and 9 build the real one): the instance
+ * gets its kubeconfig Secret and becomes Ready, or Failed.
+ */
+export async function settleInstance(
+  api: ApiClient,
+  namespace: string,
+  name: string,
+  outcome: 'Ready' | 'Failed' = 'Ready',
+): Promise<ClusterInstance> {
+  if (outcome === 'Ready') {
+    const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: ${name}, cluster: {server: "https://api.${name}.example:6443"}}]\n`;
+    await api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-kubeconfig`, namespace },
+      data: {
+        kubeconfig: Buffer.from(kubeconfig).toString('base64'),
+        ocpVersion: Buffer.from('4.16.10').toString('base64'),
+      },
+    } as never);
+  }
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  for (;;) {
+    const instance = await api.get<ClusterInstance>(INSTANCES, name, namespace);
+    const ready = outcome === 'Ready';
+    try {
+      return await api.updateStatus(INSTANCES, {
+        ...instance,
+        status: {
+          ...instance.status,
+          phase: outcome,
+          ...(ready
+            ? {
+                kubeconfigSecretRef: { name: `${name}-kubeconfig` },
+                ocpVersion: '4.16.10',
+                topology: 'hcp',
+                apiEndpoint: `https://api.${name}.example:6443`,
+              }
+            : {}),
+          conditions: [
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'False',
+              reason: ready ? 'Ready' : 'ProvisioningFailed',
+              message: ready
+                ? 'guest API answers'
+                : 'DataVolume import failed: 404 from the mirror',
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+  }
+}

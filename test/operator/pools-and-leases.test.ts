@@ -1,0 +1,197 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import { enableNamespace, hcpPool, lease, settleInstance, startOperator } from './pool-fixtures.js';
+
+const ns = useTestNamespace('pools');
+
+const phase = (l: ClusterLease | undefined): string => l?.status?.phase ?? '';
+const condition = (
+  o: { status?: { conditions?: { type: string; reason: string; status: string }[] } } | undefined,
+  type: string,
+) => o?.status?.conditions?.find((c) => c.type === type);
+
+describe('pools and leases', () => {
+  const managers: Manager[] = [];
+  const start = async (): Promise<Manager> => {
+    const manager = await startOperator(ns.kubeConfig);
+    managers.push(manager);
+    return manager;
+  };
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.stop()));
+  });
+  afterAll(async () => {
+    // Leases carry the release finalizer: release them with a manager running, so the namespace can go.
+    const manager = await start();
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    await Promise.all(leases.items.map((l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name)));
+    await waitForList(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      until: (items) => items.length === 0,
+      description: 'every lease to be released',
+    });
+    await manager.stop();
+  });
+
+  it('provisions exactly one instance for one pending lease, also across a manager restart, and binds it', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'solo'));
+    const first = await start();
+    await ns.api.create(LEASES, lease(ns.name, 'job-1', 'solo'));
+    const [instance] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      until: (items) => items.length === 1,
+      description: 'the pool to create an instance for the lease',
+    });
+    expect(instance!.metadata!.name).toBe('solo-0');
+    expect(instance!.spec.poolRef?.name).toBe('solo');
+    const pending = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job-1',
+      until: (l) => phase(l) === 'Pending',
+    });
+    expect(condition(pending, 'Ready')?.reason).toBe('WaitingForCapacity');
+    expect(pending!.status!.queuePosition).toBe(1);
+
+    // A new manager starts from scratch while the instance is still provisioning.
+    await first.stop();
+    await start();
+    await settleInstance(ns.api, ns.name, 'solo-0');
+
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job-1',
+      until: (l) => phase(l) === 'Bound',
+    });
+    expect(bound!.status).toMatchObject({
+      instanceRef: { name: 'solo-0' },
+      kubeconfigSecretRef: { name: 'job-1-kubeconfig' },
+      topology: 'hcp',
+      ocpVersion: '4.16.10',
+      apiEndpoint: 'https://api.solo-0.example:6443',
+    });
+    expect(bound!.status!.queuePosition).toBeUndefined();
+    expect(condition(bound, 'Ready')).toMatchObject({ status: 'True', reason: 'InstanceBound' });
+    const secret = await ns.core.readNamespacedSecret({
+      name: 'job-1-kubeconfig',
+      namespace: ns.name,
+    });
+    expect(Buffer.from(secret.data!.kubeconfig!, 'base64').toString()).toContain(
+      'https://api.solo-0.example:6443',
+    );
+
+    const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
+      type: POOLS,
+      namespace: ns.name,
+      name: 'solo',
+      until: (p) => p?.status?.leasedInstances === 1,
+    });
+    expect(pool!.status).toMatchObject({
+      totalInstances: 1,
+      availableInstances: 0,
+      leasedInstances: 1,
+    });
+    const instances = await ns.api.list<ClusterInstance>(INSTANCES, { namespace: ns.name });
+    expect(instances.items.map((i) => [i.metadata!.name, i.status?.leaseRef?.name])).toEqual([
+      ['solo-0', 'job-1'],
+    ]);
+  });
+
+  it('fails a lease whose pool does not exist, saying so', async () => {
+    await start();
+    await ns.api.create(LEASES, lease(ns.name, 'orphan', 'no-such-pool'));
+    const failed = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'orphan',
+      until: (l) => phase(l) === 'Failed',
+    });
+    expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: 'PoolNotFound' });
+  });
+
+  it('replaces a failed instance, and the pool says why provisioning keeps failing', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'flaky', { warmSpares: 1, maxSize: 1 }));
+    await start();
+    const [first] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=flaky',
+      until: (items) => items.length === 1,
+      description: 'the first instance of pool flaky',
+    });
+    await settleInstance(ns.api, ns.name, first!.metadata!.name!, 'Failed');
+
+    const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
+      type: POOLS,
+      namespace: ns.name,
+      name: 'flaky',
+      until: (p) => condition(p, 'ProvisioningHealthy')?.reason === 'InstancesFailing',
+    });
+    expect(condition(pool, 'ProvisioningHealthy')).toMatchObject({ status: 'False' });
+    expect((condition(pool, 'ProvisioningHealthy') as { message?: string }).message).toContain(
+      'DataVolume import failed: 404 from the mirror',
+    );
+    const [replacement] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=flaky',
+      until: (items) => items.length === 1 && items[0]!.metadata!.uid !== first!.metadata!.uid,
+      description: 'a replacement for the failed instance',
+    });
+    expect(replacement!.status?.phase).toBeUndefined();
+  });
+
+  it('deletes the instances of a deleted pool', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'doomed', { warmSpares: 2, maxSize: 2 }));
+    await start();
+    await waitForList(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=doomed',
+      until: (items) => items.length === 2,
+      description: 'two warm spares',
+    });
+    await ns.api.delete(POOLS, 'doomed', ns.name);
+    const left = await waitForList(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=doomed',
+      until: (items) => items.length === 0,
+      description: 'the garbage collector to delete the pool instances',
+    });
+    expect(left).toEqual([]);
+  });
+
+  it('provisions nothing in a namespace that has not opted in', async () => {
+    const optOut = `${ns.name}-optout`;
+    await ns.core.createNamespace({ body: { metadata: { name: optOut } } });
+    try {
+      await ns.api.create(POOLS, hcpPool(optOut, 'idle', { warmSpares: 1 }));
+      await start();
+      const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
+        type: POOLS,
+        namespace: optOut,
+        name: 'idle',
+        until: (p) => condition(p, 'ProvisioningAllowed') !== undefined,
+      });
+      expect(condition(pool, 'ProvisioningAllowed')).toMatchObject({
+        status: 'False',
+        reason: 'NamespaceDisabled',
+      });
+      expect(pool!.status?.totalInstances).toBe(0);
+      expect((await ns.api.list(INSTANCES, { namespace: optOut })).items).toEqual([]);
+    } finally {
+      await ns.core.deleteNamespace({ name: optOut });
+    }
+  });
+});
