@@ -18,11 +18,19 @@ export async function readNamespacePolicy(
   client: ApiClient,
   namespace: string,
 ): Promise<NamespacePolicy> {
-  let object: KubeObject & { status?: { phase?: string } };
   try {
-    object = await client.get(NAMESPACES, namespace);
+    return namespacePolicyOf(await client.get(NAMESPACES, namespace));
   } catch (error) {
     if (!isNotFound(error)) throw error;
+    return namespacePolicyOf(undefined);
+  }
+}
+
+/** The policy a Namespace object implies (undefined: it does not exist). */
+export function namespacePolicyOf(
+  object: (KubeObject & { status?: { phase?: string } }) | undefined,
+): NamespacePolicy {
+  if (!object) {
     return {
       enabled: false,
       terminating: true,

@@ -2,12 +2,13 @@ import { setCondition } from '../../api/conditions.js';
 import { parseGoDuration } from '../../api/duration.js';
 import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
-import { isConflict, isNotFound } from '../../kube/api-error.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../api/resources.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import { readNamespacePolicy } from '../namespace-policy.js';
+import type { NamespacePolicy } from '../namespace-policy.js';
+import { namespacePolicyOf, readNamespacePolicy } from '../namespace-policy.js';
 import { availableInstances, pendingQueue, placeLease } from './lease-queue.js';
 import { isPendingLease } from '../clusterpool/pool-accounting.js';
 
@@ -75,16 +76,17 @@ export class LeaseController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const lease = this.manager.informer<ClusterLease>(LEASES).get(key);
+    let lease = this.manager.informer<ClusterLease>(LEASES).get(key);
     if (!lease) return {};
     if (lease.metadata?.deletionTimestamp) return this.release(lease, context);
     if (!lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) {
+      // The finalizer comes first, so that whatever this lease claims is released with it; the
+      // pass goes on with the updated object rather than waiting for its watch event.
       const finalizers = [...(lease.metadata?.finalizers ?? []), FINALIZER_LEASE_RELEASE];
-      await this.manager.client.update(LEASES, {
+      lease = await this.manager.client.update(LEASES, {
         ...lease,
         metadata: { ...lease.metadata, finalizers },
       });
-      return {};
     }
     switch (lease.status?.phase ?? '') {
       case 'Bound':
@@ -114,7 +116,7 @@ export class LeaseController {
       );
       return {};
     }
-    const policy = await readNamespacePolicy(this.manager.client, namespace);
+    const policy = await this.namespacePolicy(namespace);
     if (policy.terminating) {
       await this.writeStatus(lease, this.pendingStatus(lease, policy.reason, policy.message));
       return { requeueAfterMs: TERMINATING_RECHECK_MS };
@@ -128,7 +130,10 @@ export class LeaseController {
     const claimed = instances.find(
       (i) => i.status?.leaseRef?.uid === lease.metadata!.uid && !i.metadata?.deletionTimestamp,
     );
-    if (claimed?.status?.phase === 'Ready') return this.bind(lease, claimed, context);
+    if (claimed?.status?.phase === 'Ready') {
+      await this.writeLeaseSecret(lease, claimed);
+      return this.recordBinding(lease, claimed, context);
+    }
 
     const leases = this.manager
       .informer<ClusterLease>(LEASES)
@@ -147,9 +152,24 @@ export class LeaseController {
       return { requeueAfterMs: WAITING_RESYNC_MS };
     }
     const instance = placement.instance;
-    let claim: ClusterInstance;
+    // The claim and the Secret copy do not depend on each other: send them together. A copy made
+    // for a claim that then loses is overwritten when this lease binds elsewhere.
+    const [claim] = await Promise.all([
+      this.claim(lease, instance),
+      this.writeLeaseSecret(lease, instance),
+    ]);
+    if (!claim) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
+    context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
+    return this.recordBinding(lease, claim, context);
+  }
+
+  /** The compare-and-swap claim on the instance; undefined when someone changed it first. */
+  private async claim(
+    lease: ClusterLease,
+    instance: ClusterInstance,
+  ): Promise<ClusterInstance | undefined> {
     try {
-      claim = await this.manager.client.updateStatus(INSTANCES, {
+      return await this.manager.client.updateStatus(INSTANCES, {
         ...instance,
         status: {
           ...instance.status,
@@ -157,33 +177,32 @@ export class LeaseController {
         },
       });
     } catch (error) {
-      // Someone changed the instance since our cache saw it (perhaps claimed it): look again.
-      if (isConflict(error)) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
+      if (isConflict(error)) return undefined;
       throw error;
     }
-    context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
-    return this.bind(lease, claim, context);
   }
 
-  /** Copies the instance kubeconfig into the lease's Secret, then records the binding on the lease. */
-  private async bind(
-    lease: ClusterLease,
-    instance: ClusterInstance,
-    context: ReconcileContext,
-  ): Promise<ReconcileResult> {
+  /** Copies the instance's kubeconfig Secret (from the cache when it has it) into the lease's. */
+  private async writeLeaseSecret(lease: ClusterLease, instance: ClusterInstance): Promise<void> {
     const sourceName = instance.status?.kubeconfigSecretRef?.name;
     if (!sourceName)
       throw new Error(
         `ClusterInstance ${instance.metadata!.name} is Ready but has no status.kubeconfigSecretRef`,
       );
-    const source = await this.manager.client.get<SecretObject>(
-      SECRETS,
-      sourceName,
-      instance.metadata!.namespace,
-    );
-    const secretName = `${lease.metadata!.name}-kubeconfig`;
-    await this.ensureLeaseSecret(lease, secretName, source.data ?? {});
+    const namespace = instance.metadata!.namespace!;
+    const source =
+      this.manager.informer<SecretObject>(SECRETS).get(`${namespace}/${sourceName}`) ??
+      (await this.manager.client.get<SecretObject>(SECRETS, sourceName, namespace));
+    await this.ensureLeaseSecret(lease, `${lease.metadata!.name}-kubeconfig`, source.data ?? {});
+  }
 
+  /** Records the binding on the lease: the record that CI and kubectl read. */
+  private async recordBinding(
+    lease: ClusterLease,
+    instance: ClusterInstance,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const secretName = `${lease.metadata!.name}-kubeconfig`;
     const now = this.manager.clock.now();
     const boundTime = isoSeconds(now);
     const ttlMs = lease.spec.ttl ? parseGoDuration(lease.spec.ttl) : undefined;
@@ -230,13 +249,7 @@ export class LeaseController {
       controller: true,
       blockOwnerDeletion: true,
     };
-    let existing: SecretObject | undefined;
     try {
-      existing = await this.manager.client.get<SecretObject>(SECRETS, name, namespace);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    if (!existing) {
       await this.manager.client.create<SecretObject>(SECRETS, {
         apiVersion: 'v1',
         kind: 'Secret',
@@ -245,7 +258,10 @@ export class LeaseController {
         data,
       });
       return;
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
     }
+    const existing = await this.manager.client.get<SecretObject>(SECRETS, name, namespace);
     if (
       !existing.metadata?.ownerReferences?.some(
         (r) => r.controller && r.uid === lease.metadata!.uid,
@@ -334,6 +350,12 @@ export class LeaseController {
       metadata: { ...lease.metadata, finalizers },
     });
     return {};
+  }
+
+  /** The namespace opt-in from the cache (the pool controller watches namespaces), else read live. */
+  private async namespacePolicy(namespace: string): Promise<NamespacePolicy> {
+    const cached = this.manager.informer<KubeObject>(NAMESPACES).get(namespace);
+    return cached ? namespacePolicyOf(cached) : readNamespacePolicy(this.manager.client, namespace);
   }
 
   private async poolExists(namespace: string, name: string): Promise<boolean> {
