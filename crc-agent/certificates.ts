@@ -36,7 +36,7 @@ export function issueCertificate(request: CertificateRequest): PemPair {
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicKey);
   // The leading 00 keeps the DER integer positive.
-  cert.serialNumber = '00' + randomBytes(16).toString('hex');
+  cert.serialNumber = positiveSerialNumber();
   const notBefore = request.notBefore ?? new Date();
   cert.validity.notBefore = notBefore;
   cert.validity.notAfter = new Date(notBefore.getTime() + request.validityDays * 86_400_000);
@@ -100,4 +100,14 @@ function extensions(request: CertificateRequest): object[] {
       altNames: request.dnsNames.map((value) => ({ type: 2, value })),
     });
   return list;
+}
+
+/**
+ * A random 128-bit serial that is a valid positive DER integer: the top bit of the first byte is
+ * clear (else it would read as negative) and the byte is not zero (else its padding is illegal).
+ */
+function positiveSerialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x7f) | 0x40;
+  return bytes.toString('hex');
 }

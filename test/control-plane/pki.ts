@@ -55,8 +55,7 @@ function signCertificate(options: {
   const keys = newRsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
-  // A positive serial: the leading 00 keeps the DER integer unsigned.
-  cert.serialNumber = '00' + randomBytes(16).toString('hex');
+  cert.serialNumber = positiveSerialNumber();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
   cert.validity.notAfter = new Date(now + VALIDITY_DAYS * 24 * 60 * 60 * 1000);
@@ -126,4 +125,14 @@ export function createControlPlanePki(): ControlPlanePki {
     controllerManager: clientCertificate(ca, { commonName: 'system:kube-controller-manager' }),
     serviceAccount: newRsaKeyPair(),
   };
+}
+
+/**
+ * A random 128-bit serial that is a valid positive DER integer: the top bit of the first byte is
+ * clear (else it would read as negative) and the byte is not zero (else its padding is illegal).
+ */
+function positiveSerialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x7f) | 0x40;
+  return bytes.toString('hex');
 }
