@@ -21,7 +21,13 @@ import { ownerKeys } from './owner-keys.js';
 /** A kind a controller watches besides its own, with how its objects map to the controller's keys. */
 export interface WatchSpec {
   type: ResourceType;
-  map: (object: KubeObject) => string[];
+  /** Keys for an object's add, update (old and new state) and delete. */
+  map?: (object: KubeObject) => string[];
+  /**
+   * Keys for a change, when which change matters (previous is undefined for an add, current for
+   * a delete). Takes precedence over `map`; lets a controller skip the changes that cannot affect it.
+   */
+  mapChange?: (previous: KubeObject | undefined, current: KubeObject | undefined) => string[];
 }
 
 export interface ControllerRegistration {
@@ -138,7 +144,18 @@ export class Manager {
     watch(registration.forType, (object) => [objectKey(object)]);
     for (const owned of registration.owns ?? [])
       watch(owned, (object) => ownerKeys(object, registration.forType));
-    for (const spec of registration.watches ?? []) watch(spec.type, spec.map);
+    for (const spec of registration.watches ?? []) {
+      const mapChange = spec.mapChange;
+      if (mapChange) {
+        this.informer(spec.type).addHandlers({
+          onAdd: (object) => enqueueAll(mapChange(undefined, object)),
+          onUpdate: (previous, current) => enqueueAll(mapChange(previous, current)),
+          onDelete: (object) => enqueueAll(mapChange(object, undefined)),
+        });
+      } else if (spec.map) {
+        watch(spec.type, spec.map);
+      }
+    }
     this.controllers.push(controller);
     return controller;
   }

@@ -54,21 +54,41 @@ export class LeaseController {
       watches: [
         {
           type: INSTANCES,
-          map: (object) => {
-            const instance = object as ClusterInstance;
+          // Its claimant always hears of it. Waiting leases only when the instance becomes
+          // available, or stops being available other than by a claim (a claimed instance leaves
+          // together with its lease, which moves no one else).
+          mapChange: (previous, current) => {
+            const instance = (current ?? previous) as ClusterInstance;
             const namespace = instance.metadata!.namespace;
             const claimant = instance.status?.leaseRef?.name;
-            return [
-              ...(claimant ? [leaseKey(namespace, claimant)] : []),
-              ...waitingInPool(namespace, instance.spec.poolRef?.name),
-            ];
+            const wasAvailable = isAvailable(previous as ClusterInstance | undefined);
+            const nowAvailable = isAvailable(current as ClusterInstance | undefined);
+            const leftUnclaimed =
+              wasAvailable &&
+              !nowAvailable &&
+              !(current as ClusterInstance | undefined)?.status?.leaseRef;
+            const waiting =
+              (!wasAvailable && nowAvailable) || leftUnclaimed
+                ? waitingInPool(namespace, instance.spec.poolRef?.name)
+                : [];
+            return [...(claimant ? [leaseKey(namespace, claimant)] : []), ...waiting];
           },
         },
-        // A lease leaving or joining the queue moves the positions of the others.
+        // A lease that leaves the queue without binding (deleted or failed while waiting) moves
+        // the ones behind it; joining the queue (at its end) or binding moves no one.
         {
           type: LEASES,
-          map: (object) =>
-            waitingInPool(object.metadata!.namespace, (object as ClusterLease).spec.poolRef.name),
+          mapChange: (previous, current) => {
+            const left =
+              previous &&
+              isPendingLease(previous as ClusterLease) &&
+              (!current || !isPendingLease(current as ClusterLease));
+            const bound = (current as ClusterLease | undefined)?.status?.phase === 'Bound';
+            const lease = (current ?? previous) as ClusterLease;
+            return left && !bound
+              ? waitingInPool(lease.metadata!.namespace, lease.spec.poolRef.name)
+              : [];
+          },
         },
       ],
       reconcile: (key, context) => this.reconcile(key, context),
@@ -140,7 +160,7 @@ export class LeaseController {
       .list((l) => l.metadata!.namespace === namespace);
     const placement = placeLease(
       lease,
-      pendingQueue(poolName, leases),
+      pendingQueue(poolName, leases, instances),
       availableInstances(instances, leases),
     );
     if ('queuePosition' in placement) {
@@ -437,4 +457,14 @@ export class LeaseController {
 /** RFC 3339 with whole seconds, as metav1.Time is written. */
 function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Ready, not deleting and not claimed through its own status (lease records are checked on binding). */
+function isAvailable(instance: ClusterInstance | undefined): boolean {
+  return (
+    !!instance &&
+    !instance.metadata?.deletionTimestamp &&
+    instance.status?.phase === 'Ready' &&
+    !instance.status.leaseRef
+  );
 }

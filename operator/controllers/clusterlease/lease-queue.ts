@@ -4,10 +4,21 @@ import { claimedInstances, isPendingLease } from '../clusterpool/pool-accounting
 const created = (o: { metadata?: { creationTimestamp?: string; name?: string } }): string =>
   `${o.metadata?.creationTimestamp ?? ''}\u0000${o.metadata?.name ?? ''}`;
 
-/** Pending leases of one pool, first come first served (creation time, then name). */
-export function pendingQueue(pool: string, leases: readonly ClusterLease[]): ClusterLease[] {
+/**
+ * Pending leases of one pool, first come first served (creation time, then name). A lease that
+ * already holds a claim on an instance is binding, not waiting: it leaves the queue together with
+ * its instance leaving the available ones, so every other lease keeps its place and its instance.
+ */
+export function pendingQueue(
+  pool: string,
+  leases: readonly ClusterLease[],
+  instances: readonly ClusterInstance[] = [],
+): ClusterLease[] {
+  const claimants = new Set(instances.map((i) => i.status?.leaseRef?.uid).filter(Boolean));
   return leases
-    .filter((l) => l.spec.poolRef.name === pool && isPendingLease(l))
+    .filter(
+      (l) => l.spec.poolRef.name === pool && isPendingLease(l) && !claimants.has(l.metadata!.uid),
+    )
     .sort((a, b) => created(a).localeCompare(created(b)));
 }
 

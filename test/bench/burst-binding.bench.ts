@@ -1,0 +1,167 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
+import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import {
+  enableNamespace,
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  startOperator,
+} from '../operator/pool-fixtures.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitForList } from '../support/wait-for.js';
+import { reportBench } from './bench-report.js';
+
+const ns = useTestNamespace('bench-burst');
+const COUNT = Number(process.env.BENCH_BURST ?? 1000);
+/** The operator under test runs two workers per controller; the direct writes get the same. */
+const CONCURRENCY = 2;
+
+async function inBatches<T>(
+  items: T[],
+  size: number,
+  run: (item: T) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+/** Runs `work` on every item with `concurrency` workers. */
+async function withWorkers<T>(
+  items: T[],
+  concurrency: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/**
+ * A burst: 1,000 leases created at once on 1,000 Ready instances, until all are Bound; beside the
+ * time the minimum API writes of the same binds take when sent directly (the lease creates, then
+ * finalizer, claim and Secret copy together, lease status) with the same number of workers.
+ */
+describe('burst binding', () => {
+  let manager: Manager;
+  afterAll(async () => {
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    await inBatches(leases.items, 50, (l) =>
+      ns.api.delete(LEASES, l.metadata!.name!, ns.name).catch(() => undefined),
+    );
+    await waitForList(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      until: (items) => items.length === 0,
+      description: 'every lease released',
+      timeoutMs: 300_000,
+    });
+    await manager?.stop();
+  });
+
+  it(`binds ${COUNT} leases on ${COUNT} Ready instances`, async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'burst', { maxSize: COUNT, warmSpares: COUNT }));
+    const names = Array.from({ length: COUNT }, (_, i) => `burst-${i}`);
+    await inBatches(names, 50, (name) =>
+      ns.api.create(INSTANCES, poolInstance(ns.name, 'burst', name)),
+    );
+    await inBatches(names, 50, (name) => settleInstance(ns.api, ns.name, name));
+
+    // The reference: the same binds' writes, sent directly, on leases of a pool nobody runs yet.
+    const instances = new Map(
+      (await ns.api.list<ClusterInstance>(INSTANCES, { namespace: ns.name })).items.map((i) => [
+        i.metadata!.name!,
+        i,
+      ]),
+    );
+    // Timed like the operator run: from the first lease create until the last bind is written.
+    const directStarted = performance.now();
+    const refLeases: ClusterLease[] = [];
+    await inBatches(
+      names.map((_, i) => `ref-${i}`),
+      50,
+      async (name) =>
+        refLeases.push(
+          await ns.api.create<ClusterLease>(LEASES, lease(ns.name, name, 'burst-reference')),
+        ),
+    );
+    await withWorkers(
+      refLeases.map((l, i) => [l, instances.get(names[i]!)!] as const),
+      CONCURRENCY,
+      async ([refLease, instance]) => {
+        const withFinalizer = await ns.api.update(LEASES, {
+          ...refLease,
+          metadata: { ...refLease.metadata, finalizers: ['bench/none'] },
+        });
+        await Promise.all([
+          ns.api.updateStatus(INSTANCES, {
+            ...instance,
+            status: { ...instance.status, phase: 'Ready' as const },
+          }),
+          ns.api.create(SECRETS, {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: `${refLease.metadata!.name}-kubeconfig`, namespace: ns.name },
+            data: {},
+          } as never),
+        ]);
+        await ns.api.updateStatus(LEASES, {
+          ...withFinalizer,
+          status: { phase: 'Bound', instanceRef: { name: instance.metadata!.name! } },
+        });
+      },
+    );
+    const directMs = performance.now() - directStarted;
+    // Clear the reference leases before the operator starts (they hold no claim).
+    await inBatches(refLeases, 50, async (l) => {
+      const current = await ns.api.get<ClusterLease>(LEASES, l.metadata!.name!, ns.name);
+      await ns.api.update(LEASES, {
+        ...current,
+        metadata: { ...current.metadata, finalizers: [] },
+      });
+      await ns.api.delete(LEASES, l.metadata!.name!, ns.name);
+    });
+
+    manager = await startOperator(ns.kubeConfig);
+    await manager.informer(INSTANCES).synced;
+    const burstStarted = performance.now();
+    const leaseNames = names.map((_, i) => `job-${String(i).padStart(4, '0')}`);
+    const allBound = waitForList<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      timeoutMs: 600_000,
+      description: `${COUNT} leases Bound`,
+      until: (items) => items.filter((l) => l.status?.phase === 'Bound').length === COUNT,
+    });
+    await inBatches(leaseNames, 50, (name) => ns.api.create(LEASES, lease(ns.name, name, 'burst')));
+    const bound = await allBound;
+    const operatorMs = performance.now() - burstStarted;
+
+    const instanceRefs = bound.map((l) => l.status!.instanceRef!.name!);
+    const doubleBinds = instanceRefs.length - new Set(instanceRefs).size;
+    expect(doubleBinds).toBe(0);
+    expect(bound.every((l) => l.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE))).toBe(
+      true,
+    );
+
+    await reportBench({
+      benchmark: 'burst-binding',
+      description: `${COUNT} leases created at once on ${COUNT} Ready instances until all Bound, beside the same binds' writes sent directly (${CONCURRENCY} workers)`,
+      figures: {
+        'operator: all Bound (s)': operatorMs / 1000,
+        'direct writes (s)': directMs / 1000,
+        'double binds': doubleBinds,
+      },
+      reference: { name: 'direct writes', value: directMs },
+      measured: { name: 'operator', value: operatorMs },
+      target: '≤ 2× the direct writes, zero double binds',
+      targetMet: operatorMs <= 2 * directMs && doubleBinds === 0,
+    });
+  });
+});

@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { enableNamespace, hcpPool, lease, poolInstance } from '../operator/pool-fixtures.js';
+import type { OperatorProcess } from '../operator/operator-process.js';
+import { startOperatorProcess } from '../operator/operator-process.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitForList } from '../support/wait-for.js';
+import { reportBench } from './bench-report.js';
+
+const ns = useTestNamespace('bench-memory');
+const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
+const TARGET_MB = 300;
+
+async function inBatches<T>(
+  items: T[],
+  size: number,
+  run: (item: T) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
+}
+
+async function residentMegabytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+  return kilobytes / 1024;
+}
+
+/**
+ * The operator process's resident memory with 10,000 ClusterInstances and 10,000 ClusterLeases in
+ * its caches, once it has reconciled all of them (every lease waiting with its queue position).
+ */
+describe('operator memory', () => {
+  let operator: OperatorProcess | undefined;
+  afterAll(async () => {
+    operator?.child.kill('SIGKILL');
+    await operator?.exited;
+    // No operator runs now: drop the release finalizers so the namespace can go.
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    await inBatches(leases.items, 50, (l) =>
+      ns.api.patch(
+        LEASES,
+        { name: l.metadata!.name!, namespace: ns.name },
+        { metadata: { finalizers: null } },
+      ),
+    );
+  });
+
+  it(`is measured with ${COUNT} instances and ${COUNT} leases`, async () => {
+    await enableNamespace(ns.api, ns.name);
+    // Instances still provisioning cover the leases' demand: the pool creates nothing more.
+    await ns.api.create(POOLS, hcpPool(ns.name, 'big', { maxSize: COUNT }));
+    await inBatches(
+      Array.from({ length: COUNT }, (_, i) => `big-${i}`),
+      50,
+      (name) => ns.api.create(INSTANCES, poolInstance(ns.name, 'big', name)),
+    );
+    await inBatches(
+      Array.from({ length: COUNT }, (_, i) => `job-${i}`),
+      50,
+      (name) => ns.api.create(LEASES, lease(ns.name, name, 'big')),
+    );
+
+    operator = await startOperatorProcess({
+      identity: 'memory',
+      namespace: ns.name,
+      args: ['--workers=4'],
+    });
+    await operator.logged('Caches synced; starting controllers');
+    const atSync = await residentMegabytes(operator.child.pid!);
+    await waitForList<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      timeoutMs: 15 * 60_000,
+      description: `all ${COUNT} leases waiting with a queue position`,
+      until: (items) =>
+        items.length === COUNT && items.every((l) => l.status?.queuePosition !== undefined),
+    });
+    const settled = await residentMegabytes(operator.child.pid!);
+    expect(settled).toBeGreaterThan(0);
+
+    await reportBench({
+      benchmark: 'operator-memory',
+      description: `resident memory of the operator process with ${COUNT} instances and ${COUNT} leases cached and reconciled`,
+      figures: { 'RSS when caches synced (MB)': atSync, 'RSS after reconciling all (MB)': settled },
+      reference: { name: 'target', value: TARGET_MB },
+      measured: { name: 'RSS after reconciling all', value: settled },
+      target: `≤ ${TARGET_MB} MB`,
+      targetMet: settled <= TARGET_MB,
+    });
+  });
+});
