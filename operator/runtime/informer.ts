@@ -157,6 +157,9 @@ export class Informer<T extends KubeObject> {
 
   private apply(key: string, object: T): void {
     const previous = this.store.get(key);
+    // managedFields are often the bulk of an object and no controller reads them. An update sent
+    // without them leaves the server's record as it is.
+    delete (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
     this.store.set(key, object);
     if (!previous) this.dispatch((h) => h.onAdd?.(object));
     else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) {

@@ -27,7 +27,11 @@ type PoolStatus = NonNullable<ClusterPool['status']>;
  * cache, or a second manager, re-creates the same name and gets AlreadyExists, never a phantom.
  */
 export class PoolController {
-  private readonly failures = new Map<string, { attempts: number; nextAt: number }>();
+  /** Per pool: failed instances replaced in a row, when the next may be, and the last failure. */
+  private readonly failures = new Map<
+    string,
+    { attempts: number; nextAt: number; lastFailure: string }
+  >();
 
   constructor(private readonly manager: Manager) {}
 
@@ -132,7 +136,7 @@ export class PoolController {
     );
     conditions = setCondition(conditions, capacityCondition(pool, accounting, generation), now);
     const failedCondition = this.failedCondition(key, accounting, now, generation);
-    if (failedCondition) conditions = setCondition(conditions, failedCondition, now);
+    conditions = setCondition(conditions, failedCondition, now);
     return {
       ...pool.status,
       totalInstances: accounting.total,
@@ -177,7 +181,8 @@ export class PoolController {
       if (accounting.available.length > 0) this.failures.delete(key);
       return undefined;
     }
-    const state = this.failures.get(key) ?? { attempts: 0, nextAt: now };
+    const state = this.failures.get(key) ?? { attempts: 0, nextAt: now, lastFailure: '' };
+    state.lastFailure = `${failed.metadata!.name}: ${readyMessage(failed)}`;
     if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
     state.attempts += 1;
     state.nextAt = now + backoffDelay(REPLACE_FAILED_BACKOFF, state.attempts);
@@ -201,7 +206,7 @@ export class PoolController {
     accounting: PoolAccounting,
     now: number,
     generation: number | undefined,
-  ): Parameters<typeof setCondition>[1] | undefined {
+  ): Parameters<typeof setCondition>[1] {
     const state = this.failures.get(key);
     const failed = accounting.failed[0];
     if (!failed && !state) {
@@ -213,13 +218,20 @@ export class PoolController {
         observedGeneration: generation,
       };
     }
-    if (!failed) return undefined;
+    // Derived from what is failing now, else from the pool's record of replacements in a row
+    // (kept until an instance becomes Ready), so a lost status write cannot lose the reason.
+    const latest = failed
+      ? `${failed.metadata!.name}: ${readyMessage(failed)}`
+      : state!.lastFailure;
     const wait = Math.max(0, (state?.nextAt ?? now) - now);
+    const next = failed
+      ? `Replacing with backoff (next in ${Math.round(wait / 1000)}s, attempt ${(state?.attempts ?? 0) + 1})`
+      : `Replaced ${state!.attempts} in a row`;
     return {
       type: 'ProvisioningHealthy',
       status: 'False',
       reason: 'InstancesFailing',
-      message: `${accounting.failed.length} instance(s) failed; latest: ${failed.metadata!.name}: ${readyMessage(failed)}. Replacing with backoff (next in ${Math.round(wait / 1000)}s, attempt ${(state?.attempts ?? 0) + 1})`,
+      message: `Provisioning keeps failing; latest: ${latest}. ${next}`,
       observedGeneration: generation,
     };
   }
