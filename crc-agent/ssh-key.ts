@@ -11,9 +11,21 @@ export interface RunKey {
 }
 
 export function generateRunKey(): RunKey {
-  const pair = utils.generateKeyPairSync('ed25519');
+  const pair = generateEd25519KeyPair();
   const [type, data] = pair.public.trim().split(/\s+/);
   return { privateKey: pair.private, authorizedKeyLine: `${type} ${data}\n` };
+}
+
+/**
+ * An ed25519 key pair in OpenSSH format that ssh2 can read back. ssh2's generator now and then
+ * (about one key in 300) writes a private key its own parser rejects as malformed; such a key is
+ * thrown away and another made.
+ */
+export function generateEd25519KeyPair(): { private: string; public: string } {
+  for (let attempt = 1; ; attempt++) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (!(utils.parseKey(pair.private) instanceof Error) || attempt >= 10) return pair;
+  }
 }
 
 /** Whether the text parses as an SSH private key ssh2 can sign with (OpenSSH or PEM, unencrypted). */

@@ -13,17 +13,10 @@ import {
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
 import { percentile, reportBench } from './bench-report.js';
+import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('bench-bind');
 const LEASE_COUNT = Number(process.env.BENCH_LEASES ?? 200);
-
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  run: (item: T) => Promise<unknown>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
-}
 
 /**
  * Bind latency with warm spares: for each of 200 leases, created one after another, the time from

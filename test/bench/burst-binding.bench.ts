@@ -14,19 +14,12 @@ import {
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
 import { reportBench } from './bench-report.js';
+import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('bench-burst');
 const COUNT = Number(process.env.BENCH_BURST ?? 1000);
 /** The operator under test runs two workers per controller; the direct writes get the same. */
 const CONCURRENCY = 2;
-
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  run: (item: T) => Promise<unknown>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
-}
 
 /** Runs `work` on every item with `concurrency` workers. */
 async function withWorkers<T>(

@@ -8,18 +8,11 @@ import { startOperatorProcess } from '../operator/operator-process.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
 import { reportBench } from './bench-report.js';
+import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('bench-memory');
 const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
 const TARGET_MB = 300;
-
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  run: (item: T) => Promise<unknown>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
-}
 
 async function residentMegabytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

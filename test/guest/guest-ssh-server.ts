@@ -4,6 +4,7 @@ import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { GuestMachine } from './guest-machine.js';
 import { AUTHORIZED_KEYS } from './guest-machine.js';
+import { generateEd25519KeyPair } from '../../crc-agent/ssh-key.js';
 
 const { Server, utils } = ssh2;
 
@@ -58,7 +59,7 @@ export class GuestSshServer {
     apiPort: () => number | undefined,
     host = '127.0.0.1',
   ): Promise<GuestSshServer> {
-    const hostKey = utils.generateKeyPairSync('ed25519').private;
+    const hostKey = generateEd25519KeyPair().private;
     const clients = new Set<Connection>();
     const server = new Server({ hostKeys: [hostKey] }, (client) => {
       clients.add(client);

@@ -12,18 +12,11 @@ import {
   settleInstance,
   startOperator,
 } from './pool-fixtures.js';
+import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('race');
 const INSTANCE_COUNT = 100;
 const LEASE_COUNT = 200;
-
-async function inBatches<T>(
-  items: T[],
-  size: number,
-  run: (item: T) => Promise<unknown>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
-}
 
 describe('binding with two managers and no leader election', () => {
   const managers: Manager[] = [];
