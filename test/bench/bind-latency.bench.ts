@@ -7,8 +7,8 @@ import {
   hcpPool,
   lease,
   poolInstance,
-  settleInstance,
   startOperator,
+  fillPool,
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
@@ -47,11 +47,7 @@ describe('bind latency', () => {
       POOLS,
       hcpPool(ns.name, 'warm', { maxSize: LEASE_COUNT, warmSpares: LEASE_COUNT }),
     );
-    const names = Array.from({ length: LEASE_COUNT }, (_, i) => `warm-${i}`);
-    await inBatches(names, 20, (name) =>
-      ns.api.create(INSTANCES, poolInstance(ns.name, 'warm', name)),
-    );
-    await inBatches(names, 20, (name) => settleInstance(ns.api, ns.name, name));
+    await fillPool(ns.api, ns.name, 'warm', LEASE_COUNT);
 
     // The reference: plain status writes of one object, as fast as the apiserver takes them.
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'other', 'reference'));

@@ -7,9 +7,8 @@ import {
   enableNamespace,
   hcpPool,
   lease,
-  poolInstance,
-  settleInstance,
   startOperator,
+  fillPool,
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
@@ -60,11 +59,7 @@ describe('burst binding', () => {
   it(`binds ${COUNT} leases on ${COUNT} Ready instances`, async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'burst', { maxSize: COUNT, warmSpares: COUNT }));
-    const names = Array.from({ length: COUNT }, (_, i) => `burst-${i}`);
-    await inBatches(names, 50, (name) =>
-      ns.api.create(INSTANCES, poolInstance(ns.name, 'burst', name)),
-    );
-    await inBatches(names, 50, (name) => settleInstance(ns.api, ns.name, name));
+    const names = await fillPool(ns.api, ns.name, 'burst', COUNT);
 
     // The reference: the same binds' writes, sent directly, on leases of a pool nobody runs yet.
     const instances = new Map(

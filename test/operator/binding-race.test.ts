@@ -4,14 +4,7 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
-import {
-  enableNamespace,
-  hcpPool,
-  lease,
-  poolInstance,
-  settleInstance,
-  startOperator,
-} from './pool-fixtures.js';
+import { enableNamespace, hcpPool, lease, startOperator, fillPool } from './pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('race');
@@ -40,11 +33,7 @@ describe('binding with two managers and no leader election', () => {
       POOLS,
       hcpPool(ns.name, 'race', { maxSize: INSTANCE_COUNT, warmSpares: INSTANCE_COUNT }),
     );
-    const names = Array.from({ length: INSTANCE_COUNT }, (_, i) => `race-${i}`);
-    await inBatches(names, 20, (name) =>
-      ns.api.create(INSTANCES, poolInstance(ns.name, 'race', name)),
-    );
-    await inBatches(names, 20, (name) => settleInstance(ns.api, ns.name, name));
+    await fillPool(ns.api, ns.name, 'race', INSTANCE_COUNT);
 
     managers.push(await startOperator(ns.kubeConfig), await startOperator(ns.kubeConfig));
     const leaseNames = Array.from(

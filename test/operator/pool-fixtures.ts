@@ -13,6 +13,7 @@ import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isConflict } from '../../operator/kube/api-error.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import { Manager } from '../../operator/runtime/manager.js';
+import { inBatches } from '../support/batches.js';
 import { testConfig } from './test-manager.js';
 
 /** A manager running the real pool and lease controllers, quiet, on free ports. */
@@ -146,4 +147,17 @@ export async function settleInstance(
       if (!isConflict(error)) throw error;
     }
   }
+}
+
+/** Fills a pool with `count` Ready instances named `<pool>-<n>`, as its controller would have. */
+export async function fillPool(
+  api: ApiClient,
+  namespace: string,
+  pool: string,
+  count: number,
+): Promise<string[]> {
+  const names = Array.from({ length: count }, (_, i) => `${pool}-${i}`);
+  await inBatches(names, 25, (name) => api.create(INSTANCES, poolInstance(namespace, pool, name)));
+  await inBatches(names, 25, (name) => settleInstance(api, namespace, name));
+  return names;
 }
