@@ -1,5 +1,4 @@
 import type https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, fetch } from 'undici';
 import { ApiError } from './api-error.js';
@@ -57,6 +56,16 @@ interface Status {
 }
 
 /**
+ * Where the apiserver is and how to authenticate to it. client-node's KubeConfig is one; the
+ * Action brings a small one of its own so that its bundle does not carry all of client-node.
+ */
+export interface ClusterAccess {
+  getCurrentCluster(): { server: string } | null;
+  /** Sets TLS material and auth headers; called for every request (tokens may be refreshed). */
+  applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+}
+
+/**
  * A small JSON client for any resource type, on client-node's authentication and TLS set-up.
  * Objects stay plain JSON (unlike client-node's model classes), so what we read is exactly what
  * the apiserver sent and what we write is exactly what we built; subresources and every patch
@@ -65,7 +74,7 @@ interface Status {
 export class ApiClient {
   private agent: Agent | undefined;
 
-  constructor(private readonly kubeConfig: KubeConfig) {}
+  constructor(private readonly kubeConfig: ClusterAccess) {}
 
   /**
    * One connection pool for the client's lifetime, made from the kubeconfig's TLS settings on

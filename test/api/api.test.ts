@@ -115,7 +115,12 @@ async function table(
   name: string,
   namespaced: boolean,
 ): Promise<{ headers: string[]; row: string[] }> {
-  const { stdout } = await kubectl(['get', resource, name, ...(namespaced ? ['-n', ns.name] : [])]);
+  const { stdout } = await kubectl([
+    'get',
+    copied(resource),
+    name,
+    ...(namespaced ? ['-n', ns.name] : []),
+  ]);
   const [header, row] = stdout.trimEnd().split('\n') as [string, string];
   const starts = [...header.matchAll(/\S+/g)].map((match) => match.index);
   const cells = starts.map((start, i) => row.slice(start, starts[i + 1]).trim());
@@ -127,7 +132,7 @@ async function applyWithStatus(object: KubernetesObject, status: object): Promis
   const namespace = CLUSTER_SCOPED.has(object.kind!) ? [] : ['-n', ns.name];
   await kubectl([
     'patch',
-    object.kind!.toLowerCase(),
+    copied(object.kind!.toLowerCase()),
     object.metadata!.name!,
     ...namespace,
     '--subresource=status',
@@ -137,12 +142,47 @@ async function applyWithStatus(object: KubernetesObject, status: object): Promis
   ]);
 }
 
+/**
+ * The printer columns are read from copies of our CRDs in a group of their own: the controllers
+ * that other test files run at the same time watch the real group and would rewrite the status
+ * these tests set.
+ */
+const COPY_GROUP = 'printer-columns.test.opdev.io';
+const copied = (resource: string): string => `${resource}.${COPY_GROUP}`;
+
+async function installCrdCopies(): Promise<string[]> {
+  const dir = path.join(projectRoot(), 'crds');
+  const names: string[] = [];
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml'))) {
+    const crd = parse(await readFile(path.join(dir, file), 'utf8')) as {
+      metadata: { name: string };
+      spec: { group: string; names: { plural: string } };
+    };
+    crd.spec.group = COPY_GROUP;
+    crd.metadata.name = copied(crd.spec.names.plural);
+    await kubectl(['apply', '-f', '-'], stringify(crd));
+    names.push(crd.metadata.name);
+  }
+  await kubectl(['wait', '--for=condition=Established', ...names.map((n) => `crd/${n}`)]);
+  return names;
+}
+
 describe('kubectl get', () => {
-  const samples = readSamples().then(
-    (all) => new Map(all.map(({ file, object }) => [file, intoTestNamespace(object)])),
+  const crdCopies = installCrdCopies();
+  const samples = Promise.all([readSamples(), crdCopies]).then(
+    ([all]) =>
+      new Map(
+        all.map(({ file, object }) => [
+          file,
+          intoTestNamespace({
+            ...object,
+            apiVersion: object.apiVersion!.replace('guestcluster.opdev.io', COPY_GROUP),
+          }),
+        ]),
+      ),
   );
   afterAll(async () => {
-    await kubectl(['delete', 'crcbundle', 'crc-4.16.0-amd64', '--ignore-not-found']);
+    await kubectl(['delete', 'crd', ...(await crdCopies), '--ignore-not-found']);
   });
 
   it('shows a lease with its phase, pool, instance, version, topology and queue position', async () => {

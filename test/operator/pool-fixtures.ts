@@ -92,16 +92,17 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 
 /**
  * Plays the ClusterInstance controller's part (issue 7 and 9 build the real one): the instance
- * gets its kubeconfig Secret and becomes Ready, or Failed.
+ * gets its kubeconfig Secret (a placeholder, or `kubeconfig` when the test needs a working one)
+ * and becomes Ready, or Failed.
  */
 export async function settleInstance(
   api: ApiClient,
   namespace: string,
   name: string,
   outcome: 'Ready' | 'Failed' = 'Ready',
+  kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: ${name}, cluster: {server: "https://api.${name}.example:6443"}}]\n`,
 ): Promise<ClusterInstance> {
   if (outcome === 'Ready') {
-    const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: ${name}, cluster: {server: "https://api.${name}.example:6443"}}]\n`;
     await api.create(SECRETS, {
       apiVersion: 'v1',
       kind: 'Secret',

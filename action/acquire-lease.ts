@@ -1,0 +1,85 @@
+import type { ClusterLease } from '../operator/api/resources.js';
+import { LEASES } from '../operator/api/resources.js';
+import type { ApiClient } from '../operator/kube/api-client.js';
+import { isAlreadyExists, isNotFound } from '../operator/kube/api-error.js';
+import type { GitHubRun } from './github-run.js';
+import { RUN_ANNOTATION_PREFIX, runAnnotations } from './github-run.js';
+
+export interface LeaseRequest {
+  name: string;
+  namespace: string;
+  pool: string;
+  ttl: string;
+  requestedBy: string;
+  run: GitHubRun;
+}
+
+export function leaseObject(request: LeaseRequest): ClusterLease {
+  return {
+    apiVersion: LEASES.apiVersion,
+    kind: LEASES.kind,
+    metadata: {
+      name: request.name,
+      namespace: request.namespace,
+      labels: { 'app.kubernetes.io/created-by': 'guestcluster-action' },
+      annotations: runAnnotations(request.run),
+    },
+    spec: {
+      poolRef: { name: request.pool },
+      ...(request.ttl === '0' ? {} : { ttl: request.ttl }),
+      requestedBy: request.requestedBy,
+    },
+  };
+}
+
+/** A lease the Action cannot create or take over; the message says what to do. */
+export class LeaseConflictError extends Error {
+  override name = 'LeaseConflictError';
+}
+
+/** Only the very run, attempt and job that created a lease may take it over. */
+function belongsTo(lease: ClusterLease, run: GitHubRun): boolean {
+  const annotations = lease.metadata?.annotations ?? {};
+  return (
+    run.runId !== '' &&
+    annotations[`${RUN_ANNOTATION_PREFIX}run-id`] === run.runId &&
+    annotations[`${RUN_ANNOTATION_PREFIX}run-attempt`] === run.attempt &&
+    annotations[`${RUN_ANNOTATION_PREFIX}job`] === run.job
+  );
+}
+
+export interface Acquired {
+  lease: ClusterLease;
+  /** True when a retried step found the lease its earlier try created. */
+  adopted: boolean;
+}
+
+/**
+ * Creates the lease, or takes over the one an earlier try of this step created. A lease of the
+ * same name that belongs to someone else is never touched.
+ */
+export async function createOrAdoptLease(api: ApiClient, request: LeaseRequest): Promise<Acquired> {
+  try {
+    return { lease: await api.create(LEASES, leaseObject(request)), adopted: false };
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+  let existing: ClusterLease;
+  try {
+    existing = await api.get<ClusterLease>(LEASES, request.name, request.namespace);
+  } catch (error) {
+    // Deleted between the two requests: a fresh create settles it.
+    if (isNotFound(error)) return createOrAdoptLease(api, request);
+    throw error;
+  }
+  const where = `ClusterLease ${request.namespace}/${request.name}`;
+  if (!belongsTo(existing, request.run))
+    throw new LeaseConflictError(
+      `${where} already exists and was not created by this job (requested by "${existing.spec.requestedBy ?? 'unknown'}"); set input "lease-name" to another name`,
+    );
+  if (existing.metadata?.deletionTimestamp)
+    throw new LeaseConflictError(
+      `${where} from an earlier try of this step is still being released; retry the step when it is gone`,
+    );
+  return { lease: existing, adopted: true };
+}

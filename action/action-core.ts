@@ -1,0 +1,20 @@
+import type * as core from '@actions/core';
+
+/** The parts of `@actions/core` the Action uses; tests may hand in their own. */
+export type ActionCore = Pick<
+  typeof core,
+  | 'getInput'
+  | 'setSecret'
+  | 'saveState'
+  | 'getState'
+  | 'setOutput'
+  | 'exportVariable'
+  | 'info'
+  | 'warning'
+  | 'setFailed'
+  | 'group'
+  | 'summary'
+>;
+
+export const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);

@@ -1,0 +1,35 @@
+// Builds the Action's committed bundles: `npm run bundle` (after `npm run build`).
+// One minified ncc bundle holds all code; the main and post entry points that action.yml names
+// are two-line modules importing it, so every rebuild adds its size to the history only once.
+import { execFileSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const root = process.cwd();
+const out = path.join(root, 'action', 'dist');
+
+await rm(out, { recursive: true, force: true });
+execFileSync(
+  path.join(root, 'node_modules', '.bin', 'ncc'),
+  [
+    'build',
+    'dist/action/index.js',
+    '-o',
+    'action/dist/lib',
+    '--minify',
+    '--no-source-map-register',
+  ].concat(['--license', 'licenses.txt', '--quiet']),
+  { stdio: 'inherit' },
+);
+// Self-contained: Node reads the entry points as ES modules wherever the Action is unpacked.
+await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
+for (const [entry, run] of [
+  ['main', 'runMain'],
+  ['post', 'runPost'],
+]) {
+  await mkdir(path.join(out, entry!), { recursive: true });
+  await writeFile(
+    path.join(out, entry!, 'index.js'),
+    `import { ${run} } from '../lib/index.js';\n\nawait ${run}();\n`,
+  );
+}

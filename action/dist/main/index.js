@@ -1,0 +1,3 @@
+import { runMain } from '../lib/index.js';
+
+await runMain();

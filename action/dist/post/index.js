@@ -1,0 +1,3 @@
+import { runPost } from '../lib/index.js';
+
+await runPost();

@@ -1,0 +1,161 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseGoDuration } from '../operator/api/duration.js';
+import type { GitHubRun } from './github-run.js';
+import { defaultLeaseName, defaultRequestedBy } from './github-run.js';
+import type { KubeconfigContext } from './kubeconfig.js';
+import { KubeconfigError, parseKubeconfig } from './kubeconfig.js';
+
+/** Everything the main step needs, validated. */
+export interface Settings {
+  access: KubeconfigContext;
+  namespace: string;
+  pool: string;
+  /** A Go duration for spec.ttl; "0" means none. */
+  ttl: string;
+  timeoutMs: number;
+  requestedBy: string;
+  leaseName: string;
+  expectedTopology?: 'crc' | 'hcp';
+  expectedOcpVersion?: string;
+  onMismatch: 'fail' | 'warn';
+  release: boolean;
+  kubeconfigPath: string;
+}
+
+/** An input with a bad value: names the input, and the value unless it is a credential. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** Reads one input: trimmed, "" when unset (like `core.getInput`). */
+export type InputReader = (name: string) => string;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The lease's kubeconfig Secret is "<lease>-kubeconfig" and must stay a valid name. */
+const MAX_LEASE_NAME = 253 - '-kubeconfig'.length;
+
+function choice<T extends string>(
+  input: InputReader,
+  name: string,
+  allowed: T[],
+  fallback?: T,
+): T | undefined {
+  const value = input(name);
+  if (value === '') return fallback;
+  if (!allowed.includes(value as T))
+    throw new InputError(`Input "${name}" is "${value}"; expected one of: ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function duration(
+  input: InputReader,
+  name: string,
+  fallback: string,
+): { text: string; ms: number } {
+  const text = input(name) || fallback;
+  const ms = parseGoDuration(text);
+  if (ms === undefined)
+    throw new InputError(
+      `Input "${name}" is "${text}"; expected a duration such as 30m, 2h or 1h30m`,
+    );
+  return { text, ms };
+}
+
+function positive(value: { text: string; ms: number }, name: string): number {
+  if (value.ms <= 0)
+    throw new InputError(`Input "${name}" is "${value.text}"; expected more than 0`);
+  return value.ms;
+}
+
+function boolean(input: InputReader, name: string, fallback: boolean): boolean {
+  const value = input(name);
+  if (value === '') return fallback;
+  if (['true', 'True', 'TRUE'].includes(value)) return true;
+  if (['false', 'False', 'FALSE'].includes(value)) return false;
+  throw new InputError(`Input "${name}" is "${value}"; expected true or false`);
+}
+
+/** The management cluster: a kubeconfig, or a server and token with an optional CA. */
+export function readAccess(input: InputReader): KubeconfigContext {
+  const kubeconfig = input('management-kubeconfig');
+  const server = input('management-server');
+  const token = input('management-token');
+  if (kubeconfig && (server || token))
+    throw new InputError(
+      'Inputs "management-kubeconfig" and "management-server"/"management-token" exclude each other; give one way in',
+    );
+  if (kubeconfig) {
+    try {
+      return parseKubeconfig(kubeconfig);
+    } catch (error) {
+      if (error instanceof KubeconfigError)
+        throw new InputError(`Input "management-kubeconfig" ${error.message}`);
+      throw error;
+    }
+  }
+  if (!server || !token)
+    throw new InputError(
+      'The management cluster is not set: give input "management-kubeconfig", or "management-server" and "management-token"',
+    );
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new InputError(`Input "management-server" is "${server}"; expected an https:// URL`);
+  }
+  if (url.protocol !== 'https:')
+    throw new InputError(`Input "management-server" is "${server}"; expected an https:// URL`);
+  const ca = input('management-certificate-authority');
+  return {
+    server: server.replace(/\/+$/, ''),
+    token,
+    ca: ca && !ca.includes('-----BEGIN') ? Buffer.from(ca, 'base64').toString() : ca || undefined,
+    insecureSkipTlsVerify: false,
+  };
+}
+
+function checkName(inputName: string, pattern: RegExp, value: string, max: number): string {
+  if (value.length > max || !pattern.test(value))
+    throw new InputError(
+      `Input "${inputName}" is "${value}"; expected a Kubernetes name (lower-case letters, digits and "-", at most ${max} characters)`,
+    );
+  return value;
+}
+
+/** Reads and checks every input of the main step; the first bad one throws an InputError. */
+export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.ProcessEnv): Settings {
+  const access = readAccess(input);
+  const namespace = input('namespace') || access.namespace || '';
+  if (!namespace)
+    throw new InputError('Input "namespace" is not set, and the kubeconfig\'s context names none');
+  checkName('namespace', DNS_LABEL, namespace, 63);
+  const pool = input('pool');
+  if (!pool) throw new InputError('Input "pool" is not set: name the ClusterPool to lease from');
+  checkName('pool', DNS_SUBDOMAIN, pool, 253);
+  const leaseName =
+    input('lease-name') || defaultLeaseName(run) || `lease-${Date.now().toString(36)}`;
+  checkName('lease-name', DNS_SUBDOMAIN, leaseName, MAX_LEASE_NAME);
+  const expectedOcpVersion = input('expected-ocp-version') || undefined;
+  if (expectedOcpVersion && !/^\d+(\.\d+){0,2}$/.test(expectedOcpVersion))
+    throw new InputError(
+      `Input "expected-ocp-version" is "${expectedOcpVersion}"; expected a version such as 4.16 or 4.16.10`,
+    );
+  const runnerTemp = env.RUNNER_TEMP || os.tmpdir();
+  return {
+    access,
+    namespace,
+    pool,
+    ttl: duration(input, 'ttl', '6h').text,
+    timeoutMs: positive(duration(input, 'timeout', '30m'), 'timeout'),
+    requestedBy: input('requested-by') || defaultRequestedBy(run),
+    leaseName,
+    expectedTopology: choice(input, 'expected-topology', ['crc', 'hcp']),
+    expectedOcpVersion,
+    onMismatch: choice(input, 'on-mismatch', ['fail', 'warn'], 'fail')!,
+    release: boolean(input, 'release', true),
+    kubeconfigPath:
+      input('kubeconfig-path') || path.join(runnerTemp, 'guestcluster', `${leaseName}.kubeconfig`),
+  };
+}

@@ -1,0 +1,121 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { findCondition } from '../operator/api/conditions.js';
+import type { ClusterLease } from '../operator/api/resources.js';
+import { LEASES } from '../operator/api/resources.js';
+import type { ApiClient } from '../operator/kube/api-client.js';
+import { ApiError, isNotFound } from '../operator/kube/api-error.js';
+
+export type WaitOutcome =
+  | { kind: 'bound'; lease: ClusterLease }
+  | { kind: 'failed'; lease: ClusterLease; reason: string; message: string }
+  | { kind: 'deleted' }
+  | { kind: 'timed-out'; lease: ClusterLease }
+  | { kind: 'cancelled'; lease: ClusterLease };
+
+export interface WaitOptions {
+  timeoutMs: number;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+  /** Every version of the lease seen, in order. */
+  onUpdate(lease: ClusterLease): void;
+  /** A request failed and will be retried (the apiserver may be restarting). */
+  onRetry(error: unknown): void;
+}
+
+/** The apiserver ends a watch after this long; the wait then reads the lease and watches again. */
+const WATCH_SECONDS = 300;
+const RETRY_DELAY_MS = 2000;
+
+function settled(lease: ClusterLease): WaitOutcome | undefined {
+  const phase = lease.status?.phase;
+  if (phase === 'Bound') return { kind: 'bound', lease };
+  if (phase === 'Failed') {
+    const ready = findCondition(lease.status?.conditions, 'Ready');
+    return {
+      kind: 'failed',
+      lease,
+      reason: ready?.reason ?? 'Failed',
+      message: ready?.message ?? 'the lease failed',
+    };
+  }
+  return undefined;
+}
+
+/** Errors that retrying cannot fix: the identity lacks a permission, or its token is rejected. */
+function permanent(error: unknown): boolean {
+  return error instanceof ApiError && [401, 403].includes(error.status);
+}
+
+/** Streams changes of one lease until it settles, is deleted, or `stop` aborts. */
+async function watchLease(
+  api: ApiClient,
+  from: ClusterLease,
+  stop: AbortSignal,
+  onUpdate: (lease: ClusterLease) => void,
+): Promise<ClusterLease | 'deleted'> {
+  const done = new AbortController();
+  const signal = AbortSignal.any([stop, done.signal]);
+  let latest: ClusterLease | 'deleted' = from;
+  const { name, namespace, resourceVersion } = from.metadata!;
+  try {
+    await api.watch<ClusterLease>(
+      LEASES,
+      {
+        namespace,
+        fieldSelector: `metadata.name=${name}`,
+        resourceVersion: resourceVersion!,
+        timeoutSeconds: WATCH_SECONDS,
+      },
+      (event) => {
+        if (event.type === 'BOOKMARK') return;
+        if (event.type === 'DELETED') latest = 'deleted';
+        else onUpdate((latest = event.object));
+        if (latest === 'deleted' || settled(latest)) done.abort();
+      },
+      signal,
+    );
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
+  return latest;
+}
+
+/**
+ * Waits until the lease is Bound or Failed, through a watch. Ends early when the lease is
+ * deleted by someone else, when `timeoutMs` passes, or when the run is cancelled.
+ */
+export async function waitForLease(
+  api: ApiClient,
+  lease: ClusterLease,
+  options: WaitOptions,
+): Promise<WaitOutcome> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const stop = AbortSignal.any([timeout, options.signal]);
+  const { name, namespace } = lease.metadata!;
+  let current = lease;
+  for (;;) {
+    const outcome = settled(current);
+    if (outcome) return outcome;
+    if (options.signal.aborted) return { kind: 'cancelled', lease: current };
+    if (timeout.aborted) return { kind: 'timed-out', lease: current };
+    try {
+      const latest = await watchLease(api, current, stop, (lease) => options.onUpdate(lease));
+      if (latest === 'deleted') return { kind: 'deleted' };
+      current = latest;
+      if (settled(current) || stop.aborted) continue;
+      // The stream ended (server timeout, or a 410 Gone): read the lease and watch again.
+      current = await api.get<ClusterLease>(LEASES, name!, namespace);
+      options.onUpdate(current);
+    } catch (error) {
+      if (isNotFound(error)) return { kind: 'deleted' };
+      if (permanent(error)) throw error;
+      options.onRetry(error);
+      await delay(RETRY_DELAY_MS, undefined, { signal: stop }).catch(() => undefined);
+      try {
+        current = await api.get<ClusterLease>(LEASES, name!, namespace);
+      } catch (readError) {
+        if (isNotFound(readError)) return { kind: 'deleted' };
+      }
+    }
+  }
+}

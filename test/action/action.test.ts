@@ -1,0 +1,308 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { projectRoot } from '../control-plane/project-root.js';
+import { runCommand } from '../control-plane/run-command.js';
+import {
+  enableNamespace,
+  hcpPool,
+  poolInstance,
+  settleInstance,
+  startOperator,
+} from '../operator/pool-fixtures.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { kubectl } from '../support/kubectl.js';
+import { testEnv } from '../support/test-env.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import type { StepResult } from './action-runner.js';
+import { ActionJob } from './action-runner.js';
+
+const ns = useTestNamespace('action');
+
+/** What the CI identity of samples/ci-identity-rbac.yaml hands the Action. */
+interface CiAccess {
+  server: string;
+  ca: string;
+  token: string;
+}
+
+/** Installs the documented CI identity in the test namespace and mints a token for it. */
+async function ciIdentity(): Promise<CiAccess> {
+  const text = await readFile(path.join(projectRoot(), 'samples', 'ci-identity-rbac.yaml'), 'utf8');
+  const manifest = parseAllDocuments(text)
+    .map((document) => document.toString().replaceAll('namespace: ci', `namespace: ${ns.name}`))
+    .join('---\n');
+  await kubectl(['apply', '-f', '-'], manifest);
+  const token = await ns.core.createNamespacedServiceAccountToken({
+    name: 'guestcluster-ci',
+    namespace: ns.name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  return { server: cluster.server, ca: cluster.caData!, token: token.status!.token! };
+}
+
+let access: CiAccess;
+let guestKubeconfig: string;
+let manager: Manager;
+let runCounter = 0;
+
+/** A job of its own run (so default lease names differ between tests). */
+function newJob(env: Record<string, string> = {}): Promise<ActionJob> {
+  runCounter += 1;
+  return ActionJob.create({ GITHUB_RUN_ID: `${Date.now()}${runCounter}`, ...env });
+}
+
+function inputs(pool: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'management-server': access.server,
+    'management-token': access.token,
+    'management-certificate-authority': access.ca,
+    namespace: ns.name,
+    pool,
+    ...extra,
+  };
+}
+
+/** Pool `name` with one Ready instance whose kubeconfig works (the test cluster plays the guest). */
+async function poolWithReadyInstance(name: string): Promise<void> {
+  await ns.api.create(POOLS, hcpPool(ns.name, name, { maxSize: 2 }));
+  await ns.api.create(INSTANCES, poolInstance(ns.name, name, `${name}-0`));
+  await settleInstance(ns.api, ns.name, `${name}-0`, 'Ready', guestKubeconfig);
+}
+
+async function leaseGone(name: string): Promise<void> {
+  await waitFor<ClusterLease>(ns.kubeConfig, {
+    type: LEASES,
+    name,
+    namespace: ns.name,
+    until: (lease) => lease === undefined,
+  });
+}
+
+/** No credential ever reaches the visible log, and each was registered for masking. */
+function expectNoSecretsLogged(result: StepResult): void {
+  const keyData = /client-key-data: (\S+)/.exec(guestKubeconfig)![1]!;
+  for (const secret of [access.token, guestKubeconfig, keyData])
+    expect(result.log).not.toContain(secret);
+  expect(result.log).not.toContain('PRIVATE KEY');
+  expect(result.masks).toContain(access.token);
+}
+
+describe('the GitHub Action, run from its committed bundles', () => {
+  beforeAll(async () => {
+    access = await ciIdentity();
+    guestKubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
+    await enableNamespace(ns.api, ns.name);
+    manager = await startOperator(ns.kubeConfig);
+  });
+  afterAll(async () => {
+    await manager?.stop();
+  });
+
+  it('leases a cluster, exports a working KUBECONFIG, and post releases it', async () => {
+    await poolWithReadyInstance('ready');
+    const job = await newJob();
+    const main = await job.main(
+      inputs('ready', { 'expected-topology': 'hcp', 'expected-ocp-version': '4.16' }),
+    ).done;
+    expect(main.exitCode).toBe(0);
+
+    const leaseName = main.outputs['lease-name']!;
+    expect(leaseName).toMatch(/^gh-\d+-1-[0-9a-f]{8}$/);
+    expect(main.outputs).toMatchObject({
+      topology: 'hcp',
+      'ocp-version': '4.16.10',
+      instance: 'ready-0',
+      kubeconfig: path.join(job.runnerTemp, 'guestcluster', `${leaseName}.kubeconfig`),
+    });
+    expect(Number(main.outputs['wait-seconds'])).toBeGreaterThanOrEqual(0);
+    const file = main.exportedEnv.KUBECONFIG!;
+    expect(file).toBe(main.outputs.kubeconfig);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readFile(file, 'utf8')).toBe(guestKubeconfig);
+    const nodes = await runCommand(testEnv('kubectl'), [
+      '--kubeconfig',
+      file,
+      'get',
+      'namespace',
+      ns.name,
+      '-o',
+      'name',
+    ]);
+    expect(nodes.stdout.trim()).toBe(`namespace/${ns.name}`);
+    expect(main.summary).toContain('ready-0');
+
+    const lease = await ns.api.get<ClusterLease>(LEASES, leaseName, ns.name);
+    expect(lease.status?.phase).toBe('Bound');
+    expect(lease.spec.requestedBy).toBe(
+      `octo-org/app CI run ${lease.metadata!.annotations!['guestcluster.opdev.io/github-run-id']} attempt 1 job e2e`,
+    );
+    expect(lease.spec.ttl).toBe('6h');
+    expect(lease.metadata?.annotations?.['guestcluster.opdev.io/github-run-url']).toMatch(
+      /^https:\/\/github.com\/octo-org\/app\/actions\/runs\/\d+\/attempts\/1$/,
+    );
+    expectNoSecretsLogged(main);
+    expect(main.masks).toContain(/client-key-data: (\S+)/.exec(guestKubeconfig)![1]);
+
+    const post = await job.post(inputs('ready'));
+    expect(post.exitCode).toBe(0);
+    expect(post.log).toContain(`Released ClusterLease ${ns.name}/${leaseName}`);
+    await expect(ns.api.get(LEASES, leaseName, ns.name)).rejects.toMatchObject({ status: 404 });
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    await waitFor(ns.kubeConfig, {
+      type: INSTANCES,
+      name: 'ready-0',
+      namespace: ns.name,
+      until: (i) => i === undefined,
+    });
+    expectNoSecretsLogged(post);
+  });
+
+  it('logs its progress while it waits, and binds when the pool has provisioned', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'slow', { maxSize: 1 }));
+    const job = await newJob();
+    const main = job.main(inputs('slow'));
+    await main.logged('Pending, 1st in the queue of pool "slow"');
+    // The pool controller created an instance for the waiting lease; play its controller.
+    const [instance] = await waitForList<KubeObject>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=slow',
+      until: (items) => items.length === 1,
+      description: 'the instance pool "slow" creates for the waiting lease',
+    });
+    await settleInstance(ns.api, ns.name, instance!.metadata!.name!, 'Ready', guestKubeconfig);
+    const result = await main.done;
+    expect(result.exitCode).toBe(0);
+    // A line for each change of the lease and of its pool, as they happen.
+    expect(result.log).toContain(
+      'ClusterLease ' +
+        result.outputs['lease-name'] +
+        ': Pending, 1st in the queue of pool "slow" (WaitingForCapacity)',
+    );
+    expect(result.log).toMatch(/ClusterPool slow: 0 ready, 0 leased, [01] of at most 1 instances/);
+    expect(result.log).toContain(`Bound to ClusterInstance ${instance!.metadata!.name}`);
+    expect((await job.post(inputs('slow'))).exitCode).toBe(0);
+  });
+
+  it("fails with the lease's reason and deletes a lease that can never bind", async () => {
+    const job = await newJob();
+    const main = await job.main(inputs('no-such-pool')).done;
+    expect(main.exitCode).toBe(1);
+    expect(main.log).toMatch(/::error::ClusterLease .* failed: PoolNotFound: /);
+    await leaseGone(main.state['lease-name']!);
+    const post = await job.post(inputs('no-such-pool'));
+    expect(post.exitCode).toBe(0);
+    expect(post.log).toContain('Already released');
+  });
+
+  it('releases the lease when it is not bound within the timeout', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'stuck', { maxSize: 1 }));
+    const job = await newJob();
+    const main = await job.main(inputs('stuck', { timeout: '2s' })).done;
+    expect(main.exitCode).toBe(1);
+    expect(main.log).toContain('was not bound within 2s (input "timeout"); it was Pending');
+    await leaseGone(main.state['lease-name']!);
+  });
+
+  it('releases the lease when the run is cancelled while it waits', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'cancelled', { maxSize: 1 }));
+    const job = await newJob();
+    const main = job.main(inputs('cancelled'));
+    await main.logged('Pending, 1st in the queue');
+    main.signal('SIGINT');
+    const result = await main.done;
+    expect(result.exitCode).toBe(1);
+    expect(result.log).toContain('The run was cancelled while');
+    await leaseGone(result.state['lease-name']!);
+  });
+
+  it('reuses its own lease when the step is retried, and refuses a lease of another job', async () => {
+    await poolWithReadyInstance('retry');
+    const job = await newJob();
+    const first = await job.main(inputs('retry')).done;
+    expect(first.exitCode).toBe(0);
+    const second = await job.main(inputs('retry')).done;
+    expect(second.exitCode).toBe(0);
+    expect(second.log).toContain('from an earlier try of this step; using it');
+    expect(second.outputs['lease-name']).toBe(first.outputs['lease-name']);
+    expect(second.outputs.instance).toBe('retry-0');
+
+    const other = await newJob({ GITHUB_JOB: 'other' });
+    const refused = await other.main(
+      inputs('retry', { 'lease-name': first.outputs['lease-name']! }),
+    ).done;
+    expect(refused.exitCode).toBe(1);
+    expect(refused.log).toContain('already exists and was not created by this job');
+    // Post of the refused job releases nothing: its main created no lease.
+    expect((await other.post(inputs('retry'))).log).toContain('created no lease');
+    const lease = await ns.api.get<ClusterLease>(LEASES, first.outputs['lease-name']!, ns.name);
+    expect(lease.status?.phase).toBe('Bound');
+    expect((await job.post(inputs('retry'))).exitCode).toBe(0);
+  });
+
+  it('fails and releases on an unexpected version, or only warns when told to', async () => {
+    await poolWithReadyInstance('version');
+    const strict = await newJob();
+    const failed = await strict.main(inputs('version', { 'expected-ocp-version': '4.17' })).done;
+    expect(failed.exitCode).toBe(1);
+    expect(failed.log).toContain('OpenShift version is "4.16.10", expected 4.17');
+    await leaseGone(failed.state['lease-name']!);
+    expect(failed.exportedEnv.KUBECONFIG).toBeUndefined();
+
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'version', 'version-1'));
+    await settleInstance(ns.api, ns.name, 'version-1', 'Ready', guestKubeconfig);
+    const lenient = await newJob();
+    const warned = await lenient.main(
+      inputs('version', { 'expected-ocp-version': '4.17', 'on-mismatch': 'warn' }),
+    ).done;
+    expect(warned.exitCode).toBe(0);
+    expect(warned.log).toContain('::warning::The leased cluster does not match');
+    expect((await lenient.post(inputs('version'))).exitCode).toBe(0);
+  });
+
+  it('refuses a bad input before it creates anything, naming the input', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'bad-input', { maxSize: 1 }));
+    const job = await newJob();
+    const main = await job.main(inputs('bad-input', { ttl: 'soon' })).done;
+    expect(main.exitCode).toBe(1);
+    expect(main.log).toContain('::error::Input "ttl" is "soon"');
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    expect(leases.items.filter((lease) => lease.spec.poolRef.name === 'bad-input')).toEqual([]);
+    const post = await job.post(inputs('bad-input'));
+    expect(post.exitCode).toBe(0);
+    expect(post.log).toContain('The main step created no lease; nothing to release.');
+  });
+
+  it('takes the management cluster as a kubeconfig too', async () => {
+    await poolWithReadyInstance('kubeconfig');
+    const job = await newJob();
+    const { server, ca, token } = access;
+    const managementKubeconfig = [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: ci',
+      `clusters: [{name: mgmt, cluster: {server: "${server}", certificate-authority-data: ${ca}}}]`,
+      `users: [{name: ci, user: {token: ${token}}}]`,
+      `contexts: [{name: ci, context: {cluster: mgmt, user: ci, namespace: ${ns.name}}}]`,
+    ].join('\n');
+    const main = await job.main({
+      'management-kubeconfig': managementKubeconfig,
+      pool: 'kubeconfig',
+    }).done;
+    expect(main.exitCode).toBe(0);
+    expect(main.outputs.instance).toBe('kubeconfig-0');
+    expect(main.log).not.toContain(token);
+    expect(main.masks).toEqual(expect.arrayContaining([managementKubeconfig, token]));
+    expect(
+      (await job.post({ 'management-kubeconfig': managementKubeconfig, pool: 'kubeconfig' }))
+        .exitCode,
+    ).toBe(0);
+  });
+});
