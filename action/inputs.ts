@@ -3,8 +3,8 @@ import path from 'node:path';
 import { parseGoDuration } from '../operator/api/duration.js';
 import type { GitHubRun } from './github-run.js';
 import { defaultLeaseName, defaultRequestedBy } from './github-run.js';
-import type { KubeconfigContext } from './kubeconfig.js';
-import { KubeconfigError, parseKubeconfig } from './kubeconfig.js';
+import type { KubeconfigContext } from '../operator/kube/kubeconfig.js';
+import { KubeconfigError, parseKubeconfig } from '../operator/kube/kubeconfig.js';
 
 /** Everything the main step needs, validated. */
 export interface Settings {

@@ -5,7 +5,7 @@ import { createOrAdoptLease } from './acquire-lease.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
 import { cancelSignal } from './cancel-signal.js';
-import { clusterAccess } from './cluster-access.js';
+import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { mismatches } from './expectations.js';
 import { gitHubRun } from './github-run.js';
 import { readGuestKubeconfig, writePrivateFile } from './guest-kubeconfig.js';

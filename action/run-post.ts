@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import { ApiClient } from '../operator/kube/api-client.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
-import { clusterAccess } from './cluster-access.js';
+import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { removeFile } from './guest-kubeconfig.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';

@@ -48,6 +48,12 @@ describe('loadOperatorConfig', () => {
   it.each<[string, OperatorFlags, NodeJS.ProcessEnv, string]>([
     ['workers 0', { workers: '0' }, {}, '--workers must be an integer from 1 to 64 (got "0")'],
     [
+      'watch namespace not a name',
+      { watchNamespace: 'Team_A' },
+      {},
+      '--watch-namespace must be a namespace name (got "Team_A")',
+    ],
+    [
       'workers not a number',
       { workers: 'many' },
       {},

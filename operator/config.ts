@@ -29,6 +29,8 @@ export interface OperatorConfig {
   };
   logLevel: LogLevel;
   workersPerController: number;
+  /** Act on pools, leases and instances of this namespace only; all namespaces when unset. */
+  watchNamespace?: string;
 }
 
 /** Settings as given on the command line (strings, as typed). */
@@ -41,6 +43,7 @@ export interface OperatorFlags {
   leaderElectRetryPeriod?: string;
   logLevel?: string;
   workers?: string;
+  watchNamespace?: string;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +103,12 @@ class Checker {
     return number;
   }
 
+  namespaceName(setting: string, value: string): string {
+    if (!DNS_LABEL.test(value) || value.length > 63)
+      this.problems.push(`${setting} must be a namespace name (got "${value}")`);
+    return value;
+  }
+
   require(condition: boolean, problem: string): void {
     if (!condition) this.problems.push(problem);
   }
@@ -152,11 +161,7 @@ export function loadOperatorConfig(
   readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
 ): OperatorConfig {
   const check = new Checker();
-  const namespace = operatorNamespace(env, readFile);
-  check.require(
-    DNS_LABEL.test(namespace) && namespace.length <= 63,
-    `OPERATOR_NAMESPACE must be a namespace name (got "${namespace}")`,
-  );
+  const namespace = check.namespaceName('OPERATOR_NAMESPACE', operatorNamespace(env, readFile));
   const crcAgentImage = env.CRC_AGENT_IMAGE ?? DEFAULT_CRC_AGENT_IMAGE;
   check.require(
     crcAgentImage.length > 0 && !/\s/.test(crcAgentImage),
@@ -182,6 +187,9 @@ export function loadOperatorConfig(
     leaderElection: leaderElectionConfig(check, flags, env),
     logLevel: logLevel as LogLevel,
     workersPerController: check.integer('--workers', flags.workers ?? '1', 1, 64),
+    watchNamespace: flags.watchNamespace
+      ? check.namespaceName('--watch-namespace', flags.watchNamespace)
+      : undefined,
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

@@ -42,6 +42,10 @@ export function buildProgram(): Command {
     )
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--workers <count>', 'concurrent reconciles per controller', '1')
+    .option(
+      '--watch-namespace <namespace>',
+      'act on pools, leases and instances of this namespace only (default: all namespaces)',
+    )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),
     );

@@ -1,7 +1,7 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import type { OperatorFlags } from '../config.js';
 import { loadOperatorConfig } from '../config.js';
 import { registerControllers } from '../controllers/register-controllers.js';
+import { defaultClusterAccess } from '../kube/cluster-access.js';
 import { createLogger } from '../runtime/logger.js';
 import { Manager } from '../runtime/manager.js';
 
@@ -13,9 +13,8 @@ import { Manager } from '../runtime/manager.js';
 export async function runOperator(flags: OperatorFlags): Promise<void> {
   const config = loadOperatorConfig(flags);
   const logger = createLogger(config.logLevel);
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromDefault();
-  const manager = new Manager({ config, kubeConfig, logger });
+  const cluster = defaultClusterAccess();
+  const manager = new Manager({ config, kubeConfig: cluster.access, logger });
   registerControllers(manager);
 
   const onSignal = (signal: string) => (): void => void manager.stop(`received ${signal}`);
@@ -24,7 +23,8 @@ export async function runOperator(flags: OperatorFlags): Promise<void> {
   await manager.start();
   logger.info(
     {
-      server: kubeConfig.getCurrentCluster()?.server,
+      server: cluster.server,
+      credentials: cluster.source,
       namespace: config.operatorNamespace,
       leaderElection: config.leaderElection.enabled,
     },

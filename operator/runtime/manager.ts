@@ -1,5 +1,5 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { OperatorConfig } from '../config.js';
+import type { ClusterAccess } from '../kube/api-client.js';
 import { ApiClient } from '../kube/api-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
@@ -42,7 +42,8 @@ export interface ControllerRegistration {
 
 export interface ManagerOptions {
   config: OperatorConfig;
-  kubeConfig: KubeConfig;
+  /** Where the apiserver is and how to authenticate (client-node's KubeConfig will do). */
+  kubeConfig: ClusterAccess;
   clock?: Clock;
   logger?: Logger;
   watchBackoff?: BackoffPolicy;
@@ -104,13 +105,15 @@ export class Manager {
     return this.leading;
   }
 
-  /** The shared cache of a kind (all namespaces), created on first use. */
+  /** The shared cache of a kind (all namespaces, or the manager's one), created on first use. */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     const id = `${type.apiVersion}/${type.plural}`;
     let informer = this.informers.get(id);
     if (!informer) {
       informer = new Informer<KubeObject>({
         type,
+        // --watch-namespace: namespaced kinds of that namespace only; cluster-scoped kinds whole.
+        namespace: type.namespaced ? this.options.config.watchNamespace : undefined,
         client: this.client,
         logger: this.logger,
         metrics: this.metrics,

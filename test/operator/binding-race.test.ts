@@ -35,7 +35,10 @@ describe('binding with two managers and no leader election', () => {
     );
     await fillPool(ns.api, ns.name, 'race', INSTANCE_COUNT);
 
-    managers.push(await startOperator(ns.kubeConfig), await startOperator(ns.kubeConfig));
+    managers.push(
+      await startOperator(ns.kubeConfig, undefined, ns.name),
+      await startOperator(ns.kubeConfig, undefined, ns.name),
+    );
     const leaseNames = Array.from(
       { length: LEASE_COUNT },
       (_, i) => `job-${String(i).padStart(3, '0')}`,

@@ -107,12 +107,15 @@ describe('leader election', () => {
     const refused = await startOperatorProcess({
       identity: 'op-bad',
       namespace: ns.name,
-      args: [...ELECTION_ARGS, '--workers=0', '--log-level=loud'],
+      args: [...ELECTION_ARGS, '--workers=0', '--log-level=loud', '--watch-namespace=Not_A_Name'],
     });
     expect(await refused.exited).toEqual({ code: 2, signal: null });
     expect(refused.output()).toContain('--workers must be an integer from 1 to 64 (got "0")');
     expect(refused.output()).toContain(
       '--log-level must be one of debug, info, warn, error (got "loud")',
+    );
+    expect(refused.output()).toContain(
+      '--watch-namespace must be a namespace name (got "Not_A_Name")',
     );
     // The lease from the earlier tests is the only one: nothing else was written.
     const leases = await ns.api.list<LeaseObject>(LEASES, { namespace: ns.name });

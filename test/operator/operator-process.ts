@@ -1,3 +1,4 @@
+import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -31,6 +32,8 @@ export async function startOperatorProcess(options: {
       'operator',
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      // Only the test's own namespace: other test files run operators on the same control plane.
+      `--watch-namespace=${options.namespace}`,
       ...(options.args ?? []),
     ],
     {
@@ -38,6 +41,8 @@ export async function startOperatorProcess(options: {
         ...process.env,
         KUBECONFIG: testEnv('kubeconfig'),
         OPERATOR_NAMESPACE: options.namespace,
+        // As its Deployment runs it.
+        NODE_OPTIONS: OPERATOR_NODE_OPTIONS,
         POD_NAME: options.identity,
         ...options.env,
       },

@@ -16,10 +16,17 @@ import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
 import { testConfig } from './test-manager.js';
 
-/** A manager running the real pool and lease controllers, quiet, on free ports. */
-export async function startOperator(kubeConfig: KubeConfig, clock?: Clock): Promise<Manager> {
+/**
+ * A manager running the real pool and lease controllers, quiet, on free ports. With `namespace`
+ * it sees only that namespace's objects: test files run side by side on one control plane.
+ */
+export async function startOperator(
+  kubeConfig: KubeConfig,
+  clock?: Clock,
+  namespace?: string,
+): Promise<Manager> {
   const manager = new Manager({
-    config: testConfig({ workersPerController: 2 }),
+    config: testConfig({ workersPerController: 2, watchNamespace: namespace }),
     kubeConfig,
     clock,
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),

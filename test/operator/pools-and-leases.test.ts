@@ -4,7 +4,14 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
-import { enableNamespace, hcpPool, lease, settleInstance, startOperator } from './pool-fixtures.js';
+import {
+  enableNamespace,
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  startOperator,
+} from './pool-fixtures.js';
 
 const ns = useTestNamespace('pools');
 
@@ -16,8 +23,8 @@ const condition = (
 
 describe('pools and leases', () => {
   const managers: Manager[] = [];
-  const start = async (): Promise<Manager> => {
-    const manager = await startOperator(ns.kubeConfig);
+  const start = async (namespace = ns.name): Promise<Manager> => {
+    const manager = await startOperator(ns.kubeConfig, undefined, namespace);
     managers.push(manager);
     return manager;
   };
@@ -172,12 +179,39 @@ describe('pools and leases', () => {
     expect(left).toEqual([]);
   });
 
+  it('deletes an instance claimed by a lease that no longer exists, and keeps a live claim', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'orphans', { maxSize: 2 }));
+    const live = await ns.api.create(LEASES, lease(ns.name, 'holder', 'no-pool-needed'));
+    const claimed = { orphan: { name: 'ghost', uid: '6a1f0c4e-0000-4000-8000-000000000001' } };
+    const liveClaim = { name: 'holder', uid: live.metadata!.uid! };
+    for (const [name, leaseRef] of [
+      ['orphans-0', claimed.orphan],
+      ['orphans-1', liveClaim],
+    ] as const) {
+      await ns.api.create(INSTANCES, poolInstance(ns.name, 'orphans', name));
+      const ready = await settleInstance(ns.api, ns.name, name);
+      await ns.api.updateStatus(INSTANCES, { ...ready, status: { ...ready.status, leaseRef } });
+    }
+    await start();
+    await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'orphans-0',
+      until: (instance) => instance === undefined,
+      description: 'the instance claimed by a lease that does not exist to be deleted',
+    });
+    const kept = await ns.api.get<ClusterInstance>(INSTANCES, 'orphans-1', ns.name);
+    expect(kept.metadata?.deletionTimestamp).toBeUndefined();
+    expect(kept.status?.leaseRef).toEqual(liveClaim);
+  });
+
   it('provisions nothing in a namespace that has not opted in', async () => {
     const optOut = `${ns.name}-optout`;
     await ns.core.createNamespace({ body: { metadata: { name: optOut } } });
     try {
       await ns.api.create(POOLS, hcpPool(optOut, 'idle', { warmSpares: 1 }));
-      await start();
+      await start(optOut);
       const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
         type: POOLS,
         namespace: optOut,

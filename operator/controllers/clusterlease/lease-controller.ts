@@ -5,6 +5,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resou
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { objectKey, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
@@ -34,6 +35,12 @@ const leaseKey = (namespace: string | undefined, name: string): string => `${nam
  * is never given to two leases, however many managers run and however stale their caches are.
  */
 export class LeaseController {
+  /**
+   * Leases this controller has bound, by key, with their UID, until the cache shows them Bound.
+   * A pass on an older cached version would otherwise redo the bind's writes only to conflict.
+   */
+  private readonly boundAhead = new Map<string, string>();
+
   constructor(private readonly manager: Manager) {}
 
   registration(): ControllerRegistration {
@@ -96,21 +103,13 @@ export class LeaseController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    let lease = this.manager.informer<ClusterLease>(LEASES).get(key);
-    if (!lease) return {};
+    const lease = this.manager.informer<ClusterLease>(LEASES).get(key);
+    if (this.cacheBehindOwnBind(key, lease)) return {};
+    if (!lease) return this.deleteOrphanedClaims(key, context);
     if (lease.metadata?.deletionTimestamp) return this.release(lease, context);
-    if (!lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) {
-      // The finalizer comes first, so that whatever this lease claims is released with it; the
-      // pass goes on with the updated object rather than waiting for its watch event.
-      const finalizers = [...(lease.metadata?.finalizers ?? []), FINALIZER_LEASE_RELEASE];
-      lease = await this.manager.client.update(LEASES, {
-        ...lease,
-        metadata: { ...lease.metadata, finalizers },
-      });
-    }
     switch (lease.status?.phase ?? '') {
       case 'Bound':
-        return this.whileBound(lease, context);
+        return this.whileBound(await this.withFinalizer(lease), context);
       case 'Releasing':
         await this.deleteLease(lease);
         return {};
@@ -118,8 +117,73 @@ export class LeaseController {
       case 'Failed':
         return {};
       default:
+        // matchmake adds the finalizer itself: on the bind path, beside the claim.
         return this.matchmake(lease, context);
     }
+  }
+
+  /** True while the cache still shows a lease this controller has already bound as unbound. */
+  private cacheBehindOwnBind(key: string, lease: ClusterLease | undefined): boolean {
+    if (!lease || lease.status?.phase === 'Bound' || lease.metadata?.deletionTimestamp) {
+      this.boundAhead.delete(key);
+      return false;
+    }
+    return this.boundAhead.get(key) === lease.metadata?.uid;
+  }
+
+  /**
+   * The release finalizer, so that whatever this lease claims is released with it. The pass goes
+   * on with the returned object rather than waiting for its watch event.
+   */
+  private async withFinalizer(lease: ClusterLease): Promise<ClusterLease> {
+    if (lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) return lease;
+    const finalizers = [...(lease.metadata?.finalizers ?? []), FINALIZER_LEASE_RELEASE];
+    return this.manager.client.update(LEASES, {
+      ...lease,
+      metadata: { ...lease.metadata, finalizers },
+    });
+  }
+
+  /**
+   * Instances claimed by a lease that no longer exists: its finalizer never ran (the lease went
+   * before the finalizer written beside the claim landed, or someone removed the finalizer). The
+   * cache may just lag behind a new lease, so the lease is read live first. The instance may have
+   * been used, so it is deleted, not handed out again; the pool replaces it.
+   */
+  private async deleteOrphanedClaims(
+    key: string,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const { namespace, name } = splitKey(key);
+    const claimed = this.manager
+      .informer<ClusterInstance>(INSTANCES)
+      .list(
+        (i) =>
+          i.metadata!.namespace === namespace &&
+          i.status?.leaseRef?.name === name &&
+          !i.metadata?.deletionTimestamp,
+      );
+    if (claimed.length === 0) return {};
+    const liveUid = await this.manager.client
+      .get<ClusterLease>(LEASES, name, namespace)
+      .then((lease) => lease.metadata?.uid)
+      .catch((error: unknown) => {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      });
+    for (const instance of claimed) {
+      if (instance.status?.leaseRef?.uid === liveUid) continue;
+      await this.manager.client
+        .delete(INSTANCES, instance.metadata!.name!, namespace, { uid: instance.metadata!.uid })
+        .catch((error: unknown) => {
+          if (!isNotFound(error) && !isConflict(error)) throw error;
+        });
+      context.logger.info(
+        { instance: instance.metadata!.name },
+        'Deleted ClusterInstance claimed by a ClusterLease that no longer exists',
+      );
+    }
+    return {};
   }
 
   private async matchmake(
@@ -130,7 +194,7 @@ export class LeaseController {
     const poolName = lease.spec.poolRef.name;
     if (!(await this.poolExists(namespace, poolName))) {
       await this.fail(
-        lease,
+        await this.withFinalizer(lease),
         'PoolNotFound',
         `ClusterPool "${poolName}" does not exist in namespace "${namespace}"`,
       );
@@ -138,7 +202,11 @@ export class LeaseController {
     }
     const policy = await this.namespacePolicy(namespace);
     if (policy.terminating) {
-      await this.writeStatus(lease, this.pendingStatus(lease, policy.reason, policy.message));
+      const finalized = await this.withFinalizer(lease);
+      await this.writeStatus(
+        finalized,
+        this.pendingStatus(finalized, policy.reason, policy.message),
+      );
       return { requeueAfterMs: TERMINATING_RECHECK_MS };
     }
     const instances = this.manager
@@ -151,8 +219,11 @@ export class LeaseController {
       (i) => i.status?.leaseRef?.uid === lease.metadata!.uid && !i.metadata?.deletionTimestamp,
     );
     if (claimed?.status?.phase === 'Ready') {
-      await this.writeLeaseSecret(lease, claimed);
-      return this.recordBinding(lease, claimed, context);
+      const [finalized] = await Promise.all([
+        this.withFinalizer(lease),
+        this.writeLeaseSecret(lease, claimed),
+      ]);
+      return this.recordBinding(finalized, claimed, context);
     }
 
     const leases = this.manager
@@ -165,22 +236,26 @@ export class LeaseController {
     );
     if ('queuePosition' in placement) {
       const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
+      const finalized = await this.withFinalizer(lease);
       await this.writeStatus(
-        lease,
-        this.pendingStatus(lease, 'WaitingForCapacity', message, placement.queuePosition),
+        finalized,
+        this.pendingStatus(finalized, 'WaitingForCapacity', message, placement.queuePosition),
       );
       return { requeueAfterMs: WAITING_RESYNC_MS };
     }
     const instance = placement.instance;
-    // The claim and the Secret copy do not depend on each other: send them together. A copy made
-    // for a claim that then loses is overwritten when this lease binds elsewhere.
-    const [claim] = await Promise.all([
+    // The finalizer, the claim and the Secret copy do not depend on each other: send them
+    // together. A copy made for a claim that then loses is overwritten when this lease binds
+    // elsewhere; a claim whose lease is deleted before its finalizer lands is an orphan that
+    // deleteOrphanedClaims removes.
+    const [finalized, claim] = await Promise.all([
+      this.withFinalizer(lease),
       this.claim(lease, instance),
       this.writeLeaseSecret(lease, instance),
     ]);
     if (!claim) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
     context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
-    return this.recordBinding(lease, claim, context);
+    return this.recordBinding(finalized, claim, context);
   }
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */
@@ -242,6 +317,7 @@ export class LeaseController {
     };
     delete status.queuePosition;
     const bound = await this.manager.client.updateStatus(LEASES, { ...lease, status });
+    this.boundAhead.set(objectKey(bound), bound.metadata!.uid!);
     context.logger.info(
       { instance: instance.metadata!.name },
       'Bound ClusterLease to ClusterInstance',

@@ -2,7 +2,7 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
-import { isAlreadyExists, isNotFound } from '../../kube/api-error.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
 import { splitKey } from '../../kube/objects.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
@@ -289,7 +289,13 @@ export class PoolController {
 
   private async writeStatus(pool: ClusterPool, status: PoolStatus): Promise<void> {
     if (JSON.stringify(pool.status ?? {}) === JSON.stringify(status)) return;
-    await this.manager.client.updateStatus(POOLS, { ...pool, status });
+    try {
+      await this.manager.client.updateStatus(POOLS, { ...pool, status });
+    } catch (error) {
+      // The cache is behind the pool: the newer version's watch event enqueues this pool again,
+      // and that pass computes the status from it. Retrying with backoff would only add load.
+      if (!isConflict(error)) throw error;
+    }
   }
 }
 

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-/** What the Action needs from a kubeconfig: its current context's server, TLS and credentials. */
+/**
+ * What guestcluster needs from a kubeconfig: its current context's server, TLS and credentials.
+ * Our own small reader (not client-node's KubeConfig, which loads every generated API model and
+ * costs the operator about 90 MB of memory, and the Action a larger bundle). Tokens and client
+ * certificates only: exec and auth-provider plugins are refused with a clear message.
+ */
 export interface KubeconfigContext {
   server: string;
   namespace?: string;
@@ -9,6 +14,8 @@ export interface KubeconfigContext {
   cert?: string;
   key?: string;
   token?: string;
+  /** A token read from this file, again whenever it may have been rotated. */
+  tokenFile?: string;
   servername?: string;
   insecureSkipTlsVerify: boolean;
 }
@@ -69,22 +76,21 @@ function pem(fields: Fields, dataKey: string, fileKey: string): string | undefin
 function userCredentials(
   user: Fields,
   userName: string,
-): Pick<KubeconfigContext, 'cert' | 'key' | 'token'> {
+): Pick<KubeconfigContext, 'cert' | 'key' | 'token' | 'tokenFile'> {
   for (const unsupported of ['exec', 'auth-provider', 'username'])
     if (user[unsupported] !== undefined)
       throw new KubeconfigError(
-        `user "${userName}" authenticates with "${unsupported}", which the Action does not support; use a token or a client certificate`,
+        `user "${userName}" authenticates with "${unsupported}", which guestcluster does not support; use a token or a client certificate`,
       );
-  const tokenFile = stringField(user, 'tokenFile') ?? stringField(user, 'token-file');
-  const token =
-    stringField(user, 'token') ?? (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+  const token = stringField(user, 'token');
+  const tokenFile = token ? undefined : stringField(user, 'tokenFile');
   const cert = pem(user, 'client-certificate-data', 'client-certificate');
   const key = pem(user, 'client-key-data', 'client-key');
-  if (!token && !(cert && key))
+  if (!token && !tokenFile && !(cert && key))
     throw new KubeconfigError(
       `user "${userName}" has neither a token nor a client certificate and key`,
     );
-  return { token, cert, key };
+  return { token, tokenFile, cert, key };
 }
 
 /** Reads the current context of a kubeconfig (content, not a path). */

@@ -42,6 +42,13 @@ describe('parseKubeconfig', () => {
     expect(() => parseKubeconfig(kubeconfig(user))).toThrow(message);
   });
 
+  it('keeps a token file to read again later', () => {
+    expect(parseKubeconfig(kubeconfig('{tokenFile: /var/run/token}'))).toMatchObject({
+      tokenFile: '/var/run/token',
+      token: undefined,
+    });
+  });
+
   it('refuses a context that names a cluster it does not define', () => {
     expect(() =>
       parseKubeconfig('current-context: a\ncontexts: [{name: a, context: {cluster: x, user: u}}]'),
