@@ -72,16 +72,18 @@ export interface ClusterAccess {
  * type are supported.
  */
 export class ApiClient {
-  private agent: Agent | undefined;
+  private readonly agents: { requests?: Agent; watches?: Agent } = {};
 
   constructor(private readonly kubeConfig: ClusterAccess) {}
 
   /**
-   * One connection pool for the client's lifetime, made from the kubeconfig's TLS settings on
-   * first use. (client-node builds a new agent, and so a new TLS connection, for every request.)
+   * Connection pools for the client's lifetime, made from the kubeconfig's TLS settings on first
+   * use (client-node builds a new agent, and so a new TLS connection, for every request). Watch
+   * streams get a pool of their own: on one HTTP/2 connection, their steady flow of events would
+   * hold up the responses to writes behind them.
    */
-  private connectionPool(tls: https.RequestOptions): Agent {
-    this.agent ??= new Agent({
+  private connectionPool(tls: https.RequestOptions, purpose: 'requests' | 'watches'): Agent {
+    this.agents[purpose] ??= new Agent({
       connect: {
         ca: tls.ca,
         cert: tls.cert,
@@ -92,13 +94,15 @@ export class ApiClient {
           : { rejectUnauthorized: tls.rejectUnauthorized }),
       },
     });
-    return this.agent;
+    return this.agents[purpose];
   }
 
   /** Closes the pooled connections (open watches end). */
   async close(): Promise<void> {
-    await this.agent?.destroy();
-    this.agent = undefined;
+    const { requests, watches } = this.agents;
+    delete this.agents.requests;
+    delete this.agents.watches;
+    await Promise.all([requests?.destroy(), watches?.destroy()]);
   }
 
   get server(): string {
@@ -222,7 +226,7 @@ export class ApiClient {
       collectionPath(type, options.namespace),
       query,
       undefined,
-      { signal },
+      { signal, stream: true },
     );
     if (!response.body) return;
     const decoder = new TextDecoder();
@@ -255,7 +259,7 @@ export class ApiClient {
     path: string,
     query: Record<string, string> | undefined,
     body: unknown,
-    options: { contentType?: string; signal?: AbortSignal },
+    options: { contentType?: string; signal?: AbortSignal; stream?: boolean },
   ): Promise<Awaited<ReturnType<typeof fetch>>> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
@@ -269,7 +273,7 @@ export class ApiClient {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.connectionPool(tls),
+        dispatcher: this.connectionPool(tls, options.stream ? 'watches' : 'requests'),
         signal: options.signal,
       });
       if (response.ok) return response;

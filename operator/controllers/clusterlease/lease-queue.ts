@@ -1,8 +1,18 @@
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import { claimedInstances, isPendingLease } from '../clusterpool/pool-accounting.js';
 
-const created = (o: { metadata?: { creationTimestamp?: string; name?: string } }): string =>
-  `${o.metadata?.creationTimestamp ?? ''}\u0000${o.metadata?.name ?? ''}`;
+type Created = { metadata?: { creationTimestamp?: string; name?: string } };
+
+/**
+ * Creation time, then name. RFC 3339 timestamps in UTC and object names compare correctly as
+ * plain strings; this runs in every pass over a pool, so it builds no strings.
+ */
+function byCreation(a: Created, b: Created): number {
+  const [ta, tb] = [a.metadata?.creationTimestamp ?? '', b.metadata?.creationTimestamp ?? ''];
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  const [na, nb] = [a.metadata?.name ?? '', b.metadata?.name ?? ''];
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
 
 /**
  * Pending leases of one pool, first come first served (creation time, then name). A lease that
@@ -19,7 +29,7 @@ export function pendingQueue(
     .filter(
       (l) => l.spec.poolRef.name === pool && isPendingLease(l) && !claimants.has(l.metadata!.uid),
     )
-    .sort((a, b) => created(a).localeCompare(created(b)));
+    .sort(byCreation);
 }
 
 /** Ready, not deleting, unclaimed instances, in a stable order. */
@@ -35,7 +45,7 @@ export function availableInstances(
         i.status?.phase === 'Ready' &&
         !claimed.has(i.metadata!.name!),
     )
-    .sort((a, b) => created(a).localeCompare(created(b)));
+    .sort(byCreation);
 }
 
 export type Placement = { instance: ClusterInstance } | { queuePosition: number };
