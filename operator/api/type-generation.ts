@@ -114,6 +114,8 @@ export async function generateApiTypes(
     const crd = parse(
       await readFile(path.join(crdDir, manifest), 'utf8'),
     ) as V1CustomResourceDefinition;
+    // The folder also holds its kustomization.
+    if (crd.kind !== 'CustomResourceDefinition') continue;
     const target = path.join(outDir, `${kindFileName(crd.spec.names.kind)}.ts`);
     const source = path.posix.join(path.basename(crdDir), manifest);
     const options = await prettier.resolveConfig(target);

@@ -155,9 +155,11 @@ async function installCrdCopies(): Promise<string[]> {
   const names: string[] = [];
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml'))) {
     const crd = parse(await readFile(path.join(dir, file), 'utf8')) as {
+      kind: string;
       metadata: { name: string };
       spec: { group: string; names: { plural: string } };
     };
+    if (crd.kind !== 'CustomResourceDefinition') continue;
     crd.spec.group = COPY_GROUP;
     crd.metadata.name = copied(crd.spec.names.plural);
     await kubectl(['apply', '-f', '-'], stringify(crd));

@@ -1,0 +1,186 @@
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { parseAllDocuments } from 'yaml';
+import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { registerControllers } from '../../operator/controllers/register-controllers.js';
+import { clusterAccess } from '../../operator/kube/cluster-access.js';
+import type { Logger } from '../../operator/runtime/logger.js';
+import { Manager } from '../../operator/runtime/manager.js';
+import { projectRoot } from '../control-plane/project-root.js';
+import {
+  enableNamespace,
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+} from '../operator/pool-fixtures.js';
+import { testConfig } from '../operator/test-manager.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { kubectl } from '../support/kubectl.js';
+import { waitFor } from '../support/wait-for.js';
+
+const ns = useTestNamespace('deploy');
+const DEPLOY_DIR = path.join(projectRoot(), 'operator', 'deploy');
+const OPERATOR_NAMESPACE = 'guestcluster-operator-system';
+const OPERATOR_ACCOUNT = 'guestcluster-operator-controller-manager';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+}
+
+interface Container {
+  args: string[];
+  env: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  securityContext: Record<string, unknown>;
+  livenessProbe?: unknown;
+  readinessProbe?: unknown;
+  resources?: { requests?: Record<string, string> };
+}
+
+async function rendered(): Promise<Manifest[]> {
+  const { stdout } = await kubectl(['kustomize', DEPLOY_DIR]);
+  return parseAllDocuments(stdout).map((document) => document.toJS() as Manifest);
+}
+
+describe('the deploy manifests (operator/deploy)', () => {
+  let manifests: Manifest[];
+  beforeAll(async () => {
+    manifests = await rendered();
+    // The namespace exists for real, so that a server-side dry run can check everything in it.
+    await kubectl(['create', 'namespace', OPERATOR_NAMESPACE]).catch(() => undefined);
+  });
+
+  it('are accepted by the apiserver as a whole (server-side dry run)', async () => {
+    const { stdout } = await kubectl(['apply', '--dry-run=server', '-k', DEPLOY_DIR]);
+    expect(stdout.trim().split('\n')).toHaveLength(manifests.length);
+  });
+
+  it('hold the four CRDs and put everything else in the operator namespace', () => {
+    expect(
+      manifests
+        .filter((m) => m.kind === 'CustomResourceDefinition')
+        .map((m) => m.metadata.name)
+        .sort(),
+    ).toEqual([
+      'clusterinstances.guestcluster.opdev.io',
+      'clusterleases.guestcluster.opdev.io',
+      'clusterpools.guestcluster.opdev.io',
+      'crcbundles.guestcluster.opdev.io',
+    ]);
+    const clusterScoped = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole']);
+    for (const manifest of manifests.filter((m) => !clusterScoped.has(m.kind)))
+      expect(manifest.metadata.namespace).toBe(OPERATOR_NAMESPACE);
+  });
+
+  it('run the operator restricted, with leader election and the settings it needs', () => {
+    const deployment = manifests.find((m) => m.kind === 'Deployment')!;
+    const pod = (deployment.spec!.template as { spec: Record<string, unknown> }).spec;
+    expect(pod.serviceAccountName).toBe(OPERATOR_ACCOUNT);
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const [container] = pod.containers as Container[];
+    expect(container!.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container!.args).toEqual(expect.arrayContaining(['operator', '--leader-elect']));
+    const env = new Map(container!.env.map((e) => [e.name, e]));
+    expect(env.get('OPERATOR_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      'metadata.namespace',
+    );
+    expect(env.get('NODE_OPTIONS')?.value).toBe(OPERATOR_NODE_OPTIONS);
+    expect(env.get('CRC_AGENT_IMAGE')?.value).toMatch(/crc-agent/);
+    for (const [name, kind] of [
+      ['BUNDLE_PREP_SERVICE_ACCOUNT', 'ServiceAccount'],
+      ['CRC_AGENT_CLUSTER_ROLE', 'ClusterRole'],
+    ] as const)
+      expect(
+        manifests.some((m) => m.kind === kind && m.metadata.name === env.get(name)?.value),
+      ).toBe(true);
+    expect(container!.livenessProbe).toBeDefined();
+    expect(container!.readinessProbe).toBeDefined();
+    expect(container!.resources?.requests).toBeDefined();
+  });
+});
+
+/** Log lines of the manager, to look for refused requests. */
+function collectingLogger(lines: string[]): Logger {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done): void {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return pino({ level: 'info' }, sink);
+}
+
+describe('the operator with its own ServiceAccount', () => {
+  let manager: Manager | undefined;
+  const logLines: string[] = [];
+  afterAll(async () => {
+    await manager?.stop();
+  });
+
+  it('runs the pool and lease flow without a refused request', async () => {
+    await kubectl(['apply', '-f', path.join(DEPLOY_DIR, 'namespace.yaml')]);
+    for (const file of ['service-accounts.yaml', 'manager-role.yaml'])
+      await kubectl(['apply', '-f', path.join(DEPLOY_DIR, file)]);
+    await kubectl([
+      'create',
+      'clusterrolebinding',
+      `guestcluster-operator-manager-${ns.name}`,
+      '--clusterrole=guestcluster-operator-manager-role',
+      `--serviceaccount=${OPERATOR_NAMESPACE}:${OPERATOR_ACCOUNT}`,
+    ]);
+    const token = await ns.core.createNamespacedServiceAccountToken({
+      name: OPERATOR_ACCOUNT,
+      namespace: OPERATOR_NAMESPACE,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    manager = new Manager({
+      config: testConfig({ workersPerController: 2, watchNamespace: ns.name }),
+      kubeConfig: clusterAccess({
+        server: cluster.server,
+        ca: Buffer.from(cluster.caData!, 'base64').toString(),
+        token: token.status!.token!,
+        insecureSkipTlsVerify: false,
+      }),
+      logger: collectingLogger(logLines),
+    });
+    registerControllers(manager);
+    await manager.start();
+
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'rbac', { maxSize: 1 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'rbac', 'rbac-0'));
+    await settleInstance(ns.api, ns.name, 'rbac-0');
+    await ns.api.create(LEASES, lease(ns.name, 'job', 'rbac'));
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job',
+      until: (l) => l?.status?.phase === 'Bound',
+    });
+    await ns.api.delete(LEASES, 'job', ns.name);
+    await waitFor(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'rbac-0',
+      until: (i) => i === undefined,
+      description: 'the released instance to be deleted',
+    });
+    expect(logLines.filter((line) => /forbidden/i.test(line))).toEqual([]);
+    await kubectl(['delete', 'clusterrolebinding', `guestcluster-operator-manager-${ns.name}`]);
+  });
+});
