@@ -73,6 +73,7 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
     try {
       const pki = createControlPlanePki();
       const files = await writePki(stateDir, pki);
+      await writeFile(path.join(stateDir, 'audit-policy.yaml'), AUDIT_POLICY);
       const [etcdClientPort, etcdPeerPort] = await Promise.all(
         Array.from({ length: ETCD_PORTS }, freePort),
       );
@@ -92,7 +93,7 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
         const apiServer = ManagedProcess.start(
           'kube-apiserver',
           binaries['kube-apiserver'],
-          apiServerArgs(files, apiPort, etcdClientPort!),
+          [...apiServerArgs(files, apiPort, etcdClientPort!), ...auditArgs(stateDir)],
           path.join(stateDir, 'kube-apiserver.log'),
         );
         processes.push(apiServer);
@@ -241,6 +242,33 @@ export async function startEtcd(
   await waitUntilHealthy(etcd, { url: `${clientUrl}/health` }, timeoutMs);
   return etcd;
 }
+
+/**
+ * The audit log records what the operator's own ServiceAccounts ask for (and only that), so that a
+ * test can compare the permissions they use with the ones the deploy manifests grant.
+ */
+export const AUDITED_GROUP = 'system:serviceaccounts:guestcluster-operator-system';
+
+export function auditLogPath(stateDir: string): string {
+  return path.join(stateDir, 'audit.log');
+}
+
+function auditArgs(stateDir: string): string[] {
+  return [
+    `--audit-policy-file=${path.join(stateDir, 'audit-policy.yaml')}`,
+    `--audit-log-path=${auditLogPath(stateDir)}`,
+    '--audit-log-format=json',
+  ];
+}
+
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    userGroups: ['${AUDITED_GROUP}']
+  - level: None
+`;
 
 function apiServerArgs(files: PkiFiles, port: number, etcdPort: number): string[] {
   return [

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { LocalControlPlane } from '../control-plane/control-plane.js';
+import { LocalControlPlane, auditLogPath } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
 import { TEST_ENV } from '../support/test-env.js';
 
@@ -24,6 +24,7 @@ export async function startTestControlPlane(): Promise<void> {
   process.env[TEST_ENV.binDir] = path.dirname(running.binaries.kubectl);
   process.env[TEST_ENV.kubectl] = running.binaries.kubectl;
   process.env[TEST_ENV.etcd] = running.binaries.etcd;
+  process.env[TEST_ENV.auditLog] = auditLogPath(running.stateDir);
 }
 
 /** Stops the run's control plane; its processes and state folder go with it. */

@@ -4,6 +4,7 @@ export const TEST_ENV = {
   binDir: 'GUESTCLUSTER_TEST_BIN_DIR',
   kubectl: 'GUESTCLUSTER_TEST_KUBECTL',
   etcd: 'GUESTCLUSTER_TEST_ETCD',
+  auditLog: 'GUESTCLUSTER_TEST_AUDIT_LOG',
 } as const;
 
 export function testEnv(name: keyof typeof TEST_ENV): string {
