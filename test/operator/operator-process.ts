@@ -31,6 +31,8 @@ export async function startOperatorProcess(options: {
       'operator',
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      // CRCBundles are cluster-scoped: those of other test files running at the same time are not this operator's.
+      '--controllers=clusterpool,clusterlease',
       ...(options.args ?? []),
     ],
     {
