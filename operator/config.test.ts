@@ -21,6 +21,8 @@ describe('loadOperatorConfig', () => {
     const config = loadOperatorConfig({}, {}, noPodFile);
     expect(config).toMatchObject({
       crcAgentImage: 'opdev.io/guestcluster-operator-crc-agent:latest',
+      crcBundleMirrorUrl:
+        'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift',
       metricsAddress: { host: '0.0.0.0', port: 8080 },
       probeAddress: { host: '0.0.0.0', port: 8081 },
       leaderElection: {
@@ -32,7 +34,15 @@ describe('loadOperatorConfig', () => {
       },
       logLevel: 'info',
       workersPerController: 1,
+      controllers: ['clusterpool', 'clusterlease', 'crcbundle'],
     });
+  });
+
+  it('takes the bundle mirror from CRC_BUNDLE_MIRROR_URL, without a trailing slash', () => {
+    const env = { CRC_BUNDLE_MIRROR_URL: 'http://127.0.0.1:8080/crc/' };
+    expect(loadOperatorConfig({}, env, noPodFile).crcBundleMirrorUrl).toBe(
+      'http://127.0.0.1:8080/crc',
+    );
   });
 
   it('parses addresses and disables with 0', () => {
@@ -100,6 +110,18 @@ describe('loadOperatorConfig', () => {
       {},
       { CRC_AGENT_IMAGE: 'has space' },
       'CRC_AGENT_IMAGE must be an image reference (got "has space")',
+    ],
+    [
+      'controllers',
+      { controllers: 'clusterpool,clusterinstances' },
+      {},
+      '--controllers must list some of clusterpool, clusterlease, crcbundle (got "clusterpool,clusterinstances")',
+    ],
+    [
+      'mirror',
+      {},
+      { CRC_BUNDLE_MIRROR_URL: 'ftp://mirror.example/crc' },
+      'CRC_BUNDLE_MIRROR_URL must be an http(s) URL (got "ftp://mirror.example/crc")',
     ],
   ])('refuses %s, naming the setting', (_name, flags, env, message) => {
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(ConfigError);

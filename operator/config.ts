@@ -14,6 +14,8 @@ export interface OperatorConfig {
   /** Where the operator keeps golden disks, bundle Secrets and prep Jobs; also the leader-election namespace. */
   operatorNamespace: string;
   crcAgentImage: string;
+  /** Base URL of the published CRC bundles (`<base>/<version>/<bundle file>`, `<base>/<version>/sha256sum.txt`). */
+  crcBundleMirrorUrl: string;
   bundlePrepServiceAccount: string;
   crcAgentClusterRole: string;
   crcAgentServiceAccount: string;
@@ -31,7 +33,12 @@ export interface OperatorConfig {
   workersPerController: number;
   /** Act on pools, leases and instances of this namespace only; all namespaces when unset. */
   watchNamespace?: string;
+  /** The controllers this process runs (all by default). */
+  controllers: ControllerName[];
 }
+
+export const CONTROLLER_NAMES = ['clusterpool', 'clusterlease', 'crcbundle'] as const;
+export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */
 export interface OperatorFlags {
@@ -44,6 +51,7 @@ export interface OperatorFlags {
   logLevel?: string;
   workers?: string;
   watchNamespace?: string;
+  controllers?: string;
 }
 
 export class ConfigError extends Error {
@@ -56,6 +64,8 @@ export class ConfigError extends Error {
 export const SERVICE_ACCOUNT_NAMESPACE_FILE =
   '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 export const DEFAULT_CRC_AGENT_IMAGE = 'opdev.io/guestcluster-operator-crc-agent:latest';
+export const DEFAULT_CRC_BUNDLE_MIRROR_URL =
+  'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift';
 export const LEADER_ELECTION_ID = '28494864.opdev.io';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -151,6 +161,20 @@ function leaderElectionConfig(
   };
 }
 
+function controllerNames(check: Checker, value: string | undefined): ControllerName[] {
+  if (value === undefined) return [...CONTROLLER_NAMES];
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(CONTROLLER_NAMES as readonly string[]).includes(name));
+  check.require(
+    names.length > 0 && unknown.length === 0,
+    `--controllers must list some of ${CONTROLLER_NAMES.join(', ')} (got "${value}")`,
+  );
+  return names.filter((name): name is ControllerName => !unknown.includes(name));
+}
+
 /**
  * Builds the configuration from flags and environment and checks all of it, reporting every
  * problem at once with the setting's name and the value given.
@@ -167,6 +191,14 @@ export function loadOperatorConfig(
     crcAgentImage.length > 0 && !/\s/.test(crcAgentImage),
     `CRC_AGENT_IMAGE must be an image reference (got "${crcAgentImage}")`,
   );
+  const crcBundleMirrorUrl = (env.CRC_BUNDLE_MIRROR_URL || DEFAULT_CRC_BUNDLE_MIRROR_URL).replace(
+    /\/+$/,
+    '',
+  );
+  check.require(
+    /^https?:\/\/[^\s/]+(\/\S*)?$/.test(crcBundleMirrorUrl),
+    `CRC_BUNDLE_MIRROR_URL must be an http(s) URL (got "${crcBundleMirrorUrl}")`,
+  );
   const logLevel = flags.logLevel ?? 'info';
   check.require(
     (LOG_LEVELS as readonly string[]).includes(logLevel),
@@ -176,6 +208,7 @@ export function loadOperatorConfig(
   const config: OperatorConfig = {
     operatorNamespace: namespace,
     crcAgentImage,
+    crcBundleMirrorUrl,
     bundlePrepServiceAccount: env.BUNDLE_PREP_SERVICE_ACCOUNT || 'bundle-prep',
     crcAgentClusterRole: env.CRC_AGENT_CLUSTER_ROLE || 'crc-agent-instance-role',
     crcAgentServiceAccount: env.CRC_AGENT_SERVICE_ACCOUNT || 'crc-agent',
@@ -190,6 +223,7 @@ export function loadOperatorConfig(
     watchNamespace: flags.watchNamespace
       ? check.namespaceName('--watch-namespace', flags.watchNamespace)
       : undefined,
+    controllers: controllerNames(check, flags.controllers),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

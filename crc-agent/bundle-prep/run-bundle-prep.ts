@@ -44,7 +44,7 @@ const HINTS = {
   noEntry:
     'SHA256_URL must list the bundle file name; point spec.sha256URL at the checksum file published with spec.bundleURL',
   mismatch:
-    'the download is corrupt or the checksum file belongs to another bundle: delete the prep Job to retry, or fix spec.bundleURL / spec.sha256URL',
+    'the download is corrupt or the checksum file belongs to another bundle: the CRCBundle retries on its own with backoff; if it keeps failing, fix spec.bundleURL / spec.sha256URL',
   extract:
     'BUNDLE_URL must name a CRC libvirt bundle: a zstd-compressed tar with <name>/crc.qcow2, id_ecdsa_crc and crc-bundle-info.json',
   metadata: 'the bundle must hold a crc-bundle-info.json with .clusterInfo.openshiftVersion',

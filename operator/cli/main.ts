@@ -46,6 +46,11 @@ export function buildProgram(): Command {
       '--watch-namespace <namespace>',
       'act on pools, leases and instances of this namespace only (default: all namespaces)',
     )
+    .option(
+      '--controllers <names>',
+      'comma-separated controllers to run (clusterpool, clusterlease, crcbundle)',
+      'clusterpool,clusterlease,crcbundle',
+    )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),
     );

@@ -46,6 +46,8 @@ export interface DeleteOptions {
   uid?: string;
   resourceVersion?: string;
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** 0 deletes a pod at once (what a kubelet does once its containers have stopped). */
+  gracePeriodSeconds?: number;
 }
 
 interface Status {
@@ -198,8 +200,12 @@ export class ApiClient {
         ? { uid: options.uid, resourceVersion: options.resourceVersion }
         : undefined;
     const body =
-      preconditions || options.propagationPolicy
-        ? { preconditions, propagationPolicy: options.propagationPolicy }
+      preconditions || options.propagationPolicy || options.gracePeriodSeconds !== undefined
+        ? {
+            preconditions,
+            propagationPolicy: options.propagationPolicy,
+            gracePeriodSeconds: options.gracePeriodSeconds,
+          }
         : undefined;
     await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body);
   }

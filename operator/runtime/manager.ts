@@ -101,6 +101,11 @@ export class Manager {
     }
   }
 
+  /** The validated start-up configuration (operator namespace, images, …). */
+  get config(): OperatorConfig {
+    return this.options.config;
+  }
+
   get isLeader(): boolean {
     return this.leading;
   }

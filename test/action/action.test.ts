@@ -99,7 +99,7 @@ describe('the GitHub Action, run from its committed bundles', () => {
     access = await ciIdentity();
     guestKubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
     await enableNamespace(ns.api, ns.name);
-    manager = await startOperator(ns.kubeConfig, undefined, ns.name);
+    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
   });
   afterAll(async () => {
     await manager?.stop();

@@ -64,7 +64,7 @@ describe('bind latency', () => {
       writes.push(performance.now() - started);
     }
 
-    manager = await startOperator(ns.kubeConfig, undefined, ns.name);
+    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
     await manager.informer(LEASES).synced;
     const boundAt = new Map<string, number>();
     const addedAt = new Map<string, number>();

@@ -117,7 +117,7 @@ describe('burst binding', () => {
       await ns.api.delete(LEASES, l.metadata!.name!, ns.name);
     });
 
-    manager = await startOperator(ns.kubeConfig, undefined, ns.name);
+    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
     await manager.informer(INSTANCES).synced;
     const burstStarted = performance.now();
     const leaseNames = names.map((_, i) => `job-${String(i).padStart(4, '0')}`);

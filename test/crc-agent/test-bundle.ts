@@ -128,19 +128,22 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-/** Serves the files of `dir` (no subfolders) over HTTP on 127.0.0.1; anything else is 404. */
+/** Serves the files of `dir` and its subfolders over HTTP on 127.0.0.1; anything else is 404. */
 export async function serveFolder(dir: string): Promise<FileServer> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     const name = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.slice(1));
     requests.push(`/${name}`);
-    if (!name || name.includes('/')) {
+    const segments = name.split('/');
+    if (!name || segments.some((segment) => !segment || segment === '.' || segment === '..')) {
       res.writeHead(404).end();
       return;
     }
     const file = path.join(dir, name);
     stat(file).then(
-      ({ size }) => {
+      (stats) => {
+        if (!stats.isFile()) return void res.writeHead(404).end();
+        const size = stats.size;
         res.writeHead(200, {
           'content-type': 'application/octet-stream',
           'content-length': String(size),

@@ -36,8 +36,8 @@ describe('binding with two managers and no leader election', () => {
     await fillPool(ns.api, ns.name, 'race', INSTANCE_COUNT);
 
     managers.push(
-      await startOperator(ns.kubeConfig, undefined, ns.name),
-      await startOperator(ns.kubeConfig, undefined, ns.name),
+      await startOperator(ns.kubeConfig, undefined, { namespace: ns.name }),
+      await startOperator(ns.kubeConfig, undefined, { namespace: ns.name }),
     );
     const leaseNames = Array.from(
       { length: LEASE_COUNT },

@@ -33,7 +33,7 @@ describe('lease TTL', () => {
     await ns.api.create(POOLS, hcpPool(ns.name, 'ttl', { maxSize: 1 }));
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'ttl', 'ttl-0'));
     await settleInstance(ns.api, ns.name, 'ttl-0');
-    manager = await startOperator(ns.kubeConfig, clock, ns.name);
+    manager = await startOperator(ns.kubeConfig, clock, { namespace: ns.name });
 
     await ns.api.create(LEASES, lease(ns.name, 'short', 'ttl', '1h'));
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {

@@ -31,7 +31,7 @@ describe('the manual kubectl flow', () => {
     await ns.api.create(POOLS, hcpPool(ns.name, 'crc-pool', { maxSize: 1 }));
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'crc-pool', 'crc-pool-0'));
     await settleInstance(ns.api, ns.name, 'crc-pool-0');
-    manager = await startOperator(ns.kubeConfig, undefined, ns.name);
+    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
 
     const sample = parse(
       await readFile(path.join(projectRoot(), 'samples', 'clusterlease.yaml'), 'utf8'),

@@ -34,6 +34,8 @@ export async function startOperatorProcess(options: {
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       // Only the test's own namespace: other test files run operators on the same control plane.
       `--watch-namespace=${options.namespace}`,
+      // CRCBundles are cluster-scoped: those of other test files running at the same time are not this operator's.
+      '--controllers=clusterpool,clusterlease',
       ...(options.args ?? []),
     ],
     {

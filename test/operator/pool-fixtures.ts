@@ -8,6 +8,8 @@ import {
 } from '../../operator/api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { OperatorConfig } from '../../operator/config.js';
+import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isConflict } from '../../operator/kube/api-error.js';
@@ -17,22 +19,32 @@ import { inBatches } from '../support/batches.js';
 import { testConfig } from './test-manager.js';
 
 /**
- * A manager running the real pool and lease controllers, quiet, on free ports. With `namespace`
- * it sees only that namespace's objects: test files run side by side on one control plane.
+ * A manager running the real controllers, quiet, on free ports. Test files share one control
+ * plane: with `options.namespace` it sees only that namespace's pools, leases and instances, and
+ * of the cluster-scoped CRCBundles it keeps to those a test names in `options.bundles` (none by
+ * default).
  */
 export async function startOperator(
   kubeConfig: KubeConfig,
   clock?: Clock,
-  namespace?: string,
+  options: {
+    namespace?: string;
+    config?: Partial<OperatorConfig>;
+    bundles?: BundleControllerOptions;
+  } = {},
 ): Promise<Manager> {
   const manager = new Manager({
-    config: testConfig({ workersPerController: 2, watchNamespace: namespace }),
+    config: testConfig({
+      workersPerController: 2,
+      watchNamespace: options.namespace,
+      ...options.config,
+    }),
     kubeConfig,
     clock,
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
   });
-  registerControllers(manager);
+  registerControllers(manager, { bundles: options.bundles ?? { accept: () => false } });
   await manager.start();
   return manager;
 }

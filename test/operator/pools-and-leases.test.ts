@@ -24,7 +24,7 @@ const condition = (
 describe('pools and leases', () => {
   const managers: Manager[] = [];
   const start = async (namespace = ns.name): Promise<Manager> => {
-    const manager = await startOperator(ns.kubeConfig, undefined, namespace);
+    const manager = await startOperator(ns.kubeConfig, undefined, { namespace: namespace });
     managers.push(manager);
     return manager;
   };

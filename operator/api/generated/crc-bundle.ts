@@ -277,7 +277,7 @@ export interface CRCBundleStatus {
    */
   observedGeneration?: number;
   /**
-   * Conditions: Ready (False Preparing, PrepJobFailed, Reprovisioning, or the failed build stage; True BundleReady), and for builds one condition per stage, True once the stage is done: Resolved, BuildDNSReady, IgnitionGenerated, LiveISOReady, Booted, Installed, Day2Configured, CertificatesRotated, Customized, PullSecretRemoved, Sealed, DiskCaptured, Published.
+   * Conditions: Ready (False Preparing, PrepJobFailed, Reprovisioning, or the failed build stage; True BundleReady); for downloads Prepared (how the last bundle-prep went: Unknown PrepRunning, True PrepSucceeded, or False <Step>Failed naming the failed step, for example VerifyFailed); and for builds one condition per stage, True once the stage is done: Resolved, BuildDNSReady, IgnitionGenerated, LiveISOReady, Booted, Installed, Day2Configured, CertificatesRotated, Customized, PullSecretRemoved, Sealed, DiskCaptured, Published.
    *
    * Items: One condition (metav1.Condition).
    */

@@ -1,0 +1,388 @@
+import type { ConditionUpdate } from '../../api/conditions.js';
+import { findCondition, setCondition } from '../../api/conditions.js';
+import { CONFIG_MAPS, JOBS, PODS, PVCS } from '../../api/core-resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import { BUNDLES, SECRETS } from '../../api/resources.js';
+import { isAlreadyExists, isNotFound } from '../../kube/api-error.js';
+import type { KubeObject } from '../../kube/objects.js';
+import type { ResourceType } from '../../kube/resource-type.js';
+import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
+import type { BackoffPolicy } from '../../runtime/backoff.js';
+import { backoffDelay } from '../../runtime/backoff.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
+import { PHASE, preparedCondition, READY_REASON } from './bundle-conditions.js';
+import type { BundleNames } from './bundle-names.js';
+import { bundleNames } from './bundle-names.js';
+import { controlledBy } from './bundle-owner.js';
+import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
+import { readPrepFailure } from './prep-failure.js';
+import { buildPrepJob } from './prep-job.js';
+
+type BundleStatus = NonNullable<CRCBundle['status']>;
+
+/** A failed prep is retried on its own: 30 s, 1 min, 2 min … up to 30 min between attempts. */
+export const PREP_RETRY_BACKOFF: BackoffPolicy = { baseMs: 30_000, maxMs: 30 * 60_000 };
+
+export interface BundleControllerOptions {
+  /**
+   * Which bundles this manager prepares; all by default. CRCBundles are cluster-scoped, so tests
+   * that share one control plane use it to keep to the bundles they create.
+   */
+  accept?: (bundle: CRCBundle) => boolean;
+  retryBackoff?: BackoffPolicy;
+}
+
+/** Per bundle: failed preps in a row, the Job that failed last, and when the next try may start. */
+interface RetryState {
+  attempts: number;
+  jobUid: string;
+  nextAt: number;
+}
+
+/**
+ * The CRCBundle controller, download source (spec §2.4): golden and scratch PVCs, the bundle-prep
+ * Job, and from its outputs (the SSH key Secret and the metadata ConfigMap) a Ready bundle that
+ * instances clone. Event-driven: every object it waits for is owned by the bundle and watched. A
+ * failed prep is retried with per-bundle backoff, and its condition names the failed step.
+ */
+export class BundleController {
+  private readonly retries = new Map<string, RetryState>();
+  private readonly accept: (bundle: CRCBundle) => boolean;
+  private readonly retryBackoff: BackoffPolicy;
+
+  constructor(
+    private readonly manager: Manager,
+    options: BundleControllerOptions = {},
+  ) {
+    this.accept = options.accept ?? (() => true);
+    this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
+  }
+
+  registration(): ControllerRegistration {
+    return {
+      name: 'crcbundle',
+      forType: BUNDLES,
+      owns: [PVCS, JOBS, SECRETS, CONFIG_MAPS],
+      reconcile: (key, context) => this.reconcile(key, context),
+    };
+  }
+
+  private get namespace(): string {
+    return this.manager.config.operatorNamespace;
+  }
+
+  async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
+    const bundle = this.manager.informer<CRCBundle>(BUNDLES).get(key);
+    if (!bundle) this.retries.delete(key);
+    // No finalizer: everything the bundle has is owned by it and garbage-collected with it.
+    if (!bundle || bundle.metadata?.deletionTimestamp || !this.accept(bundle)) return {};
+    // The build source (spec.build) is not prepared by this controller.
+    if (!bundle.spec.version) return {};
+    const names = bundleNames(key);
+    switch (bundle.status?.phase) {
+      case PHASE.preparing:
+        return this.preparing(bundle, names, context);
+      case PHASE.failed:
+        return this.failed(bundle, names, context);
+      case PHASE.ready:
+        return this.ready(bundle, names, context);
+      default:
+        return this.pending(bundle, names, context);
+    }
+  }
+
+  /** Pending: PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  private async pending(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const config = this.manager.config;
+    // A PVC on its way out (reprovisioning after it was deleted) is waited for, not reused.
+    for (const name of [names.golden, names.scratch])
+      if (this.manager.informer(PVCS).get(`${this.namespace}/${name}`)?.metadata?.deletionTimestamp)
+        return {};
+    await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
+    await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
+    const job = buildPrepJob(bundle, {
+      namespace: this.namespace,
+      image: config.crcAgentImage,
+      serviceAccountName: config.bundlePrepServiceAccount,
+      mirrorUrl: config.crcBundleMirrorUrl,
+    });
+    await this.ensure(JOBS, job, context);
+    const retry =
+      findCondition(bundle.status?.conditions, 'Ready')?.reason === READY_REASON.prepJobFailed;
+    await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.preparing }, [
+      ready('False', READY_REASON.preparing, 'downloading and extracting the CRC bundle'),
+      preparedCondition('running', bundle.metadata?.generation),
+    ]);
+    void this.manager.events.record(
+      bundle,
+      'Normal',
+      'Preparing',
+      `Started bundle-prep Job ${this.namespace}/${job.metadata!.name}` + (retry ? ' (retry)' : ''),
+    );
+    return {};
+  }
+
+  private async preparing(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const job = await this.current<Job>(JOBS, names.prepJob);
+    if (!job) {
+      await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, []);
+      return {};
+    }
+    // A Job of a deleted bundle of the same name: wait for the garbage collector to remove it.
+    if (!controlledBy(job, bundle)) return {};
+    if (jobFailed(job)) return this.prepFailed(bundle, job, context);
+    if (!((job.status?.succeeded ?? 0) > 0)) return {};
+    const key = (name: string): string => `${this.namespace}/${name}`;
+    const metadata = this.manager
+      .informer<ConfigMap>(CONFIG_MAPS)
+      .get(key(names.metadataConfigMap));
+    const secret = this.manager.informer<Secret>(SECRETS).get(key(names.sshKeySecret));
+    // Both are published before the Job succeeds; their events bring us back if the cache lags.
+    if (!controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
+    const data = metadata!.data ?? {};
+    const virtualSize = Number(data.diskVirtualSizeBytes);
+    await this.writeStatus(
+      bundle,
+      {
+        ...bundle.status,
+        phase: PHASE.ready,
+        qcow2PVCRef: { name: names.golden },
+        qcow2PVCNamespace: this.namespace,
+        sshKeySecretRef: { name: names.sshKeySecret },
+        ocpVersion: data.ocpVersion,
+        sha256: data.sha256,
+        diskSHA256: data.diskSHA256,
+        ...(Number.isSafeInteger(virtualSize) ? { diskVirtualSizeBytes: virtualSize } : {}),
+      },
+      [
+        ready('True', READY_REASON.bundleReady, 'golden PVC and SSH key are ready to be cloned'),
+        preparedCondition('done', bundle.metadata?.generation),
+      ],
+    );
+    this.retries.delete(bundle.metadata!.name!);
+    context.logger.info({ ocpVersion: data.ocpVersion }, 'Prepared CRCBundle');
+    void this.manager.events.record(
+      bundle,
+      'Normal',
+      READY_REASON.bundleReady,
+      `Golden disk ready in ${this.namespace}/${names.golden}: OpenShift ${data.ocpVersion}, disk sha256 ${data.diskSHA256}`,
+    );
+    await this.cleanUp(names, context);
+    return {};
+  }
+
+  /** The Job gave up: Failed, with the step and message from its last pod, and a retry scheduled. */
+  private async prepFailed(
+    bundle: CRCBundle,
+    job: Job,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const key = bundle.metadata!.name!;
+    const now = this.manager.clock.now();
+    // Counted once per failed Job, however often this pass runs for it.
+    const state = this.retryState(key, job, (previous) => {
+      const attempts = (previous?.attempts ?? 0) + 1;
+      return { attempts, nextAt: now + backoffDelay(this.retryBackoff, attempts) };
+    });
+    const pods = await this.manager.client.list<Pod>(PODS, {
+      namespace: this.namespace,
+      labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
+    });
+    const failure = readPrepFailure(pods.items.filter((pod) => controlledBy(pod, job)));
+    const wait = Math.max(0, state.nextAt - now);
+    const step = failure.step ? ` in step ${failure.step}` : '';
+    const message =
+      `bundle-prep Job ${job.metadata!.name} failed${step} (backoffLimit exhausted): ${failure.message}. ` +
+      `Retrying in ${formatDuration(wait)} (attempt ${state.attempts + 1})`;
+    await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.failed }, [
+      ready('False', READY_REASON.prepJobFailed, message),
+      preparedCondition(
+        { step: failure.step, message: failure.message },
+        bundle.metadata?.generation,
+      ),
+    ]);
+    context.logger.warn({ step: failure.step, attempts: state.attempts }, 'bundle-prep failed');
+    void this.manager.events.record(bundle, 'Warning', READY_REASON.prepJobFailed, message);
+    return { requeueAfterMs: wait };
+  }
+
+  /** Failed: once the backoff has passed, the failed Job is deleted; its absence means Pending. */
+  private async failed(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const job = await this.current<Job>(JOBS, names.prepJob);
+    if (!job) {
+      await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, []);
+      return {};
+    }
+    const key = bundle.metadata!.name!;
+    const now = this.manager.clock.now();
+    // Failed before this process started: count from when the bundle failed.
+    const state = this.retryState(key, job, () => {
+      const ready = findCondition(bundle.status?.conditions, 'Ready');
+      const since = Date.parse(ready?.lastTransitionTime ?? '') || now;
+      return { attempts: 1, nextAt: since + backoffDelay(this.retryBackoff, 1) };
+    });
+    if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
+    await this.deleteQuietly(JOBS, job, context);
+    context.logger.info({ attempt: state.attempts + 1 }, 'Deleted failed bundle-prep Job to retry');
+    void this.manager.events.record(
+      bundle,
+      'Normal',
+      'RetryingPrep',
+      `Deleted failed bundle-prep Job ${this.namespace}/${names.prepJob} to retry (attempt ${state.attempts + 1})`,
+    );
+    return {};
+  }
+
+  /** Ready: a lost golden PVC or SSH key Secret means preparing again. */
+  private async ready(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const found = await this.current(PVCS, names.golden);
+    const golden = found?.metadata?.deletionTimestamp ? undefined : found;
+    const secret = golden ? await this.current(SECRETS, names.sshKeySecret) : undefined;
+    const cause = !golden ? 'golden PVC is missing' : !secret ? 'SSH key secret is missing' : '';
+    if (cause) {
+      await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, [
+        ready('False', READY_REASON.reprovisioning, cause),
+      ]);
+      context.logger.warn({ cause }, 'Preparing CRCBundle again');
+      void this.manager.events.record(
+        bundle,
+        'Warning',
+        READY_REASON.reprovisioning,
+        `Preparing the bundle again: ${cause}`,
+      );
+      return {};
+    }
+    await this.cleanUp(names, context);
+    return {};
+  }
+
+  /** The retry record of a bundle for this failed Job, made by `start` when the Job is new to it. */
+  private retryState(
+    key: string,
+    job: Job,
+    start: (previous: RetryState | undefined) => Omit<RetryState, 'jobUid'>,
+  ): RetryState {
+    const previous = this.retries.get(key);
+    if (previous && previous.jobUid === job.metadata!.uid) return previous;
+    const state = { ...start(previous), jobUid: job.metadata!.uid! };
+    this.retries.set(key, state);
+    return state;
+  }
+
+  /**
+   * Best effort, also on later passes: the finished Job goes (its pod would hold the scratch PVC)
+   * and so does the scratch PVC. Failures are only logged.
+   */
+  private async cleanUp(names: BundleNames, context: ReconcileContext): Promise<void> {
+    const key = (name: string): string => `${this.namespace}/${name}`;
+    const job = this.manager.informer<Job>(JOBS).get(key(names.prepJob));
+    if (job) await this.deleteQuietly(JOBS, job, context);
+    const scratch = this.manager.informer(PVCS).get(key(names.scratch));
+    if (scratch) await this.deleteQuietly(PVCS, scratch, context);
+  }
+
+  private async deleteQuietly(
+    type: ResourceType,
+    object: KubeObject,
+    context: ReconcileContext,
+  ): Promise<void> {
+    try {
+      await this.manager.client.delete(type, object.metadata!.name!, this.namespace, {
+        uid: object.metadata!.uid,
+        propagationPolicy: 'Background',
+      });
+      context.logger.info({ name: object.metadata!.name }, `Deleted ${type.kind}`);
+    } catch (error) {
+      if (!isNotFound(error))
+        context.logger.warn(
+          { err: error, name: object.metadata!.name },
+          `Failed to delete ${type.kind}`,
+        );
+    }
+  }
+
+  /** Creates an object that the cache does not have; AlreadyExists is fine, existing ones are never updated. */
+  private async ensure(
+    type: ResourceType,
+    object: KubeObject,
+    context: ReconcileContext,
+  ): Promise<void> {
+    if (this.manager.informer(type).get(`${this.namespace}/${object.metadata!.name}`)) return;
+    try {
+      await this.manager.client.create(type, object);
+      context.logger.info({ name: object.metadata!.name }, `Created ${type.kind}`);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  /** From the cache, confirmed by a live read when absent (the cache may not have seen a create yet). */
+  private async current<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+  ): Promise<T | undefined> {
+    const cached = this.manager.informer<T>(type).get(`${this.namespace}/${name}`);
+    if (cached) return cached;
+    try {
+      return await this.manager.client.get<T>(type, name, this.namespace);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async writeStatus(
+    bundle: CRCBundle,
+    status: BundleStatus,
+    conditions: ConditionUpdate[],
+  ): Promise<void> {
+    const now = this.manager.clock.now();
+    const generation = bundle.metadata?.generation;
+    const next: BundleStatus = {
+      ...status,
+      observedGeneration: generation,
+      conditions: conditions.reduce(
+        (list, condition) =>
+          setCondition(list, { ...condition, observedGeneration: generation }, now),
+        bundle.status?.conditions,
+      ),
+    };
+    if (JSON.stringify(bundle.status ?? {}) === JSON.stringify(next)) return;
+    await this.manager.client.updateStatus(BUNDLES, { ...bundle, status: next });
+  }
+}
+
+function ready(status: 'True' | 'False', reason: string, message: string): ConditionUpdate {
+  return { type: 'Ready', status, reason, message };
+}
+
+/** Failed for good: the Job's Failed condition, or more failed pods than its backoffLimit allows. */
+function jobFailed(job: Job): boolean {
+  const failedCondition = job.status?.conditions?.some(
+    (c) => c.type === 'Failed' && c.status === 'True',
+  );
+  const limit = job.spec.backoffLimit;
+  return failedCondition === true || (job.status?.failed ?? 0) > (limit ?? 6);
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 120 ? `${seconds}s` : `${Math.round(seconds / 60)}m`;
+}

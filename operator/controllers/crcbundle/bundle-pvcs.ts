@@ -1,0 +1,43 @@
+import { PVCS } from '../../api/core-resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import type { PersistentVolumeClaim } from '../../kube/workloads.js';
+import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
+import { bundleNames } from './bundle-names.js';
+
+export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
+/** Room for the downloaded archive and the extracted qcow2 (spec §3.10; fixed). */
+export const SCRATCH_VOLUME_SIZE = '40Gi';
+
+function claim(
+  bundle: CRCBundle,
+  namespace: string,
+  name: string,
+  size: string,
+): PersistentVolumeClaim {
+  return {
+    apiVersion: PVCS.apiVersion,
+    kind: PVCS.kind,
+    metadata: {
+      name,
+      namespace,
+      labels: bundleLabels(bundle),
+      ownerReferences: [bundleOwnerReference(bundle)],
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: size } },
+      ...(bundle.spec.storageClassName ? { storageClassName: bundle.spec.storageClassName } : {}),
+    },
+  };
+}
+
+/** The golden PVC that holds the raw /disk.img instances clone (spec §3.10). */
+export function buildGoldenPvc(bundle: CRCBundle, namespace: string): PersistentVolumeClaim {
+  const size = bundle.spec.goldenVolumeSize || DEFAULT_GOLDEN_VOLUME_SIZE;
+  return claim(bundle, namespace, bundleNames(bundle.metadata!.name!).golden, size);
+}
+
+/** The scratch PVC prep downloads and extracts into; deleted once the bundle is Ready. */
+export function buildScratchPvc(bundle: CRCBundle, namespace: string): PersistentVolumeClaim {
+  return claim(bundle, namespace, bundleNames(bundle.metadata!.name!).scratch, SCRATCH_VOLUME_SIZE);
+}

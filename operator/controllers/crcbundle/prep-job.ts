@@ -1,0 +1,84 @@
+import { JOBS } from '../../api/core-resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import type { Job } from '../../kube/workloads.js';
+import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
+import { bundleNames, bundleUrls } from './bundle-names.js';
+
+export const PREP_CONTAINER = 'bundle-prep';
+export const PREP_BACKOFF_LIMIT = 2;
+export const PREP_DEADLINE_SECONDS = 2 * 60 * 60;
+export const GOLDEN_MOUNT = '/golden';
+export const SCRATCH_MOUNT = '/work';
+export const TERMINATION_LOG = '/dev/termination-log';
+
+export interface PrepJobSettings {
+  /** The operator namespace: the Job, the PVCs, the Secret and the ConfigMap live here. */
+  namespace: string;
+  image: string;
+  serviceAccountName: string;
+  mirrorUrl: string;
+}
+
+/**
+ * The bundle-prep Job (spec §3.11, ADR 0005): the agent image in its `bundle-prep` mode with the
+ * reference's environment, the golden and scratch PVCs mounted, and the failed step reported in
+ * the termination message.
+ */
+export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job {
+  const name = bundle.metadata!.name!;
+  const names = bundleNames(name);
+  const { bundleUrl, sha256Url } = bundleUrls(bundle, settings.mirrorUrl);
+  const labels = bundleLabels(bundle);
+  const env: Record<string, string> = {
+    BUNDLE_URL: bundleUrl,
+    SHA256_URL: sha256Url,
+    NAMESPACE: settings.namespace,
+    BUNDLE_NAME: name,
+    BUNDLE_UID: bundle.metadata!.uid!,
+    SSH_SECRET_NAME: names.sshKeySecret,
+    METADATA_CONFIGMAP_NAME: names.metadataConfigMap,
+    GOLDEN_DIR: GOLDEN_MOUNT,
+    SCRATCH_DIR: SCRATCH_MOUNT,
+    TERMINATION_MESSAGE_PATH: TERMINATION_LOG,
+  };
+  return {
+    apiVersion: JOBS.apiVersion,
+    kind: JOBS.kind,
+    metadata: {
+      name: names.prepJob,
+      namespace: settings.namespace,
+      labels,
+      ownerReferences: [bundleOwnerReference(bundle)],
+    },
+    spec: {
+      backoffLimit: PREP_BACKOFF_LIMIT,
+      activeDeadlineSeconds: PREP_DEADLINE_SECONDS,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: settings.serviceAccountName,
+          containers: [
+            {
+              name: PREP_CONTAINER,
+              image: settings.image,
+              args: ['bundle-prep'],
+              env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
+              volumeMounts: [
+                { name: 'golden', mountPath: GOLDEN_MOUNT },
+                { name: 'scratch', mountPath: SCRATCH_MOUNT },
+              ],
+              terminationMessagePath: TERMINATION_LOG,
+              // A crash that writes no message still leaves the tail of its log for the condition.
+              terminationMessagePolicy: 'FallbackToLogsOnError',
+            },
+          ],
+          volumes: [
+            { name: 'golden', persistentVolumeClaim: { claimName: names.golden } },
+            { name: 'scratch', persistentVolumeClaim: { claimName: names.scratch } },
+          ],
+        },
+      },
+    },
+  };
+}

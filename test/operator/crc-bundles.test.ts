@@ -1,0 +1,348 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { CONFIG_MAPS, JOBS, PVCS } from '../../operator/api/core-resources.js';
+import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
+import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import {
+  BundleController,
+  PREP_RETRY_BACKOFF,
+} from '../../operator/controllers/crcbundle/bundle-controller.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import type {
+  ConfigMap,
+  Job,
+  PersistentVolumeClaim,
+  Secret,
+} from '../../operator/kube/workloads.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { TEST_DISK_BYTES } from '../crc-agent/test-bundle.js';
+import type { TestBundle } from '../crc-agent/test-bundle.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { resourceType } from '../support/resource-type.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import type { BundlePlatform } from './bundle-fixtures.js';
+import {
+  createBundlePrepAccount,
+  crcBundle,
+  startBundlePlatform,
+  TEST_AGENT_IMAGE,
+  TestMirror,
+} from './bundle-fixtures.js';
+import { enableNamespace, startOperator } from './pool-fixtures.js';
+import { TestClock } from './test-clock.js';
+
+const ns = useTestNamespace('bundles');
+const EVENTS = resourceType('v1', 'Event', 'events');
+
+const condition = (bundle: CRCBundle | undefined, type: string) =>
+  bundle?.status?.conditions?.find((c) => c.type === type);
+const phase = (bundle: CRCBundle | undefined): string => bundle?.status?.phase ?? '';
+
+describe('CRCBundle download and prepare', () => {
+  let suffix: string;
+  let mirror: TestMirror;
+  let platform: BundlePlatform;
+  let manager: Manager;
+  const clock = new TestClock();
+  const created: string[] = [];
+  const version = (base: string): string => `${base}-${suffix}`;
+  const nameOf = (v: string): string => `crc-${v}-amd64`;
+
+  const createBundle = async (name: string, spec: CRCBundle['spec']): Promise<CRCBundle> => {
+    created.push(name);
+    return ns.api.create(BUNDLES, crcBundle(name, spec));
+  };
+  const waitForBundle = (name: string, until: (b: CRCBundle | undefined) => boolean) =>
+    waitFor<CRCBundle>(ns.kubeConfig, { type: BUNDLES, name, until, timeoutMs: 90_000 });
+  const get = <T extends KubeObject>(type: Parameters<typeof ns.api.get>[0], name: string) =>
+    ns.api.get<T>(type, name, ns.name);
+  const gone = (type: typeof PVCS, name: string): Promise<unknown> =>
+    waitFor(ns.kubeConfig, { type, namespace: ns.name, name, until: (o) => o === undefined });
+  type BundleEvent = KubeObject & {
+    reason: string;
+    message: string;
+    type: string;
+    involvedObject: { name: string };
+  };
+  /** The bundle's Events (in "default", as for any cluster-scoped object) once `until` holds for them. */
+  const eventsOf = (
+    bundle: string,
+    until: (events: BundleEvent[]) => boolean,
+  ): Promise<BundleEvent[]> =>
+    waitForList<BundleEvent>(ns.kubeConfig, {
+      type: EVENTS,
+      namespace: 'default',
+      until: (items) => until(items.filter((e) => e.involvedObject.name === bundle)),
+      description: `the Events of CRCBundle ${bundle}`,
+    }).then((items) => items.filter((e) => e.involvedObject.name === bundle));
+  const withReasons =
+    (...reasons: string[]) =>
+    (events: BundleEvent[]): boolean =>
+      reasons.every((reason) => events.some((e) => e.reason === reason));
+
+  beforeAll(async () => {
+    suffix = ns.name.split('-').pop()!;
+    mirror = await TestMirror.start();
+    await createBundlePrepAccount(ns.kubeConfig, ns.name);
+    platform = await startBundlePlatform(ns.kubeConfig, ns.name, (name) => name.includes(suffix));
+    manager = await startOperator(ns.kubeConfig, clock, {
+      namespace: ns.name,
+      config: {
+        operatorNamespace: ns.name,
+        crcAgentImage: TEST_AGENT_IMAGE,
+        crcBundleMirrorUrl: mirror.baseUrl,
+      },
+      bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
+    await manager?.stop();
+    await platform?.stop();
+    await mirror?.stop();
+  });
+
+  let ready: { name: string; bundle: TestBundle };
+
+  it('prepares a bundle from the mirror: golden disk, SSH key, metadata and status', async () => {
+    const v = version('4.18.1');
+    const bundle = await mirror.publish(v);
+    const name = nameOf(v);
+    ready = { name, bundle };
+    await createBundle(name, { version: v });
+    const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
+    expect(done!.status).toMatchObject({
+      qcow2PVCRef: { name: `${name}-golden` },
+      qcow2PVCNamespace: ns.name,
+      sshKeySecretRef: { name: `${name}-ssh-key` },
+      ocpVersion: `${v}-ocp`,
+      sha256: bundle.archiveSha256,
+      diskSHA256: bundle.rawSha256,
+      diskVirtualSizeBytes: TEST_DISK_BYTES,
+    });
+    expect(condition(done, 'Ready')).toMatchObject({ status: 'True', reason: 'BundleReady' });
+    expect(condition(done, 'Prepared')).toMatchObject({ status: 'True', reason: 'PrepSucceeded' });
+    // The default URLs: the mirror's folder of the version.
+    expect(mirror.server.requests).toEqual(
+      expect.arrayContaining([`/${v}/sha256sum.txt`, `/${v}/${bundle.fileName}`]),
+    );
+
+    const golden = await get<PersistentVolumeClaim>(PVCS, `${name}-golden`);
+    expect(golden.metadata!.labels).toEqual({
+      'opdev.io/managed-by': 'guestcluster-operator',
+      'opdev.io/crc-bundle': name,
+    });
+    expect(golden.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: 'CRCBundle',
+        name,
+        uid: done!.metadata!.uid,
+        controller: true,
+      }),
+    ]);
+    expect(golden.spec).toMatchObject({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '35Gi' } },
+    });
+    expect(golden.spec.storageClassName).toBeUndefined();
+    const disk = await readFile(
+      path.join(platform.storage.volumePath(ns.name, `${name}-golden`)!, 'disk.img'),
+    );
+    expect(disk.equals(bundle.rawDisk)).toBe(true);
+
+    const secret = await get<Secret>(SECRETS, `${name}-ssh-key`);
+    expect(Buffer.from(secret.data!.id_ecdsa!, 'base64').toString()).toBe(bundle.sshPrivateKey);
+    const metadata = await get<ConfigMap>(CONFIG_MAPS, `${name}-metadata`);
+    expect(metadata.data).toMatchObject({ ocpVersion: `${v}-ocp`, sha256: bundle.archiveSha256 });
+
+    // Best-effort clean-up once Ready: the finished Job and the scratch PVC go.
+    await gone(JOBS, `${name}-prep`);
+    await gone(PVCS, `${name}-scratch`);
+    await eventsOf(name, withReasons('Preparing', 'BundleReady'));
+  });
+
+  it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
+    const { name } = ready;
+    const before = await ns.api.get<CRCBundle>(BUNDLES, name);
+    const controller = new BundleController(manager, { accept: () => true });
+    const logger = pino({ level: 'silent' });
+    await controller.reconcile(name, { logger });
+    await controller.reconcile(name, { logger });
+    const after = await ns.api.get<CRCBundle>(BUNDLES, name);
+    expect(after.metadata!.resourceVersion).toBe(before.metadata!.resourceVersion);
+    const jobs = await ns.api.list<Job>(JOBS, { namespace: ns.name });
+    expect(jobs.items.map((j) => j.metadata!.name)).not.toContain(`${name}-prep`);
+  });
+
+  it('takes the mirror URL, checksum URL and storage class from the spec', async () => {
+    const v = version('4.18.2');
+    const name = nameOf(v);
+    const bundle = await mirror.publish(v, { folder: `overrides/${v}` });
+    // Both PVCs as they were created (the scratch one is removed once the bundle is Ready).
+    const claims = new Map<string, PersistentVolumeClaim>();
+    const bothClaims = waitForList<PersistentVolumeClaim>(ns.kubeConfig, {
+      type: PVCS,
+      namespace: ns.name,
+      labelSelector: `opdev.io/crc-bundle=${name}`,
+      until: (items) => {
+        for (const item of items) claims.set(item.metadata!.name!, item);
+        return claims.size === 2;
+      },
+      description: 'the golden and scratch PVCs',
+    });
+    await createBundle(name, {
+      version: v,
+      bundleURL: `${mirror.baseUrl}/overrides/${v}/${bundle.fileName}`,
+      sha256URL: `${mirror.baseUrl}/overrides/${v}/sha256sum.txt`,
+      storageClassName: 'fast-local',
+      goldenVolumeSize: '20Gi',
+    });
+    const job = await waitFor<Job>(ns.kubeConfig, {
+      type: JOBS,
+      namespace: ns.name,
+      name: `${name}-prep`,
+      until: (j) => j !== undefined,
+    });
+    const env = Object.fromEntries(
+      job!.spec.template.spec.containers[0]!.env!.map((e) => [e.name, e.value]),
+    );
+    expect(env).toMatchObject({
+      BUNDLE_URL: `${mirror.baseUrl}/overrides/${v}/${bundle.fileName}`,
+      SHA256_URL: `${mirror.baseUrl}/overrides/${v}/sha256sum.txt`,
+      NAMESPACE: ns.name,
+      BUNDLE_NAME: name,
+      SSH_SECRET_NAME: `${name}-ssh-key`,
+      METADATA_CONFIGMAP_NAME: `${name}-metadata`,
+    });
+    await bothClaims;
+    for (const claim of claims.values()) expect(claim.spec.storageClassName).toBe('fast-local');
+    const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
+    expect(done!.status!.diskSHA256).toBe(bundle.rawSha256);
+    const golden = await get<PersistentVolumeClaim>(PVCS, `${name}-golden`);
+    expect(golden.spec).toMatchObject({
+      storageClassName: 'fast-local',
+      resources: { requests: { storage: '20Gi' } },
+    });
+    expect(mirror.server.requests).not.toContain(`/${v}/sha256sum.txt`);
+  });
+
+  it('fails naming the step and the file on a checksum mismatch, and retries on its own once fixed', async () => {
+    const v = version('4.18.3');
+    const name = nameOf(v);
+    const bundle = await mirror.publish(v, { digest: 'ab'.repeat(32) });
+    await createBundle(name, { version: v });
+    const failed = await waitForBundle(name, (b) => phase(b) === 'Failed');
+    const ready = condition(failed, 'Ready')!;
+    expect(ready).toMatchObject({ status: 'False', reason: 'PrepJobFailed' });
+    expect(ready.message).toContain(`failed in step Verify`);
+    expect(ready.message).toContain(`checksum mismatch for ${bundle.fileName}`);
+    expect(ready.message).toMatch(/Retrying in \d+s \(attempt 2\)$/);
+    expect(condition(failed, 'Prepared')).toMatchObject({
+      status: 'False',
+      reason: 'VerifyFailed',
+    });
+    const job = await get<Job>(JOBS, `${name}-prep`);
+    expect(job.status!.failed).toBe(3); // backoffLimit 2: three pods
+    const events = await eventsOf(name, withReasons('PrepJobFailed'));
+    expect(events.find((e) => e.reason === 'PrepJobFailed')).toMatchObject({ type: 'Warning' });
+
+    // Once the backoff has passed, the Failed bundle prepares again, now successfully.
+    await mirror.writeChecksums(v, bundle, bundle.archiveSha256);
+    clock.advance(PREP_RETRY_BACKOFF.baseMs);
+    const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
+    expect(done!.status!.sha256).toBe(bundle.archiveSha256);
+    expect(condition(done, 'Prepared')).toMatchObject({ status: 'True' });
+    await eventsOf(name, withReasons('PrepJobFailed', 'RetryingPrep', 'BundleReady'));
+  });
+
+  it('prepares again when the SSH key Secret or the golden PVC disappears', async () => {
+    const { name } = ready;
+    const oldSecret = await get<Secret>(SECRETS, `${name}-ssh-key`);
+    await ns.api.delete(SECRETS, `${name}-ssh-key`, ns.name);
+    const secret = await waitFor<Secret>(ns.kubeConfig, {
+      type: SECRETS,
+      namespace: ns.name,
+      name: `${name}-ssh-key`,
+      until: (s) => s !== undefined && s.metadata!.uid !== oldSecret.metadata!.uid,
+      timeoutMs: 90_000,
+    });
+    expect(secret).toBeDefined();
+    await waitForBundle(name, (b) => phase(b) === 'Ready');
+
+    const oldGolden = await get<PersistentVolumeClaim>(PVCS, `${name}-golden`);
+    await ns.api.delete(PVCS, `${name}-golden`, ns.name);
+    await waitFor<PersistentVolumeClaim>(ns.kubeConfig, {
+      type: PVCS,
+      namespace: ns.name,
+      name: `${name}-golden`,
+      until: (p) => p !== undefined && p.metadata!.uid !== oldGolden.metadata!.uid,
+      timeoutMs: 90_000,
+    });
+    await waitForBundle(name, (b) => phase(b) === 'Ready');
+    const golden = platform.storage.volumePath(ns.name, `${name}-golden`)!;
+    expect((await readFile(path.join(golden, 'disk.img'))).equals(ready.bundle.rawDisk)).toBe(true);
+    const reprovisioning = (e: BundleEvent, cause: string): boolean =>
+      e.reason === 'Reprovisioning' && e.message === `Preparing the bundle again: ${cause}`;
+    await eventsOf(
+      name,
+      (events) =>
+        events.some((e) => reprovisioning(e, 'SSH key secret is missing')) &&
+        events.some((e) => reprovisioning(e, 'golden PVC is missing')),
+    );
+  });
+
+  it('creates one bundle for two pools of one crcVersion, and their instances refer to it', async () => {
+    const v = version('4.18.4');
+    const name = nameOf(v);
+    created.push(name);
+    await mirror.publish(v);
+    await enableNamespace(ns.api, ns.name);
+    const pool = (poolName: string): ClusterPool => ({
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      metadata: { name: poolName, namespace: ns.name },
+      spec: {
+        type: 'crc',
+        maxSize: 2,
+        minSize: 1,
+        template: { crcVersion: v, ocpVersion: `${v}-ocp`, memory: '16Gi', cores: 4 },
+      },
+    });
+    await ns.api.create(POOLS, pool('first'));
+    await ns.api.create(POOLS, pool('second'));
+    const instances = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      until: (items) => items.length === 2,
+      description: 'one instance per pool',
+    });
+    const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
+    const bundles = await ns.api.list<CRCBundle>(BUNDLES);
+    expect(bundles.items.filter((b) => b.spec.version === v).map((b) => b.metadata!.name)).toEqual([
+      name,
+    ]);
+    for (const instance of instances) {
+      const { crcVersion, crcArch } = instance.spec.template;
+      expect(`crc-${crcVersion}-${crcArch || 'amd64'}`).toBe(name);
+    }
+    // What a clone of the golden disk uses (the clone itself is the instance controller's).
+    expect(done!.status).toMatchObject({
+      qcow2PVCRef: { name: `${name}-golden` },
+      qcow2PVCNamespace: ns.name,
+    });
+    const golden = platform.storage.volumePath(ns.name, `${name}-golden`);
+    expect(golden).toBeDefined();
+  });
+
+  it('leaves nothing behind when the bundle is deleted', async () => {
+    const { name } = ready;
+    await ns.api.delete(BUNDLES, name);
+    await gone(PVCS, `${name}-golden`);
+    await gone(SECRETS, `${name}-ssh-key`);
+    await gone(CONFIG_MAPS, `${name}-metadata`);
+    await gone(JOBS, `${name}-prep`);
+  });
+});
