@@ -32,6 +32,7 @@ describe('loadOperatorConfig', () => {
       },
       logLevel: 'info',
       workersPerController: 1,
+      controllers: ['clusterpool', 'clusterlease', 'clusterinstance'],
     });
   });
 
@@ -47,6 +48,12 @@ describe('loadOperatorConfig', () => {
 
   it.each<[string, OperatorFlags, NodeJS.ProcessEnv, string]>([
     ['workers 0', { workers: '0' }, {}, '--workers must be an integer from 1 to 64 (got "0")'],
+    [
+      'unknown controller',
+      { controllers: 'clusterpool,crcbundles' },
+      {},
+      '--controllers must be a comma-separated list of clusterpool, clusterlease, clusterinstance (got "clusterpool,crcbundles")',
+    ],
     [
       'workers not a number',
       { workers: 'many' },

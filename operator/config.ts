@@ -29,7 +29,12 @@ export interface OperatorConfig {
   };
   logLevel: LogLevel;
   workersPerController: number;
+  /** The controllers this process runs (--controllers; default all). */
+  controllers: ControllerName[];
 }
+
+export const CONTROLLER_NAMES = ['clusterpool', 'clusterlease', 'clusterinstance'] as const;
+export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */
 export interface OperatorFlags {
@@ -41,6 +46,7 @@ export interface OperatorFlags {
   leaderElectRetryPeriod?: string;
   logLevel?: string;
   workers?: string;
+  controllers?: string;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +148,17 @@ function leaderElectionConfig(
   };
 }
 
+function controllerList(check: Checker, value: string | undefined): ControllerName[] {
+  if (value === undefined) return [...CONTROLLER_NAMES];
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(CONTROLLER_NAMES as readonly string[]).includes(name));
+  check.require(
+    unknown.length === 0 && names.length > 0,
+    `--controllers must be a comma-separated list of ${CONTROLLER_NAMES.join(', ')} (got "${value}")`,
+  );
+  return names.filter((name): name is ControllerName => !unknown.includes(name));
+}
+
 /**
  * Builds the configuration from flags and environment and checks all of it, reporting every
  * problem at once with the setting's name and the value given.
@@ -182,6 +199,7 @@ export function loadOperatorConfig(
     leaderElection: leaderElectionConfig(check, flags, env),
     logLevel: logLevel as LogLevel,
     workersPerController: check.integer('--workers', flags.workers ?? '1', 1, 64),
+    controllers: controllerList(check, flags.controllers),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

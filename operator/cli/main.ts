@@ -42,6 +42,10 @@ export function buildProgram(): Command {
     )
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--workers <count>', 'concurrent reconciles per controller', '1')
+    .option(
+      '--controllers <names>',
+      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance); default all',
+    )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),
     );

@@ -16,7 +16,7 @@ export async function runOperator(flags: OperatorFlags): Promise<void> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
   const manager = new Manager({ config, kubeConfig, logger });
-  registerControllers(manager);
+  registerControllers(manager, { controllers: config.controllers });
 
   const onSignal = (signal: string) => (): void => void manager.stop(`received ${signal}`);
   process.once('SIGTERM', onSignal('SIGTERM'));

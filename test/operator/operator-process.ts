@@ -31,6 +31,9 @@ export async function startOperatorProcess(options: {
       'operator',
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      // Test files share one control plane: an instance controller here would also act on the
+      // instances other files settle themselves. A test that wants it passes --controllers.
+      '--controllers=clusterpool,clusterlease',
       ...(options.args ?? []),
     ],
     {

@@ -16,7 +16,10 @@ import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
 import { testConfig } from './test-manager.js';
 
-/** A manager running the real pool and lease controllers, quiet, on free ports. */
+/**
+ * A manager running the real pool and lease controllers, quiet, on free ports. No instance
+ * controller: these tests play its part with settleInstance() and fillPool().
+ */
 export async function startOperator(kubeConfig: KubeConfig, clock?: Clock): Promise<Manager> {
   const manager = new Manager({
     config: testConfig({ workersPerController: 2 }),
@@ -25,7 +28,7 @@ export async function startOperator(kubeConfig: KubeConfig, clock?: Clock): Prom
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
   });
-  registerControllers(manager);
+  registerControllers(manager, { controllers: ['clusterpool', 'clusterlease'] });
   await manager.start();
   return manager;
 }
@@ -91,8 +94,8 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 }
 
 /**
- * Plays the ClusterInstance controller's part (issue 7 and 9 build the real one): the instance
- * gets its kubeconfig Secret and becomes Ready, or Failed.
+ * Plays the ClusterInstance controller's part for pool and lease tests (startOperator runs no
+ * instance controller): the instance gets its kubeconfig Secret and becomes Ready, or Failed.
  */
 export async function settleInstance(
   api: ApiClient,
