@@ -29,3 +29,22 @@ export const PERSISTENT_VOLUME_CLAIMS = resourceType(
 
 /** HyperShift's label on the worker VMIs and launcher pods of a node pool. */
 export const LABEL_NODE_POOL_NAME = 'hypershift.openshift.io/nodepool-name';
+
+export const HYPERCONVERGEDS = resourceType(
+  'hco.kubevirt.io/v1beta1',
+  'HyperConverged',
+  'hyperconvergeds',
+);
+export const MULTICLUSTERENGINES = resourceType(
+  'multicluster.openshift.io/v1',
+  'MultiClusterEngine',
+  'multiclusterengines',
+  false,
+);
+export const CUSTOM_RESOURCE_DEFINITIONS = resourceType(
+  'apiextensions.k8s.io/v1',
+  'CustomResourceDefinition',
+  'customresourcedefinitions',
+  false,
+);
+export const DEPLOYMENTS = resourceType('apps/v1', 'Deployment', 'deployments');

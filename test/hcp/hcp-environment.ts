@@ -12,6 +12,7 @@ import { SimulatedHostedClusters } from '../platform/simulated-hosted-clusters.j
 import { SimulatedHostedGuest } from '../platform/simulated-hosted-guest.js';
 import { SimulatedManagementNode } from '../platform/simulated-management-node.js';
 import { SimulatedNodePools } from '../platform/simulated-node-pools.js';
+import { ensurePlatformOperands } from '../platform/simulated-platform-operands.js';
 import { SimulatedRouter } from '../platform/simulated-router.js';
 
 /**
@@ -49,6 +50,7 @@ export class HcpEnvironment {
       });
       parts.unshift(router);
       parts.unshift(await SimulatedManagementNode.start(api));
+      await ensurePlatformOperands(api);
       const holder: { environment?: HcpEnvironment } = {};
       parts.unshift(
         await SimulatedHostedClusters.start({

@@ -8,6 +8,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
+import type { Manager } from '../../operator/runtime/manager.js';
 import { runCommand } from '../control-plane/run-command.js';
 import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -24,13 +25,14 @@ const b64decode = (data: string | undefined): string =>
 
 describe('hcp pool → instance → lease on simulated HyperShift', () => {
   let env: HcpEnvironment;
+  let operator: Manager;
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'hcp-lease-'));
     await enableNamespace(ns.api, ns.name);
     await createPullSecret(ns.api, ns.name);
     env = await HcpEnvironment.start(ns.kubeConfig, ns.api, ns.name);
-    await env.startOperator();
+    operator = await env.startOperator();
   });
   afterAll(async () => {
     // Leases and instances carry finalizers: let the operator release them before it stops.
@@ -91,6 +93,8 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       status: 'True',
       reason: 'BackingResourcesAvailable',
     });
+    for (const type of ['HyperConvergedReady', 'MultiClusterEngineReady', 'ProvisioningAllowed'])
+      expect(instance.status!.conditions!.find((c) => c.type === type)?.status).toBe('True');
     expect(instance.status!.conditions!.find((c) => c.type === 'VersionMismatch')).toMatchObject({
       status: 'False',
       reason: 'OCPVersionMatches',
@@ -130,6 +134,12 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       `${ns.name}-${hc.metadata!.name}`,
     );
     expect(route.spec).toMatchObject({ host: hostname, tls: { termination: 'passthrough' } });
+    const provisioning = await operator.metrics.registry.getSingleMetricAsString(
+      'guestcluster_instance_provisioning_seconds',
+    );
+    expect(provisioning).toContain(
+      'guestcluster_instance_provisioning_seconds_count{topology="hcp"} 1',
+    );
     const events = await ns.api.list<KubeObject & { reason?: string }>(EVENTS, {
       namespace: ns.name,
     });

@@ -6,6 +6,8 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyOf, readNamespacePolicy } from '../namespace-policy.js';
+import { provisioningHistogram } from './instance-metrics.js';
+import { readPlatformReadiness } from './platform-readiness.js';
 import type { Topology } from './topology.js';
 import {
   InstanceFailure,
@@ -16,6 +18,8 @@ import {
 
 /** After this long the Terminating condition says CleanupTimedOut; the finalizer stays (spec §2.3.7). */
 const CLEANUP_TIMEOUT_MS = 15 * 60_000;
+/** Platform operands are not watched: while one is not ready, look again after this long. */
+const PLATFORM_RECHECK_MS = 20_000;
 /** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
 const TEARDOWN_RESYNC_MS = 60_000;
 
@@ -34,6 +38,7 @@ export class InstanceController {
   ) {}
 
   registration(): ControllerRegistration {
+    provisioningHistogram(this.manager);
     const instances = this.manager.informer<ClusterInstance>(INSTANCES);
     return {
       name: 'clusterinstance',
@@ -70,6 +75,8 @@ export class InstanceController {
       return {};
     }
     if (!(await this.namespaceGate(instance))) return {};
+    const platform = await this.platformGate(instance, topology);
+    if (platform) return platform;
     try {
       return await topology.reconcile(instance, context);
     } catch (error) {
@@ -122,6 +129,46 @@ export class InstanceController {
     }
     await writeInstanceStatus(this.manager, draft);
     return false;
+  }
+
+  /**
+   * The platform readiness gate (spec §2.6): HyperConverged, and for hcp the MultiClusterEngine
+   * with HyperShift, must be ready before provisioning. Read live; while something is not ready
+   * the instance says so and looks again after a while (these operands are not watched: a
+   * cluster without them must not keep the manager's caches from syncing). Returns a result to
+   * stop the pass with, or undefined to go on.
+   */
+  private async platformGate(
+    instance: ClusterInstance,
+    topology: Topology,
+  ): Promise<ReconcileResult | undefined> {
+    const phase = instance.status?.phase;
+    if (phase === 'Failed' || (phase === 'Ready' && !topology.platformGate.whenReady))
+      return undefined;
+    const verdicts = await readPlatformReadiness(
+      this.manager.client,
+      topology.platformGate.multiClusterEngine,
+    );
+    const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
+    for (const { type, readiness } of verdicts) {
+      draft.condition({
+        type,
+        status: readiness.ready ? 'True' : 'False',
+        reason: readiness.reason,
+        message: readiness.message,
+      });
+    }
+    draft.status.observedGeneration = instance.metadata?.generation;
+    const failing = verdicts.find((v) => !v.readiness.ready);
+    if (failing) {
+      draft.waiting(failing.readiness.reason, 'Platform dependencies are not ready');
+      await writeInstanceStatus(this.manager, draft);
+      return { requeueAfterMs: PLATFORM_RECHECK_MS };
+    }
+    if (!draft.changed) return undefined;
+    // The status event brings the next pass.
+    await writeInstanceStatus(this.manager, draft);
+    return {};
   }
 
   private async namespacePolicy(namespace: string): Promise<NamespacePolicy> {

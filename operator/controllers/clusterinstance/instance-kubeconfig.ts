@@ -64,7 +64,11 @@ export async function upsertInstanceKubeconfig(
       Reason.APIEndpointConflict,
       `kubeconfig Secret ${namespace}/${name} is not owned by ClusterInstance ${instance.metadata!.name} (UID ${instance.metadata!.uid})`,
     );
-  if (JSON.stringify(existing.data) !== JSON.stringify(desired.data)) {
+  const data = existing.data ?? {};
+  const differs =
+    Object.keys(data).length !== Object.keys(desired.data!).length ||
+    Object.entries(desired.data!).some(([k, v]) => data[k] !== v);
+  if (differs) {
     await manager.client.update(SECRETS, { ...existing, type: desired.type, data: desired.data });
   }
   return name;

@@ -3,6 +3,7 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
 import type { Manager } from '../../runtime/manager.js';
+import { observeProvisioned } from './instance-metrics.js';
 
 export type InstanceStatus = NonNullable<ClusterInstance['status']>;
 type Phase = NonNullable<InstanceStatus['phase']>;
@@ -109,9 +110,22 @@ export class InstanceStatusDraft {
     });
   }
 
+  /**
+   * Whether the status differs in content. Key order does not count: the apiserver returns keys
+   * sorted, and treats a write that changes nothing as a no-op that no watch event reports.
+   */
   get changed(): boolean {
-    return JSON.stringify(this.instance.status ?? {}) !== JSON.stringify(this.status);
+    return canonical(this.instance.status ?? {}) !== canonical(this.status);
   }
+}
+
+/** JSON with object keys sorted. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /**
@@ -127,6 +141,8 @@ export async function writeInstanceStatus(
     ...draft.instance,
     status: draft.status,
   });
+  if (draft.status.phase === 'Ready' && draft.instance.status?.phase !== 'Ready')
+    observeProvisioned(manager, written);
   const before = findCondition(draft.instance.status?.conditions, 'Ready');
   const after = findCondition(draft.status.conditions, 'Ready');
   if (after && (before?.reason !== after.reason || before.status !== after.status)) {

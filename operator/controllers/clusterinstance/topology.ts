@@ -8,6 +8,11 @@ import type { WatchSpec } from '../../runtime/manager.js';
  * its backing objects and says which kinds it watches. A type without a topology is left alone.
  */
 export interface Topology {
+  /**
+   * The platform readiness gate (spec §2.6): whether the MultiClusterEngine (HyperShift) is
+   * needed besides HyperConverged, and whether the gate still applies once the instance is Ready.
+   */
+  readonly platformGate: { multiClusterEngine: boolean; whenReady: boolean };
   /** Provisioning and Ready handling of an authorized, not deleting instance. */
   reconcile(instance: ClusterInstance, context: ReconcileContext): Promise<ReconcileResult>;
   /** Deletes the backing objects; 'pending' while some are still going away. */

@@ -68,6 +68,7 @@ const key = (namespace: string, name: string): string => `${namespace}/${name}`;
  * once the guest API answers there. Every wait is for an event, except the guest API itself.
  */
 export class HcpTopology implements Topology {
+  readonly platformGate = { multiClusterEngine: true, whenReady: false };
   private readonly probe: GuestApiProbe;
 
   constructor(
