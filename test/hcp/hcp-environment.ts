@@ -25,6 +25,8 @@ export class HcpEnvironment {
   private operator: Manager | undefined;
   /** Failure injection: HostedClusters of instances with these names never become Available. */
   readonly neverAvailable = new Set<string>();
+  /** Failure injection: NodePools of instances with these names get no workers. */
+  readonly noWorkers = new Set<string>();
 
   private constructor(
     private readonly kubeConfig: KubeConfig,
@@ -63,7 +65,18 @@ export class HcpEnvironment {
             ),
         }),
       );
-      parts.unshift(await SimulatedNodePools.start({ kubeConfig, servesNamespace: serves }));
+      parts.unshift(
+        await SimulatedNodePools.start({
+          kubeConfig,
+          servesNamespace: serves,
+          readyReplicas: (np) =>
+            holder.environment?.noWorkers.has(
+              np.metadata?.labels?.['opdev.io/cluster-instance'] ?? '',
+            )
+              ? 0
+              : (np.spec?.replicas ?? 0),
+        }),
+      );
       holder.environment = new HcpEnvironment(kubeConfig, [namespace], guest, router, parts);
       return holder.environment;
     } catch (error) {

@@ -227,6 +227,29 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     ).toBe(true);
   });
 
+  it('waits for the NodePool to reach its replicas', async () => {
+    env.noWorkers.add('few');
+    await ns.api.create(INSTANCES, hcpInstance(ns.name, 'few', { nodePoolReplicas: 3 }));
+    const waiting = await until(
+      ns.name,
+      'few',
+      (i) => readyCondition(i)?.reason === 'NodePoolNotReady',
+      'few waiting for its workers',
+    );
+    const nodePool = waiting!.status!.hyperShift!.nodePoolNames![0]!;
+    expect(readyCondition(waiting)!.message).toBe(
+      `NodePool ${ns.name}/${nodePool} has 0 of 3 replica(s)`,
+    );
+    env.noWorkers.delete('few');
+    // The workers join: a NodePool status change, and the instance follows.
+    await ns.api.patch(
+      NODE_POOLS,
+      { name: nodePool, namespace: ns.name },
+      { metadata: { labels: { joined: 'true' } } },
+    );
+    await until(ns.name, 'few', (i) => i?.status?.phase === 'Ready', 'few Ready');
+  });
+
   it('says VersionMismatch when the HostedCluster reports another version than the template asks for', async () => {
     await ns.api.create(INSTANCES, hcpInstance(ns.name, 'older', { ocpVersion: '4.16.9' }));
     const ready = await until(ns.name, 'older', (i) => i?.status?.phase === 'Ready', 'older Ready');
