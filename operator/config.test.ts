@@ -34,7 +34,7 @@ describe('loadOperatorConfig', () => {
       },
       logLevel: 'info',
       workersPerController: 1,
-      controllers: ['clusterpool', 'clusterlease', 'crcbundle'],
+      controllers: ['clusterpool', 'clusterlease', 'clusterinstance', 'crcbundle'],
     });
   });
 
@@ -115,7 +115,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, crcbundle (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',

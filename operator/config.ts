@@ -37,7 +37,12 @@ export interface OperatorConfig {
   controllers: ControllerName[];
 }
 
-export const CONTROLLER_NAMES = ['clusterpool', 'clusterlease', 'crcbundle'] as const;
+export const CONTROLLER_NAMES = [
+  'clusterpool',
+  'clusterlease',
+  'clusterinstance',
+  'crcbundle',
+] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */

@@ -48,8 +48,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--controllers <names>',
-      'comma-separated controllers to run (clusterpool, clusterlease, crcbundle)',
-      'clusterpool,clusterlease,crcbundle',
+      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle); default all',
     )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),

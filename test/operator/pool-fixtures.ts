@@ -12,17 +12,18 @@ import type { OperatorConfig } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
-import { isConflict } from '../../operator/kube/api-error.js';
+import { isAlreadyExists, isConflict } from '../../operator/kube/api-error.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
 import { testConfig } from './test-manager.js';
 
 /**
- * A manager running the real controllers, quiet, on free ports. Test files share one control
- * plane: with `options.namespace` it sees only that namespace's pools, leases and instances, and
- * of the cluster-scoped CRCBundles it keeps to those a test names in `options.bundles` (none by
- * default).
+ * A manager running the real pool and lease controllers, quiet, on free ports; no instance
+ * controller: these tests play its part with settleInstance() and fillPool(). Test files share
+ * one control plane: with `options.namespace` it sees only that namespace's pools, leases and
+ * instances. The bundle controller runs only for a test that names its bundles in
+ * `options.bundles` (CRCBundles are cluster-scoped).
  */
 export async function startOperator(
   kubeConfig: KubeConfig,
@@ -44,7 +45,14 @@ export async function startOperator(
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
   });
-  registerControllers(manager, { bundles: options.bundles ?? { accept: () => false } });
+  registerControllers(manager, {
+    controllers: [
+      'clusterpool',
+      'clusterlease',
+      ...(options.bundles ? ['crcbundle' as const] : []),
+    ],
+    bundles: options.bundles,
+  });
   await manager.start();
   return manager;
 }
@@ -110,9 +118,9 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 }
 
 /**
- * Plays the ClusterInstance controller's part (issue 7 and 9 build the real one): the instance
- * gets its kubeconfig Secret (a placeholder, or `kubeconfig` when the test needs a working one)
- * and becomes Ready, or Failed.
+ * Plays the ClusterInstance controller's part for pool and lease tests (startOperator runs no
+ * instance controller): the instance gets its kubeconfig Secret (a placeholder, or `kubeconfig`
+ * when the test needs a working one) and becomes Ready, or Failed.
  */
 export async function settleInstance(
   api: ApiClient,
@@ -177,7 +185,13 @@ export async function fillPool(
   count: number,
 ): Promise<string[]> {
   const names = Array.from({ length: count }, (_, i) => `${pool}-${i}`);
-  await inBatches(names, 25, (name) => api.create(INSTANCES, poolInstance(namespace, pool, name)));
+  // Pool controllers of other test files (one control plane is shared) may create some of these
+  // names first, exactly as this pool's controller would: those are filled in the same way.
+  await inBatches(names, 25, (name) =>
+    api.create(INSTANCES, poolInstance(namespace, pool, name)).catch((error: unknown) => {
+      if (!isAlreadyExists(error)) throw error;
+    }),
+  );
   await inBatches(names, 25, (name) => settleInstance(api, namespace, name));
   return names;
 }

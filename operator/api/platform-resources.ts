@@ -1,0 +1,50 @@
+import { resourceType } from '../kube/resource-type.js';
+
+/** Kinds of the management platform (HyperShift, KubeVirt, OpenShift routing and config) and core kinds the operator uses. */
+export const HOSTED_CLUSTERS = resourceType(
+  'hypershift.openshift.io/v1beta1',
+  'HostedCluster',
+  'hostedclusters',
+);
+export const NODE_POOLS = resourceType('hypershift.openshift.io/v1beta1', 'NodePool', 'nodepools');
+export const ROUTES = resourceType('route.openshift.io/v1', 'Route', 'routes');
+export const INGRESS_CONFIGS = resourceType(
+  'config.openshift.io/v1',
+  'Ingress',
+  'ingresses',
+  false,
+);
+export const VIRTUAL_MACHINE_INSTANCES = resourceType(
+  'kubevirt.io/v1',
+  'VirtualMachineInstance',
+  'virtualmachineinstances',
+);
+export const NODES = resourceType('v1', 'Node', 'nodes', false);
+export const PODS = resourceType('v1', 'Pod', 'pods');
+export const PERSISTENT_VOLUME_CLAIMS = resourceType(
+  'v1',
+  'PersistentVolumeClaim',
+  'persistentvolumeclaims',
+);
+
+/** HyperShift's label on the worker VMIs and launcher pods of a node pool. */
+export const LABEL_NODE_POOL_NAME = 'hypershift.openshift.io/nodepool-name';
+
+export const HYPERCONVERGEDS = resourceType(
+  'hco.kubevirt.io/v1beta1',
+  'HyperConverged',
+  'hyperconvergeds',
+);
+export const MULTICLUSTERENGINES = resourceType(
+  'multicluster.openshift.io/v1',
+  'MultiClusterEngine',
+  'multiclusterengines',
+  false,
+);
+export const CUSTOM_RESOURCE_DEFINITIONS = resourceType(
+  'apiextensions.k8s.io/v1',
+  'CustomResourceDefinition',
+  'customresourcedefinitions',
+  false,
+);
+export const DEPLOYMENTS = resourceType('apps/v1', 'Deployment', 'deployments');

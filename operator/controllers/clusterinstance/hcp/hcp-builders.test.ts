@@ -1,0 +1,159 @@
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import type { ClusterInstance } from '../../../api/resources.js';
+import {
+  buildApiRoute,
+  buildHostedCluster,
+  buildNodePool,
+  desiredReplicas,
+} from './hcp-builders.js';
+import { plannedPlacement } from './hcp-placement.js';
+import { rewriteKubeconfig } from './kubeconfig-rewrite.js';
+
+const instance = (
+  template: Partial<ClusterInstance['spec']['template']> = {},
+): ClusterInstance => ({
+  apiVersion: 'guestcluster.opdev.io/v1alpha1',
+  kind: 'ClusterInstance',
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  spec: {
+    type: 'hcp',
+    template: {
+      releaseImage: 'quay.io/x/release:4.16.10',
+      ocpVersion: '4.16.10',
+      memory: '8Gi',
+      cores: 2,
+      ...template,
+    },
+  },
+});
+
+describe('hcp builders', () => {
+  const placement = plannedPlacement(instance());
+  const labels = {
+    'opdev.io/managed-by': 'guestcluster-operator',
+    'opdev.io/cluster-instance': 'pool-0',
+    'opdev.io/cluster-instance-namespace': 'ci',
+  };
+
+  it('builds the HostedCluster of spec §3.5', () => {
+    const hc = buildHostedCluster(instance({ idmsRef: { name: 'idms' } }), {
+      placement,
+      hostname: 'api.example',
+      pullSecretName: 'pull-secret',
+      sshKeySecretName: 'ssh',
+      nodeAddress: '10.0.0.5',
+    });
+    expect(hc.metadata).toEqual({
+      name: placement.hostedClusterName,
+      namespace: 'ci',
+      labels,
+      ownerReferences: [
+        {
+          apiVersion: 'guestcluster.opdev.io/v1alpha1',
+          kind: 'ClusterInstance',
+          name: 'pool-0',
+          uid: 'uid-1',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    });
+    expect(hc.spec).toMatchObject({
+      release: { image: 'quay.io/x/release:4.16.10' },
+      controllerAvailabilityPolicy: 'SingleReplica',
+      platform: { type: 'KubeVirt', kubevirt: {} },
+      networking: {
+        networkType: 'OVNKubernetes',
+        clusterNetwork: [{ cidr: '10.132.0.0/14' }],
+        serviceNetwork: [{ cidr: '172.31.0.0/16' }],
+      },
+      etcd: {
+        managementType: 'Managed',
+        managed: { storage: { type: 'PersistentVolume', persistentVolume: { size: '8Gi' } } },
+      },
+      pullSecret: { name: 'pull-secret' },
+      sshKey: { name: 'ssh' },
+      imageContentSources: [],
+    });
+    expect((hc.spec!.services as { service: string }[]).map((s) => s.service)).toEqual([
+      'APIServer',
+      'OAuthServer',
+      'Konnectivity',
+      'Ignition',
+    ]);
+    expect(hc.spec!.services).toContainEqual({
+      service: 'APIServer',
+      servicePublishingStrategy: { type: 'NodePort', nodePort: { address: '10.0.0.5' } },
+    });
+  });
+
+  it.each([
+    [{}, 1, { type: 'Persistent', persistent: { size: '32Gi' } }],
+    [
+      { nodePoolReplicas: 3, rootVolumeSize: '64Gi', storageClassName: 'fast' },
+      3,
+      { type: 'Persistent', persistent: { size: '64Gi', storageClass: 'fast' } },
+    ],
+  ])('builds the NodePool of spec §3.6 from %j', (template, replicas, rootVolume) => {
+    const np = buildNodePool(instance(template), placement, {
+      metadata: { name: placement.hostedClusterName, uid: 'hc-uid' },
+    });
+    expect(desiredReplicas(instance(template))).toBe(replicas);
+    expect(np.metadata!.name).toBe(`${placement.hostedClusterName}-workers`);
+    expect(np.metadata!.ownerReferences!.map((r) => [r.kind, r.controller])).toEqual([
+      ['HostedCluster', true],
+      ['ClusterInstance', false],
+    ]);
+    expect(np.spec).toMatchObject({
+      clusterName: placement.hostedClusterName,
+      replicas,
+      management: { upgradeType: 'Replace' },
+      platform: {
+        type: 'KubeVirt',
+        kubevirt: { rootVolume, compute: { memory: '8Gi', cores: 2 } },
+      },
+    });
+  });
+
+  it('builds the API Route in the control plane namespace without owner references', () => {
+    const route = buildApiRoute(instance(), placement, 'api.example');
+    expect(route.metadata).toEqual({
+      name: 'pool-0-api',
+      namespace: placement.controlPlaneNamespace,
+      labels,
+    });
+    expect(route.spec).toEqual({
+      host: 'api.example',
+      to: { kind: 'Service', name: 'kube-apiserver', weight: 100 },
+      port: { targetPort: 6443 },
+      tls: { termination: 'passthrough', insecureEdgeTerminationPolicy: 'None' },
+    });
+  });
+
+  it('rewrites every cluster of the admin kubeconfig to the endpoint and the serving certificate', () => {
+    const admin = [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: a',
+      '  cluster: {server: "https://10.0.0.5:31443", certificate-authority: /ca.crt, insecure-skip-tls-verify: true}',
+      '- name: b',
+      '  cluster: {server: "https://x:6443", certificate-authority-data: b2xk, tls-server-name: x}',
+      'users: [{name: admin, user: {token: t}}]',
+    ].join('\n');
+    const rewritten = parse(rewriteKubeconfig(admin, 'https://api.example', 'PEM')) as {
+      clusters: { cluster: Record<string, unknown> }[];
+      users: unknown[];
+    };
+    const expected = {
+      server: 'https://api.example',
+      'certificate-authority-data': Buffer.from('PEM').toString('base64'),
+    };
+    expect(rewritten.clusters.map((c) => c.cluster)).toEqual([expected, expected]);
+    expect(rewritten.users).toEqual([{ name: 'admin', user: { token: 't' } }]);
+    expect(() => rewriteKubeconfig('kind: Config', 'https://api.example', 'PEM')).toThrow(
+      'kubeconfig has no clusters',
+    );
+  });
+});

@@ -1,0 +1,189 @@
+import type { ClusterInstance } from '../../../api/resources.js';
+import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
+import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import { apiRouteName, kasServingCertName } from './hcp-naming.js';
+import { endpointLabels, instanceOwnerReference } from './hcp-ownership.js';
+import type { HcpPlacement } from './hcp-placement.js';
+import type { KasServingCert } from './kas-serving-cert.js';
+
+/** An object with free-form spec and status (HyperShift and route kinds are read as plain JSON). */
+export interface PlatformObject extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+const DEFAULT_ROOT_VOLUME = '32Gi';
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/** Inputs of the HostedCluster that are read once, at creation (spec §2.3.4 "Create HostedCluster"). */
+export interface HostedClusterInputs {
+  placement: HcpPlacement;
+  hostname: string;
+  pullSecretName: string;
+  sshKeySecretName?: string;
+  /** InternalIP of a Ready, schedulable management node (the API server's NodePort address). */
+  nodeAddress: string;
+}
+
+/** The HostedCluster (spec §3.5), in the instance namespace, controlled by the instance. */
+export function buildHostedCluster(
+  instance: ClusterInstance,
+  inputs: HostedClusterInputs,
+): PlatformObject {
+  const template = instance.spec.template;
+  return {
+    apiVersion: HOSTED_CLUSTERS.apiVersion,
+    kind: HOSTED_CLUSTERS.kind,
+    metadata: {
+      name: inputs.placement.hostedClusterName,
+      namespace: inputs.placement.hostedClusterNamespace,
+      labels: endpointLabels(instance),
+      ownerReferences: [instanceOwnerReference(instance)],
+    },
+    spec: {
+      release: { image: template.releaseImage ?? '' },
+      controllerAvailabilityPolicy:
+        template.controllerAvailabilityPolicy === 'HighlyAvailable'
+          ? 'HighlyAvailable'
+          : 'SingleReplica',
+      platform: { type: 'KubeVirt', kubevirt: {} },
+      networking: {
+        networkType: 'OVNKubernetes',
+        clusterNetwork: [{ cidr: '10.132.0.0/14' }],
+        serviceNetwork: [{ cidr: '172.31.0.0/16' }],
+      },
+      etcd: {
+        managementType: 'Managed',
+        managed: { storage: { type: 'PersistentVolume', persistentVolume: { size: '8Gi' } } },
+      },
+      services: [
+        {
+          service: 'APIServer',
+          servicePublishingStrategy: {
+            type: 'NodePort',
+            nodePort: { address: inputs.nodeAddress },
+          },
+        },
+        { service: 'OAuthServer', servicePublishingStrategy: { type: 'Route' } },
+        { service: 'Konnectivity', servicePublishingStrategy: { type: 'Route' } },
+        { service: 'Ignition', servicePublishingStrategy: { type: 'Route' } },
+      ],
+      pullSecret: { name: inputs.pullSecretName },
+      ...(template.idmsRef ? { imageContentSources: [] } : {}),
+      ...(inputs.sshKeySecretName ? { sshKey: { name: inputs.sshKeySecretName } } : {}),
+      configuration: {
+        apiServer: {
+          servingCerts: {
+            namedCertificates: [
+              {
+                names: [inputs.hostname],
+                servingCertificate: { name: kasServingCertName(instance.metadata!.name!) },
+              },
+            ],
+          },
+        },
+      },
+    },
+  };
+}
+
+/** Replicas the NodePool should have: nodePoolReplicas when at least 1, else 1. */
+export function desiredReplicas(instance: ClusterInstance): number {
+  const replicas = instance.spec.template.nodePoolReplicas;
+  return replicas !== undefined && replicas >= 1 ? replicas : 1;
+}
+
+/** The NodePool (spec §3.6): controlled by the HostedCluster, also owned by the instance. */
+export function buildNodePool(
+  instance: ClusterInstance,
+  placement: HcpPlacement,
+  hostedCluster: KubeObject,
+): PlatformObject {
+  const template = instance.spec.template;
+  const hcOwner: OwnerReference = {
+    apiVersion: HOSTED_CLUSTERS.apiVersion,
+    kind: HOSTED_CLUSTERS.kind,
+    name: hostedCluster.metadata!.name!,
+    uid: hostedCluster.metadata!.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+  return {
+    apiVersion: NODE_POOLS.apiVersion,
+    kind: NODE_POOLS.kind,
+    metadata: {
+      name: placement.nodePoolName,
+      namespace: placement.hostedClusterNamespace,
+      labels: endpointLabels(instance),
+      ownerReferences: [hcOwner, instanceOwnerReference(instance, false)],
+    },
+    spec: {
+      clusterName: placement.hostedClusterName,
+      release: { image: template.releaseImage ?? '' },
+      replicas: desiredReplicas(instance),
+      management: { upgradeType: 'Replace' },
+      platform: {
+        type: 'KubeVirt',
+        kubevirt: {
+          rootVolume: {
+            type: 'Persistent',
+            persistent: {
+              size: template.rootVolumeSize || DEFAULT_ROOT_VOLUME,
+              ...(template.storageClassName ? { storageClass: template.storageClassName } : {}),
+            },
+          },
+          compute: { memory: template.memory, cores: template.cores },
+          ...(template.vmNodeSelector ? { nodeSelector: template.vmNodeSelector } : {}),
+        },
+      },
+    },
+  };
+}
+
+/** The API Route (spec §3.4b) in the control plane namespace: labelled, no owner reference. */
+export function buildApiRoute(
+  instance: ClusterInstance,
+  placement: HcpPlacement,
+  hostname: string,
+): PlatformObject {
+  return {
+    apiVersion: ROUTES.apiVersion,
+    kind: ROUTES.kind,
+    metadata: {
+      name: apiRouteName(instance.metadata!.name!),
+      namespace: placement.controlPlaneNamespace,
+      labels: endpointLabels(instance),
+    },
+    spec: {
+      host: hostname,
+      to: { kind: 'Service', name: 'kube-apiserver', weight: 100 },
+      port: { targetPort: 6443 },
+      tls: { termination: 'passthrough', insecureEdgeTerminationPolicy: 'None' },
+    },
+  };
+}
+
+/** The KAS serving certificate Secret (spec §3.7), controlled by the instance. */
+export function buildKasSecret(
+  instance: ClusterInstance,
+  placement: HcpPlacement,
+  cert: KasServingCert,
+): SecretObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: kasServingCertName(instance.metadata!.name!),
+      namespace: placement.hostedClusterNamespace,
+      labels: endpointLabels(instance),
+      ownerReferences: [instanceOwnerReference(instance)],
+    },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': b64(cert.certificatePem), 'tls.key': b64(cert.keyPem) },
+  };
+}

@@ -1,0 +1,30 @@
+import { Histogram } from 'prom-client';
+import type { ClusterInstance } from '../../api/resources.js';
+import type { Manager } from '../../runtime/manager.js';
+
+const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
+const histograms = new WeakMap<Manager, Histogram<'topology'>>();
+
+/** guestcluster_instance_provisioning_seconds: creation to Ready, by topology (DESIGN item 5). */
+export function provisioningHistogram(manager: Manager): Histogram<'topology'> {
+  let histogram = histograms.get(manager);
+  if (!histogram) {
+    histogram = new Histogram({
+      name: 'guestcluster_instance_provisioning_seconds',
+      help: 'Time from ClusterInstance creation to Ready, by topology.',
+      labelNames: ['topology'],
+      buckets: PROVISIONING_BUCKETS,
+      registers: [manager.metrics.registry],
+    });
+    histograms.set(manager, histogram);
+  }
+  return histogram;
+}
+
+/** Records an instance that has just become Ready. */
+export function observeProvisioned(manager: Manager, instance: ClusterInstance): void {
+  const created = Date.parse(instance.metadata?.creationTimestamp ?? '');
+  if (Number.isNaN(created)) return;
+  const seconds = Math.max(0, (manager.clock.now() - created) / 1000);
+  provisioningHistogram(manager).observe({ topology: instance.spec.type }, seconds);
+}

@@ -1,0 +1,263 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import { FINALIZER_INSTANCE_CLEANUP } from '../../operator/api/labels.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { runCommand } from '../control-plane/run-command.js';
+import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { testEnv } from '../support/test-env.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
+
+const ns = useTestNamespace('hcp');
+const EVENTS = { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true };
+
+type Platform = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
+const b64decode = (data: string | undefined): string =>
+  Buffer.from(data ?? '', 'base64').toString();
+
+describe('hcp pool → instance → lease on simulated HyperShift', () => {
+  let env: HcpEnvironment;
+  let operator: Manager;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'hcp-lease-'));
+    await enableNamespace(ns.api, ns.name);
+    await createPullSecret(ns.api, ns.name);
+    env = await HcpEnvironment.start(ns.kubeConfig, ns.api, ns.name);
+    operator = await env.startOperator();
+  });
+  afterAll(async () => {
+    // Leases and instances carry finalizers: let the operator release them before it stops.
+    await ns.api.delete(POOLS, 'hcp', ns.name).catch(() => undefined);
+    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
+    await Promise.all(leases.items.map((l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name)));
+    await waitForList(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      until: (items) => items.length === 0,
+      description: 'every instance to be torn down',
+      timeoutMs: 120_000,
+    });
+    await env?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const readyInstance = (description: string, exclude?: string): Promise<ClusterInstance[]> =>
+    waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      description,
+      timeoutMs: 120_000,
+      until: (items) =>
+        items.some(
+          (i) =>
+            i.status?.phase === 'Ready' &&
+            !i.metadata?.deletionTimestamp &&
+            i.metadata?.uid !== exclude,
+        ),
+    });
+
+  let instance: ClusterInstance;
+
+  it('provisions a Ready instance: HostedCluster on KubeVirt, NodePool at its replicas, Route, kubeconfig Secret', async () => {
+    const pool: ClusterPool = hcpPool(ns.name, 'hcp', { maxSize: 2, warmSpares: 1 });
+    pool.spec.template.nodePoolReplicas = 2;
+    pool.spec.template.controllerAvailabilityPolicy = 'HighlyAvailable';
+    await ns.api.create(POOLS, pool);
+    const items = await readyInstance('a Ready instance in the pool');
+    instance = items.find((i) => i.status?.phase === 'Ready')!;
+    const name = instance.metadata!.name!;
+    expect(instance.metadata!.finalizers).toContain(FINALIZER_INSTANCE_CLEANUP);
+    const hyperShift = instance.status!.hyperShift!;
+    expect(hyperShift.hostedClusterNamespace).toBe(ns.name);
+    expect(hyperShift.hostedClusterName).toMatch(/^gc-hcp-0-[0-9a-f]{16}$/);
+    expect(hyperShift.nodePoolNames).toEqual([`${hyperShift.hostedClusterName}-workers`]);
+    expect(instance.status).toMatchObject({
+      phase: 'Ready',
+      topology: 'hcp',
+      ocpVersion: '4.16.10',
+      kubeconfigSecretRef: { name: `${name}-kubeconfig` },
+    });
+    expect(instance.status!.apiEndpoint).toMatch(
+      new RegExp(`^https://api-hcp-0-[0-9a-f]{16}\\.${env.router.domain.replaceAll('.', '\\.')}$`),
+    );
+    expect(readyCondition(instance)).toMatchObject({
+      status: 'True',
+      reason: 'BackingResourcesAvailable',
+    });
+    for (const type of ['HyperConvergedReady', 'MultiClusterEngineReady', 'ProvisioningAllowed'])
+      expect(instance.status!.conditions!.find((c) => c.type === type)?.status).toBe('True');
+    expect(instance.status!.conditions!.find((c) => c.type === 'VersionMismatch')).toMatchObject({
+      status: 'False',
+      reason: 'OCPVersionMatches',
+    });
+
+    const hc = await ns.api.get<Platform>(HOSTED_CLUSTERS, hyperShift.hostedClusterName!, ns.name);
+    const hostname = instance.status!.apiEndpoint!.slice('https://'.length);
+    expect(hc.spec).toMatchObject({
+      release: { image: pool.spec.template.releaseImage },
+      controllerAvailabilityPolicy: 'HighlyAvailable',
+      platform: { type: 'KubeVirt', kubevirt: {} },
+      pullSecret: { name: 'pull-secret' },
+      configuration: {
+        apiServer: {
+          servingCerts: {
+            namedCertificates: [
+              { names: [hostname], servingCertificate: { name: `${name}-kas-serving-cert` } },
+            ],
+          },
+        },
+      },
+    });
+    expect(hc.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: 'ClusterInstance',
+        name,
+        uid: instance.metadata!.uid,
+        controller: true,
+      }),
+    ]);
+    const nodePool = await ns.api.get<Platform>(NODE_POOLS, hyperShift.nodePoolNames![0]!, ns.name);
+    expect(nodePool.spec).toMatchObject({ clusterName: hc.metadata!.name, replicas: 2 });
+    expect(nodePool.status).toMatchObject({ replicas: 2 });
+    const route = await ns.api.get<Platform>(
+      ROUTES,
+      `${name}-api`,
+      `${ns.name}-${hc.metadata!.name}`,
+    );
+    expect(route.spec).toMatchObject({ host: hostname, tls: { termination: 'passthrough' } });
+    const provisioning = await operator.metrics.registry.getSingleMetricAsString(
+      'guestcluster_instance_provisioning_seconds',
+    );
+    expect(provisioning).toContain(
+      'guestcluster_instance_provisioning_seconds_count{topology="hcp"} 1',
+    );
+    const events = await ns.api.list<KubeObject & { reason?: string }>(EVENTS, {
+      namespace: ns.name,
+    });
+    const reasons = events.items
+      .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
+      .map((e) => e.reason);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        'HostedClusterCreated',
+        'NodePoolCreated',
+        'BackingResourcesAvailable',
+      ]),
+    );
+  });
+
+  it('binds a lease whose kubeconfig works against the guest API through the Route host', async () => {
+    await ns.api.create(LEASES, lease(ns.name, 'job-1', 'hcp'));
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job-1',
+      until: (l) => l?.status?.phase === 'Bound',
+      timeoutMs: 120_000,
+    });
+    expect(bound!.status).toMatchObject({
+      instanceRef: { name: instance.metadata!.name },
+      topology: 'hcp',
+      ocpVersion: '4.16.10',
+      apiEndpoint: instance.status!.apiEndpoint,
+    });
+    const secret = await ns.api.get<KubeObject & { data?: Record<string, string> }>(
+      SECRETS,
+      'job-1-kubeconfig',
+      ns.name,
+    );
+    const kubeconfig = b64decode(secret.data?.kubeconfig);
+    const clusters = (parse(kubeconfig) as { clusters: { cluster: Record<string, string> }[] })
+      .clusters;
+    expect(clusters.map((c) => c.cluster.server)).toEqual([instance.status!.apiEndpoint]);
+    const file = path.join(dir, 'lease.kubeconfig');
+    await writeFile(file, kubeconfig, { mode: 0o600 });
+    // The Route host has no DNS here: connect to the router, keep the host name for TLS.
+    const hostname = instance.status!.apiEndpoint!.slice('https://'.length);
+    const kubectl = (...args: string[]): Promise<{ stdout: string }> =>
+      runCommand(testEnv('kubectl'), [
+        '--kubeconfig',
+        file,
+        `--server=https://127.0.0.1:${env.router.port}`,
+        `--tls-server-name=${hostname}`,
+        ...args,
+      ]);
+    const version = await kubectl(
+      'get',
+      'clusterversion',
+      'version',
+      '-o',
+      'jsonpath={.status.desired.version}',
+    );
+    expect(version.stdout).toBe('4.16.10');
+    const namespaces = await kubectl('get', 'namespaces', '-o', 'name');
+    expect(namespaces.stdout.split('\n')).toContain('namespace/openshift-config');
+  });
+
+  it('tears down on release: HostedCluster first, then NodePool; nothing is left; the pool tops up', async () => {
+    const name = instance.metadata!.name!;
+    const hyperShift = instance.status!.hyperShift!;
+    const hcName = hyperShift.hostedClusterName!;
+    const controlPlane = `${ns.name}-${hcName}`;
+    const hostname = instance.status!.apiEndpoint!.slice('https://'.length);
+    const deleting = (
+      type: typeof HOSTED_CLUSTERS,
+      objectName: string,
+    ): Promise<Platform | undefined> =>
+      waitFor<Platform>(ns.kubeConfig, {
+        type,
+        namespace: ns.name,
+        name: objectName,
+        until: (o) => !!o?.metadata?.deletionTimestamp,
+        timeoutMs: 120_000,
+      });
+    const hcDeleting = deleting(HOSTED_CLUSTERS, hcName);
+    const npDeleting = deleting(NODE_POOLS, hyperShift.nodePoolNames![0]!);
+    expect(await env.guest.servedHostnames()).toContain(hostname);
+
+    await ns.api.delete(LEASES, 'job-1', ns.name);
+    const [hc, np] = await Promise.all([hcDeleting, npDeleting]);
+    // resourceVersions are etcd revisions of one store: the NodePool's deletion came after.
+    expect(BigInt(hc!.metadata!.resourceVersion!)).toBeLessThan(
+      BigInt(np!.metadata!.resourceVersion!),
+    );
+
+    const gone = (type: typeof SECRETS, objectName: string, namespace?: string): Promise<unknown> =>
+      waitFor(ns.kubeConfig, {
+        type,
+        name: objectName,
+        namespace,
+        until: (o) => o === undefined,
+        timeoutMs: 120_000,
+      });
+    await gone(INSTANCES, name, ns.name);
+    await Promise.all([
+      gone(HOSTED_CLUSTERS, hcName, ns.name),
+      gone(NODE_POOLS, hyperShift.nodePoolNames![0]!, ns.name),
+      gone(SECRETS, `${name}-kubeconfig`, ns.name),
+      gone(SECRETS, `${name}-kas-serving-cert`, ns.name),
+      gone(SECRETS, `${hcName}-admin-kubeconfig`, ns.name),
+      gone(SECRETS, 'job-1-kubeconfig', ns.name),
+      gone(ROUTES, `${name}-api`, controlPlane),
+      gone(NAMESPACES, controlPlane),
+    ]);
+    expect(await env.guest.servedHostnames()).not.toContain(hostname);
+    // The pull secret is the user's and stays.
+    await expect(ns.api.get(SECRETS, 'pull-secret', ns.name)).resolves.toBeDefined();
+
+    const again = await readyInstance(
+      'the pool to top up with a new Ready instance',
+      instance.metadata!.uid,
+    );
+    expect(again.filter((i) => !i.metadata?.deletionTimestamp)).toHaveLength(1);
+  });
+});
