@@ -14,14 +14,28 @@ interface CoreEvent extends KubeObject {
 
 const COMPONENT = 'guestcluster-operator';
 const MAX_REMEMBERED = 4096;
+/** Events waiting to be sent; beyond this the oldest are dropped (and that is logged). */
+const MAX_QUEUED = 1000;
+
+interface PendingEvent {
+  object: KubeObject;
+  type: EventType;
+  reason: string;
+  message: string;
+  sent: () => void;
+}
 
 /**
  * Records Kubernetes Events (core/v1, what `kubectl describe` shows) on the objects people look
  * at. A repeat of the same event on the same object bumps its count instead of adding another.
- * Failing to record is logged and never fails the caller.
+ * Events go out one at a time from a queue, as client-go's broadcaster sends them: a burst of
+ * transitions then does not compete with the controllers' own writes. Failing to record is
+ * logged and never fails the caller.
  */
 export class EventRecorder {
   private readonly recorded = new Map<string, { name: string; namespace: string; count: number }>();
+  private readonly queue: PendingEvent[] = [];
+  private sending = false;
 
   constructor(
     private readonly client: ApiClient,
@@ -30,7 +44,33 @@ export class EventRecorder {
     private readonly instance: string,
   ) {}
 
-  async record(
+  /** Queues the event; resolves once it has been sent (or given up on). */
+  record(object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    return new Promise((sent) => {
+      this.queue.push({ object, type, reason, message, sent });
+      if (this.queue.length > MAX_QUEUED) {
+        const dropped = this.queue.shift()!;
+        this.logger.warn({ reason: dropped.reason }, 'Dropped an event: the event queue is full');
+        dropped.sent();
+      }
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        await this.send(next.object, next.type, next.reason, next.message);
+        next.sent();
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private async send(
     object: KubeObject,
     type: EventType,
     reason: string,

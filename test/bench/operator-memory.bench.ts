@@ -10,7 +10,8 @@ import { waitForList } from '../support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 
-const ns = useTestNamespace('bench-memory');
+// 20,000 objects take a while to go with their namespace.
+const ns = useTestNamespace('bench-memory', { deleteTimeoutMs: 15 * 60_000 });
 const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
 const TARGET_MB = 300;
 

@@ -27,7 +27,10 @@ export interface TestNamespace {
  * A fresh namespace for the calling test file, created before its tests and deleted (and awaited
  * until gone) after them. Use at the top level of a test file.
  */
-export function useTestNamespace(prefix: string): TestNamespace {
+export function useTestNamespace(
+  prefix: string,
+  options: { deleteTimeoutMs?: number } = {},
+): TestNamespace {
   const kubeConfig = adminKubeConfig();
   const context: TestNamespace = {
     name: '',
@@ -47,6 +50,7 @@ export function useTestNamespace(prefix: string): TestNamespace {
       type: NAMESPACES,
       name: context.name,
       until: (ns) => ns === undefined,
+      timeoutMs: options.deleteTimeoutMs,
     });
   });
   return context;
