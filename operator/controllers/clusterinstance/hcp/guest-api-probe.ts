@@ -1,5 +1,7 @@
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import { clusterAccess } from '../../../kube/cluster-access.js';
+import type { KubeconfigContext } from '../../../kube/kubeconfig.js';
+import { parseKubeconfig } from '../../../kube/kubeconfig.js';
 
 /** Where to connect for a host and port; production connects to the name itself (DNS). */
 export type ConnectAddress = (host: string, port: number) => { host: string; port: number };
@@ -16,19 +18,17 @@ const PROBE_TIMEOUT_MS = 10_000;
 export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
   return async (kubeconfig) => {
     if (!kubeconfig.trim()) throw new Error('kubeconfig is empty');
-    const config = new KubeConfig();
+    let context: KubeconfigContext;
     try {
-      config.loadFromString(kubeconfig);
+      context = parseKubeconfig(kubeconfig);
     } catch (error) {
       throw new Error(`parsing kubeconfig: ${(error as Error).message}`, { cause: error });
     }
-    const cluster = config.getCurrentCluster();
-    if (!cluster) throw new Error('parsing kubeconfig: no current cluster');
-    const url = new URL(cluster.server.replace(/\/+$/, '') + '/readyz');
+    const url = new URL(context.server + '/readyz');
     const port = Number(url.port) || 443;
     const address = connectAddress?.(url.hostname, port) ?? { host: url.hostname, port };
     const options: https.RequestOptions = {};
-    await config.applyToHTTPSOptions(options);
+    await clusterAccess(context).applyToHTTPSOptions(options);
     const status = await new Promise<number>((resolve, reject) => {
       const request = https.request(
         {
@@ -37,7 +37,7 @@ export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
           port: address.port,
           path: url.pathname,
           method: 'GET',
-          servername: cluster.tlsServerName ?? url.hostname,
+          servername: context.servername ?? url.hostname,
           headers: { ...options.headers, host: url.host },
           timeout: PROBE_TIMEOUT_MS,
           agent: false,
