@@ -79,8 +79,11 @@ export class Informer<T extends KubeObject> {
   }
 
   list(filter?: (object: T) => boolean): T[] {
-    const all = [...this.store.values()];
-    return filter ? all.filter(filter) : all;
+    if (!filter) return [...this.store.values()];
+    // One array of the matches, not a copy of the whole cache first: controllers list often.
+    const matches: T[] = [];
+    for (const object of this.store.values()) if (filter(object)) matches.push(object);
+    return matches;
   }
 
   start(): void {

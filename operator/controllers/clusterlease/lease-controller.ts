@@ -10,7 +10,7 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyOf, readNamespacePolicy } from '../namespace-policy.js';
-import { availableInstances, pendingQueue, placeLease } from './lease-queue.js';
+import { placeLease } from './lease-queue.js';
 import { isPendingLease } from '../clusterpool/pool-accounting.js';
 
 type LeaseStatus = NonNullable<ClusterLease['status']>;
@@ -229,11 +229,7 @@ export class LeaseController {
     const leases = this.manager
       .informer<ClusterLease>(LEASES)
       .list((l) => l.metadata!.namespace === namespace);
-    const placement = placeLease(
-      lease,
-      pendingQueue(poolName, leases, instances),
-      availableInstances(instances, leases),
-    );
+    const placement = placeLease(lease, leases, instances);
     if ('queuePosition' in placement) {
       const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
       const finalized = await this.withFinalizer(lease);

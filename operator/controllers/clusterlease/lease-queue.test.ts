@@ -47,10 +47,18 @@ describe('the lease queue', () => {
   });
 
   it('gives the n-th lease the n-th instance, and queue positions to the rest', () => {
-    const queue = pendingQueue('pool', leases);
-    const available = [instance('i5', 'Ready')];
-    expect(placeLease(queue[0]!, queue, available)).toEqual({ instance: available[0] });
-    expect(placeLease(queue[1]!, queue, available)).toEqual({ queuePosition: 1 });
-    expect(placeLease(queue[2]!, queue, available)).toEqual({ queuePosition: 2 });
+    const [a, b, c] = pendingQueue('pool', leases);
+    const instances = [instance('i5', 'Ready'), instance('i6', 'Provisioning')];
+    expect(placeLease(a!, leases, instances)).toEqual({ instance: instances[0] });
+    expect(placeLease(b!, leases, instances)).toEqual({ queuePosition: 1 });
+    expect(placeLease(c!, leases, instances)).toEqual({ queuePosition: 2 });
+  });
+
+  it('keeps a binding lease out of the queue, and the others in their places', () => {
+    const instances = [instance('i5', 'Ready'), instance('i7', 'Ready', 'uid-a')];
+    const [b, c] = pendingQueue('pool', leases, instances);
+    expect([b, c].map((l) => l!.metadata!.name)).toEqual(['b', 'c']);
+    expect(placeLease(b!, leases, instances)).toEqual({ instance: instances[0] });
+    expect(placeLease(c!, leases, instances)).toEqual({ queuePosition: 1 });
   });
 });
