@@ -1,3 +1,5 @@
+import type { ClusterAccess } from '../../operator/kube/api-client.js';
+import type { Logger } from '../../operator/runtime/logger.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ClusterInstance } from '../../operator/api/resources.js';
@@ -85,12 +87,17 @@ export class HcpEnvironment {
     }
   }
 
-  /** Starts the operator; the instance controller acts in `namespaces` only. */
-  async startOperator(): Promise<Manager> {
+  /**
+   * Starts the operator; the instance controller acts in `namespaces` only. `access` lets it talk
+   * to the apiserver as another identity (its own ServiceAccount), `logger` collects its log.
+   */
+  async startOperator(options: { access?: ClusterAccess; logger?: Logger } = {}): Promise<Manager> {
     const manager = new Manager({
       config: testConfig({ workersPerController: 2 }),
-      kubeConfig: this.kubeConfig,
-      logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
+      kubeConfig: options.access ?? this.kubeConfig,
+      logger:
+        options.logger ??
+        pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
       watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
       retryBackoff: { baseMs: 100, maxMs: 5000, jitter: 0.1 },
     });
