@@ -42,3 +42,21 @@ export function splitKey(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
+
+/** JSON with object keys sorted (undefined fields left out, as on the wire). */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/**
+ * Whether two values (a status as read and as computed) say the same, key order aside: the
+ * apiserver returns keys sorted, and a write that changes nothing is a no-op no watch reports,
+ * so comparing key order would send a needless write on every pass.
+ */
+export function sameContent(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}

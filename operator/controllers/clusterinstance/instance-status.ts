@@ -2,6 +2,7 @@ import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
+import { sameContent } from '../../kube/objects.js';
 import type { Manager } from '../../runtime/manager.js';
 import { observeProvisioned } from './instance-metrics.js';
 
@@ -115,17 +116,8 @@ export class InstanceStatusDraft {
    * sorted, and treats a write that changes nothing as a no-op that no watch event reports.
    */
   get changed(): boolean {
-    return canonical(this.instance.status ?? {}) !== canonical(this.status);
+    return !sameContent(this.instance.status ?? {}, this.status);
   }
-}
-
-/** JSON with object keys sorted. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }
 
 /**

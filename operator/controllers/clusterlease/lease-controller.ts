@@ -5,7 +5,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resou
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
-import { objectKey, splitKey } from '../../kube/objects.js';
+import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
@@ -513,7 +513,7 @@ export class LeaseController {
   }
 
   private async writeStatus(lease: ClusterLease, status: LeaseStatus): Promise<void> {
-    if (JSON.stringify(lease.status ?? {}) === JSON.stringify(status)) return;
+    if (sameContent(lease.status ?? {}, status)) return;
     await this.manager.client.updateStatus(LEASES, { ...lease, status });
   }
 

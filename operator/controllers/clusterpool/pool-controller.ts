@@ -3,7 +3,7 @@ import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
-import { splitKey } from '../../kube/objects.js';
+import { sameContent, splitKey } from '../../kube/objects.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
@@ -288,7 +288,7 @@ export class PoolController {
   }
 
   private async writeStatus(pool: ClusterPool, status: PoolStatus): Promise<void> {
-    if (JSON.stringify(pool.status ?? {}) === JSON.stringify(status)) return;
+    if (sameContent(pool.status ?? {}, status)) return;
     try {
       await this.manager.client.updateStatus(POOLS, { ...pool, status });
     } catch (error) {

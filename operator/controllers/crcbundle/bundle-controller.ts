@@ -5,6 +5,7 @@ import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { sameContent } from '../../kube/objects.js';
 import type { ResourceType } from '../../kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
@@ -364,7 +365,7 @@ export class BundleController {
         bundle.status?.conditions,
       ),
     };
-    if (JSON.stringify(bundle.status ?? {}) === JSON.stringify(next)) return;
+    if (sameContent(bundle.status ?? {}, next)) return;
     await this.manager.client.updateStatus(BUNDLES, { ...bundle, status: next });
   }
 }
