@@ -4,6 +4,7 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   enableNamespace,
+  releaseAllLeases,
   hcpPool,
   lease,
   poolInstance,
@@ -11,9 +12,7 @@ import {
   fillPool,
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitForList } from '../support/wait-for.js';
 import { percentile, reportBench } from './bench-report.js';
-import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('bench-bind');
 const LEASE_COUNT = Number(process.env.BENCH_LEASES ?? 200);
@@ -30,16 +29,8 @@ describe('bind latency', () => {
   const abort = new AbortController();
   afterAll(async () => {
     abort.abort();
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    await inBatches(leases.items, 20, (l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name));
-    // The release finalizer needs the manager: stop it only once every lease is gone.
-    await waitForList(ns.kubeConfig, {
-      type: LEASES,
-      namespace: ns.name,
-      until: (items) => items.length === 0,
-      description: 'every lease released',
-      timeoutMs: 120_000,
-    });
+    // The release finalizer needs the manager: stop it only after this.
+    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
   });
 

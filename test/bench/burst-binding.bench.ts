@@ -5,6 +5,7 @@ import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   enableNamespace,
+  releaseAllLeases,
   hcpPool,
   lease,
   startOperator,
@@ -43,17 +44,7 @@ async function withWorkers<T>(
 describe('burst binding', () => {
   let manager: Manager;
   afterAll(async () => {
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    await inBatches(leases.items, 50, (l) =>
-      ns.api.delete(LEASES, l.metadata!.name!, ns.name).catch(() => undefined),
-    );
-    await waitForList(ns.kubeConfig, {
-      type: LEASES,
-      namespace: ns.name,
-      until: (items) => items.length === 0,
-      description: 'every lease released',
-      timeoutMs: 300_000,
-    });
+    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name, 300_000);
     await manager?.stop();
   });
 

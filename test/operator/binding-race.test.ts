@@ -4,7 +4,14 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../support/wait-for.js';
-import { enableNamespace, hcpPool, lease, startOperator, fillPool } from './pool-fixtures.js';
+import {
+  enableNamespace,
+  fillPool,
+  hcpPool,
+  lease,
+  releaseAllLeases,
+  startOperator,
+} from './pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 
 const ns = useTestNamespace('race');
@@ -14,15 +21,7 @@ const LEASE_COUNT = 200;
 describe('binding with two managers and no leader election', () => {
   const managers: Manager[] = [];
   afterAll(async () => {
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    await inBatches(leases.items, 20, (l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name));
-    await waitForList(ns.kubeConfig, {
-      type: LEASES,
-      namespace: ns.name,
-      until: (items) => items.length === 0,
-      description: 'every lease released',
-      timeoutMs: 120_000,
-    });
+    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
     await Promise.all(managers.map((m) => m.stop()));
   });
 

@@ -12,10 +12,11 @@ import type { OperatorConfig } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
-import { isAlreadyExists, isConflict } from '../../operator/kube/api-error.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
+import { waitForList } from '../support/wait-for.js';
 import { testConfig } from './test-manager.js';
 
 /**
@@ -194,4 +195,29 @@ export async function fillPool(
   );
   await inBatches(names, 25, (name) => settleInstance(api, namespace, name));
   return names;
+}
+
+/**
+ * Deletes every lease of a namespace and waits until they are gone. Leases carry the release
+ * finalizer, so a manager must still run: stop it only after this.
+ */
+export async function releaseAllLeases(
+  api: ApiClient,
+  kubeConfig: KubeConfig,
+  namespace: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const leases = await api.list<ClusterLease>(LEASES, { namespace });
+  await inBatches(leases.items, 50, (l) =>
+    api.delete(LEASES, l.metadata!.name!, namespace).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    }),
+  );
+  await waitForList(kubeConfig, {
+    type: LEASES,
+    namespace,
+    until: (items) => items.length === 0,
+    description: 'every lease to be released',
+    timeoutMs,
+  });
 }

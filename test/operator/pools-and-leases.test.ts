@@ -6,6 +6,7 @@ import { useTestNamespace } from '../support/cluster.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
 import {
   enableNamespace,
+  releaseAllLeases,
   hcpPool,
   lease,
   poolInstance,
@@ -34,14 +35,7 @@ describe('pools and leases', () => {
   afterAll(async () => {
     // Leases carry the release finalizer: release them with a manager running, so the namespace can go.
     const manager = await start();
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    await Promise.all(leases.items.map((l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name)));
-    await waitForList(ns.kubeConfig, {
-      type: LEASES,
-      namespace: ns.name,
-      until: (items) => items.length === 0,
-      description: 'every lease to be released',
-    });
+    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
     await manager.stop();
   });
 
