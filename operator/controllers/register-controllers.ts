@@ -1,5 +1,6 @@
 import type { ControllerName } from '../config.js';
-import type { Manager } from '../runtime/manager.js';
+import { splitKey } from '../kube/objects.js';
+import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { HcpTopology } from './clusterinstance/hcp/hcp-topology.js';
 import { InstanceController } from './clusterinstance/instance-controller.js';
@@ -13,26 +14,41 @@ export interface RegisterOptions {
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   /**
-   * Limits the instance controller to instances in these namespaces (default: all). Tests that
-   * share one control plane use it to stay out of each other's instances.
+   * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
+   * while their caches still see every namespace (hcp control planes live in namespaces of their
+   * own). Tests that share one control plane use it to stay out of each other's objects.
    */
-  instanceNamespaces?: readonly string[];
+  namespaces?: readonly string[];
   bundles?: BundleControllerOptions;
 }
 
 /** Adds the operator's controllers to the manager, in one place. */
 export function registerControllers(manager: Manager, options: RegisterOptions = {}): void {
   const enabled = new Set(options.controllers ?? manager.config.controllers);
-  if (enabled.has('clusterpool')) manager.addController(new PoolController(manager).registration());
-  if (enabled.has('clusterlease'))
-    manager.addController(new LeaseController(manager).registration());
+  const add = (registration: ControllerRegistration): void =>
+    void manager.addController(limitedTo(registration, options.namespaces));
+  if (enabled.has('clusterpool')) add(new PoolController(manager).registration());
+  if (enabled.has('clusterlease')) add(new LeaseController(manager).registration());
   if (enabled.has('clusterinstance')) {
     // crc instances are left alone until the crc topology is registered here.
     const topologies = { hcp: new HcpTopology(manager, options.hcp) };
-    manager.addController(
-      new InstanceController(manager, topologies, options.instanceNamespaces).registration(),
-    );
+    add(new InstanceController(manager, topologies).registration());
   }
   if (enabled.has('crcbundle'))
     manager.addController(new BundleController(manager, options.bundles).registration());
+}
+
+/** A controller that leaves objects outside `namespaces` alone. */
+function limitedTo(
+  registration: ControllerRegistration,
+  namespaces: readonly string[] | undefined,
+): ControllerRegistration {
+  if (!namespaces) return registration;
+  return {
+    ...registration,
+    reconcile: async (key, context) =>
+      namespaces.includes(splitKey(key).namespace ?? '')
+        ? registration.reconcile(key, context)
+        : {},
+  };
 }

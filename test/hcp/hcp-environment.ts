@@ -88,7 +88,7 @@ export class HcpEnvironment {
   }
 
   /**
-   * Starts the operator; the instance controller acts in `namespaces` only. `access` lets it talk
+   * Starts the operator; its pool, lease and instance controllers act in `namespaces` only. `access` lets it talk
    * to the apiserver as another identity (its own ServiceAccount), `logger` collects its log.
    */
   async startOperator(options: { access?: ClusterAccess; logger?: Logger } = {}): Promise<Manager> {
@@ -104,7 +104,7 @@ export class HcpEnvironment {
     registerControllers(manager, {
       // CRCBundles are cluster-scoped: another test file's bundles are not this operator's.
       controllers: ['clusterpool', 'clusterlease', 'clusterinstance'],
-      instanceNamespaces: this.namespaces,
+      namespaces: this.namespaces,
       // Route hosts resolve to the router, as DNS would send them on a real cluster.
       hcp: { probe: guestApiProbe(() => this.router.address) },
     });

@@ -33,8 +33,6 @@ export class InstanceController {
   constructor(
     private readonly manager: Manager,
     private readonly topologies: Partial<Record<ClusterType, Topology>>,
-    /** Only instances in these namespaces (all when unset). */
-    private readonly namespaces?: readonly string[],
   ) {}
 
   registration(): ControllerRegistration {
@@ -90,10 +88,8 @@ export class InstanceController {
     }
   }
 
-  /** The topology that builds this instance; none for types not built yet and other namespaces. */
+  /** The topology that builds this instance; none for types not built yet. */
   private topologyOf(instance: ClusterInstance): Topology | undefined {
-    if (this.namespaces && !this.namespaces.includes(instance.metadata!.namespace!))
-      return undefined;
     return this.topologies[instance.spec.type];
   }
 
