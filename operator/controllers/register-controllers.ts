@@ -1,6 +1,7 @@
 import type { ControllerName } from '../config.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
+import type { GuestApiProbe } from './clusterinstance/guest-api-probe.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { HcpTopology } from './clusterinstance/hcp/hcp-topology.js';
 import { InstanceController } from './clusterinstance/instance-controller.js';
@@ -13,6 +14,10 @@ export interface RegisterOptions {
   /** Which controllers run; default: those of the manager's configuration (--controllers). */
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
+  crc?: {
+    /** The guest API readiness check; by default a GET of /readyz through DNS. */
+    probe?: GuestApiProbe;
+  };
   /**
    * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
    * while their caches still see every namespace (hcp control planes live in namespaces of their

@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ClusterInstance } from '../../operator/api/resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
-import { guestApiProbe } from '../../operator/controllers/clusterinstance/hcp/guest-api-probe.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { Manager } from '../../operator/runtime/manager.js';

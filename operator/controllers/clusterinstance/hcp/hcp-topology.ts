@@ -24,8 +24,8 @@ import {
   writeInstanceStatus,
 } from '../instance-status.js';
 import type { Topology } from '../topology.js';
-import type { GuestApiProbe } from './guest-api-probe.js';
-import { guestApiProbe } from './guest-api-probe.js';
+import type { GuestApiProbe } from '../guest-api-probe.js';
+import { guestApiProbe } from '../guest-api-probe.js';
 import type { PlatformObject, SecretObject } from './hcp-builders.js';
 import {
   buildApiRoute,

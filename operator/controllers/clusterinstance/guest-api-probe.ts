@@ -1,7 +1,7 @@
 import https from 'node:https';
-import { clusterAccess } from '../../../kube/cluster-access.js';
-import type { KubeconfigContext } from '../../../kube/kubeconfig.js';
-import { parseKubeconfig } from '../../../kube/kubeconfig.js';
+import { clusterAccess } from '../../kube/cluster-access.js';
+import type { KubeconfigContext } from '../../kube/kubeconfig.js';
+import { parseKubeconfig } from '../../kube/kubeconfig.js';
 
 /** Where to connect for a host and port; production connects to the name itself (DNS). */
 export type ConnectAddress = (host: string, port: number) => { host: string; port: number };
