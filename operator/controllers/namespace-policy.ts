@@ -3,6 +3,7 @@ import { NAMESPACES } from '../api/resources.js';
 import type { ApiClient } from '../kube/api-client.js';
 import { isNotFound } from '../kube/api-error.js';
 import type { KubeObject } from '../kube/objects.js';
+import type { Manager } from '../runtime/manager.js';
 
 export interface NamespacePolicy {
   enabled: boolean;
@@ -24,6 +25,18 @@ export async function readNamespacePolicy(
     if (!isNotFound(error)) throw error;
     return namespacePolicyOf(undefined);
   }
+}
+
+/**
+ * The namespace opt-in from the manager's Namespace cache; read live only when the cache does not
+ * know the namespace (yet). Every pass of the pool, lease and instance controllers asks.
+ */
+export async function namespacePolicy(
+  manager: Manager,
+  namespace: string,
+): Promise<NamespacePolicy> {
+  const cached = manager.informer<KubeObject>(NAMESPACES).get(namespace);
+  return cached ? namespacePolicyOf(cached) : readNamespacePolicy(manager.client, namespace);
 }
 
 /** The policy a Namespace object implies (undefined: it does not exist). */

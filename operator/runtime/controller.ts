@@ -37,12 +37,16 @@ export interface ControllerOptions {
   metrics: RuntimeMetrics;
   clock: Clock;
   retryBackoff?: BackoffPolicy;
+  /** Events wait this long before their key is queued, so that a burst of them gives one pass. */
+  coalesceMs?: number;
 }
 
 /** A work queue drained by a number of workers that call the reconciler. */
 export class Controller {
   readonly queue: WorkQueue;
   private workers: Promise<void>[] = [];
+  /** Keys waiting out the coalescing window; wall-clock timers, as a burst of events is no business time. */
+  private readonly coalescing = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly options: ControllerOptions) {
     this.queue = new WorkQueue({
@@ -57,8 +61,17 @@ export class Controller {
     return this.options.name;
   }
 
+  /** Queues the key for an event; within the coalescing window, once for all events of the window. */
   enqueue(key: string): void {
-    this.queue.add(key);
+    const window = this.options.coalesceMs;
+    if (!window) return this.queue.add(key);
+    if (this.coalescing.has(key)) return;
+    const timer = setTimeout(() => {
+      this.coalescing.delete(key);
+      this.queue.add(key);
+    }, window);
+    timer.unref();
+    this.coalescing.set(key, timer);
   }
 
   start(): void {
@@ -68,6 +81,8 @@ export class Controller {
 
   /** Stops taking keys and waits for the reconciles in progress to finish. */
   async stop(): Promise<void> {
+    for (const timer of this.coalescing.values()) clearTimeout(timer);
+    this.coalescing.clear();
     this.queue.shutDown();
     await Promise.all(this.workers);
   }

@@ -38,6 +38,11 @@ export interface ControllerRegistration {
   owns?: ResourceType[];
   watches?: WatchSpec[];
   reconcile: Reconciler;
+  /**
+   * Events wait this long (ms) before they queue their key, so that a burst of them gives one
+   * pass: for controllers that summarise many objects and write a status each pass.
+   */
+  coalesceMs?: number;
 }
 
 export interface ManagerOptions {
@@ -140,6 +145,7 @@ export class Manager {
       metrics: this.metrics,
       clock: this.clock,
       retryBackoff: this.options.retryBackoff,
+      coalesceMs: registration.coalesceMs,
     });
     const enqueueAll = (keys: string[]): void => keys.forEach((key) => controller.enqueue(key));
     const watch = (type: ResourceType, map: (object: KubeObject) => string[]): void =>

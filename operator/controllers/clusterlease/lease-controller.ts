@@ -2,14 +2,13 @@ import { setCondition } from '../../api/conditions.js';
 import { parseGoDuration } from '../../api/duration.js';
 import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import type { NamespacePolicy } from '../namespace-policy.js';
-import { namespacePolicyOf, readNamespacePolicy } from '../namespace-policy.js';
+import { namespacePolicy } from '../namespace-policy.js';
 import { placeLease } from './lease-queue.js';
 import { isPendingLease } from '../clusterpool/pool-accounting.js';
 
@@ -200,7 +199,7 @@ export class LeaseController {
       );
       return {};
     }
-    const policy = await this.namespacePolicy(namespace);
+    const policy = await namespacePolicy(this.manager, namespace);
     if (policy.terminating) {
       const finalized = await this.withFinalizer(lease);
       await this.writeStatus(
@@ -442,12 +441,6 @@ export class LeaseController {
       metadata: { ...lease.metadata, finalizers },
     });
     return {};
-  }
-
-  /** The namespace opt-in from the cache (the pool controller watches namespaces), else read live. */
-  private async namespacePolicy(namespace: string): Promise<NamespacePolicy> {
-    const cached = this.manager.informer<KubeObject>(NAMESPACES).get(namespace);
-    return cached ? namespacePolicyOf(cached) : readNamespacePolicy(this.manager.client, namespace);
   }
 
   private async poolExists(namespace: string, name: string): Promise<boolean> {

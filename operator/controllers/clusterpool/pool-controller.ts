@@ -8,13 +8,19 @@ import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
-import { readNamespacePolicy } from '../namespace-policy.js';
+import { namespacePolicy } from '../namespace-policy.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool, nextInstanceName } from './pool-accounting.js';
 import { buildPoolInstance } from './pool-instance.js';
 
 const DISABLED_RECHECK_MS = 20_000;
 const SCALE_DOWN_IDLE_MS = 2 * 60_000;
+/**
+ * A pool summarises all its instances and leases: while leases bind, every one of them changes
+ * several of those. Events within this window give one pass and one status write, which leaves
+ * the apiserver to the binds.
+ */
+const EVENT_COALESCE_MS = 50;
 /** Replacing failed instances backs off per pool: 30 s, 1 min, 2 min … up to 15 min. */
 const REPLACE_FAILED_BACKOFF = { baseMs: 30_000, maxMs: 15 * 60_000 };
 
@@ -41,6 +47,7 @@ export class PoolController {
       name: 'clusterpool',
       forType: POOLS,
       owns: [INSTANCES],
+      coalesceMs: EVENT_COALESCE_MS,
       watches: [
         {
           type: LEASES,
@@ -65,7 +72,7 @@ export class PoolController {
     if (!pool || pool.metadata?.deletionTimestamp) return {};
     const { namespace } = splitKey(key);
     const now = this.manager.clock.now();
-    const policy = await readNamespacePolicy(this.manager.client, namespace!);
+    const policy = await namespacePolicy(this.manager, namespace!);
     if (policy.enabled && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
       await this.ensureBundle(pool, context);
 
