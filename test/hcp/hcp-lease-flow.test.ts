@@ -9,6 +9,7 @@ import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/ap
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import { runCommand } from '../control-plane/run-command.js';
 import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -201,6 +202,21 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
     expect(version.stdout).toBe('4.16.10');
     const namespaces = await kubectl('get', 'namespaces', '-o', 'name');
     expect(namespaces.stdout.split('\n')).toContain('namespace/openshift-config');
+
+    // With the router as HTTPS proxy, the kubeconfig works as it is, for kubectl and the probe.
+    const proxied = await runCommand(
+      testEnv('kubectl'),
+      ['--kubeconfig', file, 'get', 'namespace', 'openshift-config', '-o', 'name'],
+      { env: { ...process.env, HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' } },
+    );
+    expect(proxied.stdout.trim()).toBe('namespace/openshift-config');
+    await expect(guestApiProbe()(kubeconfig)).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
+    process.env.HTTPS_PROXY = env.router.proxyUrl;
+    try {
+      await expect(guestApiProbe()(kubeconfig)).resolves.toBeUndefined();
+    } finally {
+      delete process.env.HTTPS_PROXY;
+    }
   });
 
   it('tears down on release: HostedCluster first, then NodePool; nothing is left; the pool tops up', async () => {

@@ -7,6 +7,7 @@ import { isAlreadyExists, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { testConfig } from '../operator/test-manager.js';
+import { readConnectRequest } from './http-connect.js';
 import { readServerName } from './tls-sni.js';
 
 export interface RouteObject extends KubeObject {
@@ -32,7 +33,8 @@ const DEFAULT_DOMAIN = 'apps.management.guestcluster.test';
  * The OpenShift router, simulated: admits Routes (status.ingress Admitted=True, first come first
  * served per host), and passes TLS through by SNI on 127.0.0.1 to the Route's backend, so a
  * client that connects here with `tls-server-name` (or a host override) reaches the Route host
- * without DNS.
+ * without DNS. The same port also serves as an HTTPS proxy (HTTP CONNECT), so that a client
+ * with `HTTPS_PROXY` set to it reaches Route hosts with an unchanged kubeconfig.
  */
 export class SimulatedRouter {
   private constructor(
@@ -65,9 +67,16 @@ export class SimulatedRouter {
     const server = net.createServer((socket) => {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
       const onData = (chunk: Buffer): void => {
         chunks.push(chunk);
+        const tunnel = readConnectRequest(Buffer.concat(chunks));
+        if (tunnel === undefined) return;
+        if (tunnel) {
+          // An HTTPS proxy client (HTTPS_PROXY): the TLS handshake follows the tunnel's set-up.
+          socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+          chunks = [tunnel.rest];
+        }
         const hello = Buffer.concat(chunks);
         const name = readServerName(hello);
         if (name === undefined) return;
@@ -109,6 +118,11 @@ export class SimulatedRouter {
   /** Where the router's port 443 is, for a client that resolves Route hosts to it. */
   get address(): Backend {
     return { host: '127.0.0.1', port: this.port };
+  }
+
+  /** The router as an HTTPS proxy, for `HTTPS_PROXY`. */
+  get proxyUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   async stop(): Promise<void> {

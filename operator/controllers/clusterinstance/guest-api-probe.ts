@@ -1,4 +1,6 @@
-import https from 'node:https';
+import type https from 'node:https';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, buildConnector, request } from 'undici';
 import { clusterAccess } from '../../kube/cluster-access.js';
 import type { KubeconfigContext } from '../../kube/kubeconfig.js';
 import { parseKubeconfig } from '../../kube/kubeconfig.js';
@@ -12,8 +14,10 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * The guest API readiness check (spec §2.3.1): GET <server>/readyz with the kubeconfig's
- * credentials and CA; resolves on 2xx, rejects with the reason otherwise. `connectAddress` lets a
- * caller choose the address without changing the name TLS verifies (like an /etc/hosts entry).
+ * credentials and CA; resolves on 2xx, rejects with the reason otherwise. It goes through the
+ * proxy of HTTPS_PROXY unless NO_PROXY exempts the host (a management cluster's cluster-wide
+ * proxy sets these on the operator's pod). `connectAddress` lets a caller choose the address
+ * without changing the name TLS verifies (like an /etc/hosts entry).
  */
 export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
   return async (kubeconfig) => {
@@ -25,34 +29,47 @@ export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
       throw new Error(`parsing kubeconfig: ${(error as Error).message}`, { cause: error });
     }
     const url = new URL(context.server + '/readyz');
-    const port = Number(url.port) || 443;
-    const address = connectAddress?.(url.hostname, port) ?? { host: url.hostname, port };
-    const options: https.RequestOptions = {};
-    await clusterAccess(context).applyToHTTPSOptions(options);
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = https.request(
-        {
-          ...options,
-          host: address.host,
-          port: address.port,
-          path: url.pathname,
-          method: 'GET',
-          servername: context.servername ?? url.hostname,
-          headers: { ...options.headers, host: url.host },
-          timeout: PROBE_TIMEOUT_MS,
-          agent: false,
-        },
-        (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        },
-      );
-      request.on('timeout', () =>
-        request.destroy(new Error('guest API readiness check timed out')),
-      );
-      request.on('error', reject);
-      request.end();
-    });
+    const credentials: https.RequestOptions = {};
+    await clusterAccess(context).applyToHTTPSOptions(credentials);
+    const tls = {
+      ca: credentials.ca,
+      cert: credentials.cert,
+      key: credentials.key,
+      servername: context.servername ?? url.hostname,
+      timeout: PROBE_TIMEOUT_MS,
+      ...(credentials.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+    } as buildConnector.BuildOptions;
+    const dispatcher = connectAddress
+      ? redirectingAgent(tls, connectAddress)
+      : new EnvHttpProxyAgent({ connect: tls, requestTls: tls });
+    let status: number;
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        headers: credentials.headers as Record<string, string> | undefined,
+        dispatcher,
+        headersTimeout: PROBE_TIMEOUT_MS,
+        bodyTimeout: PROBE_TIMEOUT_MS,
+      });
+      await response.body.dump();
+      status = response.statusCode;
+    } finally {
+      await dispatcher.destroy();
+    }
     if (status < 200 || status >= 300) throw new Error(`guest API returned ${status}`);
   };
+}
+
+/** Connects where `connectAddress` says, keeping the URL's host for TLS and the Host header. */
+function redirectingAgent(
+  tls: buildConnector.BuildOptions,
+  connectAddress: ConnectAddress,
+): Dispatcher & { destroy(): Promise<void> } {
+  const connect = buildConnector(tls);
+  return new Agent({
+    connect: (options, callback) => {
+      const address = connectAddress(options.hostname, Number(options.port) || 443);
+      connect({ ...options, hostname: address.host, port: String(address.port) }, callback);
+    },
+  });
 }
