@@ -11,6 +11,7 @@ import zlib from 'node:zlib';
 import ssh2 from 'ssh2';
 import tar from 'tar-stream';
 import { runCommand } from '../control-plane/run-command.js';
+import { embedAuthorizedKeys } from '../platform/simulated-disk.js';
 
 /** A disk of 16 MiB: qemu-img's smallest sizes are awkward, and this converts in milliseconds. */
 export const TEST_DISK_BYTES = 16 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface TestBundle {
   rawDisk: Buffer;
   rawSha256: string;
   sshPrivateKey: string;
+  /** Its authorized_keys line, which the raw disk carries (a guest booted from it accepts the key). */
+  sshPublicKey: string;
   ocpVersion: string;
 }
 
@@ -41,10 +44,17 @@ export interface TestBundleOptions {
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
-/** A raw image with random markers, converted to qcow2 by qemu-img. */
-async function makeQcow2(workDir: string): Promise<{ qcow2: Buffer; raw: Buffer }> {
+/**
+ * A raw image with random markers and the `core` user's authorized_keys (as the simulated
+ * platform reads them from a disk), converted to qcow2 by qemu-img.
+ */
+async function makeQcow2(
+  workDir: string,
+  authorizedKeys: string,
+): Promise<{ qcow2: Buffer; raw: Buffer }> {
   const raw = Buffer.alloc(TEST_DISK_BYTES);
   for (const offset of MARKER_OFFSETS) randomBytes(4096).copy(raw, offset);
+  embedAuthorizedKeys(raw, authorizedKeys);
   const rawPath = path.join(workDir, 'disk.raw');
   const qcow2Path = path.join(workDir, 'crc.qcow2');
   await writeFile(rawPath, raw);
@@ -67,8 +77,8 @@ export async function makeTestBundle(
   const fileName = `${bundleDir}.crcbundle`;
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'test-bundle-'));
   try {
-    const { qcow2, raw } = await makeQcow2(workDir);
-    const sshPrivateKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }).private;
+    const sshKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+    const { qcow2, raw } = await makeQcow2(workDir, sshKey.public);
     const info = JSON.stringify({
       version: '1.4',
       type: 'snc',
@@ -77,7 +87,7 @@ export async function makeTestBundle(
     });
     const members: [string, Buffer | string][] = [
       ['crc.qcow2', qcow2],
-      ['id_ecdsa_crc', sshPrivateKey],
+      ['id_ecdsa_crc', sshKey.private],
       ['crc-bundle-info.json', info],
     ];
     const pack = tar.pack();
@@ -102,7 +112,8 @@ export async function makeTestBundle(
       archiveSha256: sha256(await readFile(archivePath)),
       rawDisk: raw,
       rawSha256: sha256(raw),
-      sshPrivateKey,
+      sshPrivateKey: sshKey.private,
+      sshPublicKey: sshKey.public,
       ocpVersion,
     };
   } finally {

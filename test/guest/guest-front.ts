@@ -43,16 +43,21 @@ export class GuestFront {
 
   private constructor(
     private readonly server: https.Server,
+    readonly host: string,
     readonly port: number,
     ready: boolean,
   ) {
     this.ready = ready;
   }
 
-  /** Without a backend the front only ever answers 503 (an API server that never comes up). */
+  /**
+   * Without a backend the front only ever answers 503 (an API server that never comes up).
+   * `listen` is where it answers (a free port on 127.0.0.1 by default).
+   */
   static async start(
     pki: BundlePki,
     backend?: { upstream: ClientTls; admin: RestClient },
+    listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
   ): Promise<GuestFront> {
     const holder: { front?: GuestFront } = {};
     const server = https.createServer(
@@ -87,9 +92,16 @@ export class GuestFront {
         );
       },
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(listen.port, listen.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     holder.front = new GuestFront(
       server,
+      listen.host,
       (server.address() as AddressInfo).port,
       backend !== undefined,
     );

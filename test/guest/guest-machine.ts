@@ -46,7 +46,7 @@ export class GuestMachine {
   rootGrown = false;
   nmcliDns: string | undefined;
   /** Where the guest's `oc` reaches the API server (api.crc.testing from inside the guest). */
-  apiEndpoint: { port: number } | undefined;
+  apiEndpoint: { host?: string; port: number } | undefined;
   readonly guestIp: string;
   private readonly handlers: [RegExp, Handler][];
   /** /opt/kubeconfig exists from the start but is readable once the kubelet has started. */
@@ -175,7 +175,7 @@ export class GuestMachine {
       () =>
         new Promise((resolve, reject) => {
           const socket = tls.connect({
-            host: '127.0.0.1',
+            host: endpoint.host ?? '127.0.0.1',
             port: endpoint.port,
             servername: 'api.crc.testing',
             ca: decode(config.clusters[0]!.cluster['certificate-authority-data']!),

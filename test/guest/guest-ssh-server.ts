@@ -84,7 +84,8 @@ export class GuestSshServer {
             reject();
             return;
           }
-          const upstream = net.connect({ host: '127.0.0.1', port });
+          // The guest's API listens on the guest's own address, as sshd's does.
+          const upstream = net.connect({ host, port });
           upstream.once('connect', () => {
             const channel = accept();
             channel.pipe(upstream).pipe(channel);

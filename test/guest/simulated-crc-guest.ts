@@ -47,6 +47,10 @@ export interface SimulatedGuestOptions extends GuestMachineOptions {
   seed?: Partial<GuestClusterSeed>;
   /** authorized_keys holds this public key instead of the bundle key's. */
   authorizedPublicKey?: string;
+  /** The guest's address: sshd and the API listen there (127.0.0.1 by default). */
+  address?: string;
+  /** The API's port on that address (a free one by default). */
+  apiPort?: number;
 }
 
 /**
@@ -89,6 +93,7 @@ export class SimulatedCrcGuest {
       `${options.authorizedPublicKey ?? bundleKey.public}\n`,
       options,
     );
+    const listen = { host: options.address ?? '127.0.0.1', port: options.apiPort ?? 0 };
     let front: GuestFront | undefined;
     if (options.api) {
       await options.api.seed(pki, {
@@ -96,15 +101,22 @@ export class SimulatedCrcGuest {
         pullSecret: '{"auths":{}}',
         ...options.seed,
       });
-      front = await GuestFront.start(pki, {
-        upstream: options.api.upstream,
-        admin: options.api.admin,
-      });
+      front = await GuestFront.start(
+        pki,
+        { upstream: options.api.upstream, admin: options.api.admin },
+        listen,
+      );
     } else if (options.apiNeverReady) {
-      front = await GuestFront.start(pki);
+      front = await GuestFront.start(pki, undefined, listen);
     }
-    if (front) machine.apiEndpoint = { port: front.port };
-    const ssh = await GuestSshServer.start(machine, () => front?.port);
+    if (front) machine.apiEndpoint = { host: listen.host, port: front.port };
+    let ssh: GuestSshServer;
+    try {
+      ssh = await GuestSshServer.start(machine, () => front?.port, listen.host);
+    } catch (error) {
+      await front?.stop();
+      throw error;
+    }
     return new SimulatedCrcGuest({
       machine,
       ssh,

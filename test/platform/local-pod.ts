@@ -34,6 +34,12 @@ export interface LocalPodContext {
   dir: string;
   /** Aborting kills the container (the pod was deleted). */
   signal: AbortSignal;
+  /**
+   * Variables the simulated platform adds to the container's environment, given the pod's own
+   * (resolved) ones; the pod's own win. What a real node provides without the pod asking, such as
+   * how to reach a simulated guest from this host, comes in this way, so the operator stays unaware.
+   */
+  platformEnv?: (env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
 /** How the container ended. */
@@ -73,7 +79,8 @@ export async function runLocalPod(pod: Pod, context: LocalPodContext): Promise<C
   const terminationFile = path.join(context.dir, 'termination-log');
   await writeFile(terminationFile, '');
   const local = localPaths([...mounts, [terminationPath, terminationFile]]);
-  const env = await resolveEnv(pod, container.env ?? [], context.client);
+  const own = await resolveEnv(pod, container.env ?? [], context.client);
+  const env = { ...context.platformEnv?.(own), ...own };
   const kubeconfig = path.join(context.dir, 'kubeconfig');
   await writePodKubeconfig(
     context.kubeConfig,

@@ -37,6 +37,11 @@ export interface SimulatedJobRunnerOptions {
   accept?: (job: Job) => boolean;
   /** Failure injection: a pod for which this returns a result ends with it instead of running. */
   inject?: (job: Job, pod: Pod) => ContainerResult | undefined;
+  /**
+   * Environment the platform adds to a pod's container besides its own variables (which win):
+   * for example the SSH port of a simulated guest, which a real VM would have at port 22.
+   */
+  env?: (job: Job, pod: Pod, env: Readonly<Record<string, string>>) => Record<string, string>;
 }
 
 interface JobRun {
@@ -291,6 +296,7 @@ export class SimulatedJobRunner {
       images: this.options.images,
       dir,
       signal,
+      platformEnv: this.options.env && ((env) => this.options.env!(job, pod, env)),
     });
   }
 

@@ -25,6 +25,11 @@ export interface SimulatedRouterOptions {
   backend: (route: RouteObject) => Backend | undefined;
   /** The ingress domain set in ingresses.config.openshift.io/cluster when there is none yet. */
   domain?: string;
+  /**
+   * Failure injection: a Route for which this is false is never admitted (no status.ingress, as
+   * when no router shard selects it) and never passes traffic.
+   */
+  admits?: (route: RouteObject) => boolean;
 }
 
 const DEFAULT_DOMAIN = 'apps.management.guestcluster.test';
@@ -60,6 +65,7 @@ export class SimulatedRouter {
       reconcile: async (key) => {
         const route = routes.get(key);
         if (!route || !options.servesNamespace(route.metadata!.namespace!)) return {};
+        if (options.admits && !options.admits(route)) return {};
         await admit(manager, route, routes.list());
       },
     });

@@ -1,0 +1,382 @@
+import https from 'node:https';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import ssh2 from 'ssh2';
+import { PODS, PVCS } from '../../operator/api/core-resources.js';
+import { ROUTES } from '../../operator/api/platform-resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import type {
+  DataVolumeObject,
+  PodStatusIp,
+  VirtualMachineObject,
+  VmiObject,
+} from '../platform/kubevirt-resources.js';
+import {
+  DATA_VOLUMES,
+  SERVICES,
+  VIRTUAL_MACHINE_INSTANCES,
+  VIRTUAL_MACHINES,
+} from '../platform/kubevirt-resources.js';
+import { DISK_FILE, readAuthorizedKeys, writeSimulatedDisk } from '../platform/simulated-disk.js';
+import type { RouteObject } from '../platform/simulated-router.js';
+import { CrcEnvironment } from './crc-environment.js';
+import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
+import type { DiskSource } from './crc-objects.js';
+
+const ns = useTestNamespace('crc-platform');
+let env: CrcEnvironment;
+
+beforeAll(async () => {
+  // The platform's mechanics need no guest API control plane: the API port answers 503.
+  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, { guestApi: 'never-ready' });
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+const IMPORT: DiskSource = { http: { url: 'https://mirror.example.test/crc/4.16.0/crc.qcow2' } };
+
+async function createVm(instance: string, source: DiskSource = IMPORT): Promise<void> {
+  await ns.api.create(DATA_VOLUMES, rootDisk(ns.name, instance, source));
+  await ns.api.create(VIRTUAL_MACHINES, crcVirtualMachine(ns.name, instance));
+}
+
+const waitVmi = (name: string, until: (vmi: VmiObject | undefined) => boolean, what: string) =>
+  waitFor<VmiObject>(ns.kubeConfig, {
+    type: VIRTUAL_MACHINE_INSTANCES,
+    namespace: ns.name,
+    name,
+    until,
+    description: what,
+  });
+
+const ipOf = (vmi: VmiObject | undefined): string | undefined =>
+  vmi?.status?.interfaces?.[0]?.ipAddress;
+
+const runningWithIp = (vmi: VmiObject | undefined): boolean =>
+  vmi?.status?.phase === 'Running' && !!ipOf(vmi);
+
+function launcherPods(vm: string): Promise<(Pod & PodStatusIp)[]> {
+  return ns.api
+    .list<Pod & PodStatusIp>(PODS, {
+      namespace: ns.name,
+      labelSelector: `vm.kubevirt.io/name=${vm}`,
+    })
+    .then((list) => list.items);
+}
+
+/** Whether the guest's sshd lets `core` in with this key. */
+function canLogIn(host: string, port: number, privateKey: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const client = new ssh2.Client();
+    client.once('ready', () => {
+      client.end();
+      resolve(true);
+    });
+    client.once('error', () => resolve(false));
+    client.connect({ host, port, username: 'core', privateKey, readyTimeout: 10_000 });
+  });
+}
+
+/** GET /readyz through the router, as a client that resolves the Route host to the router. */
+function statusThroughRouter(host: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const request = https.get(
+      {
+        host: env.router.address.host,
+        port: env.router.address.port,
+        servername: host,
+        path: '/readyz',
+        rejectUnauthorized: false,
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on('error', (error) => resolve(error.message));
+  });
+}
+
+describe('the simulated crc platform', () => {
+  test('a VM with an imported disk runs a VMI with an IP, a launcher pod and a guest that accepts the disk key', async () => {
+    await createVm('alpha');
+    const dv = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'alpha-rootdisk',
+      until: (d) => d?.status?.phase === 'Succeeded',
+    });
+    expect(dv!.status!.progress).toBe('100.0%');
+    expect(dv!.status!.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Bound', status: 'True' }),
+        expect.objectContaining({ type: 'Ready', status: 'True' }),
+        expect.objectContaining({ type: 'Running', status: 'False', reason: 'Completed' }),
+      ]),
+    );
+    const claim = await ns.api.get<PersistentVolumeClaim>(PVCS, 'alpha-rootdisk', ns.name);
+    expect(claim.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'DataVolume', uid: dv!.metadata!.uid, controller: true }),
+    ]);
+    const folder = env.volumePath(ns.name, 'alpha-rootdisk')!;
+    expect(await readAuthorizedKeys(path.join(folder, DISK_FILE))).toBe(env.bundleKey.public);
+
+    const vmi = await waitVmi('alpha', runningWithIp, 'VMI alpha Running with an IP');
+    const vm = await ns.api.get<VirtualMachineObject>(VIRTUAL_MACHINES, 'alpha', ns.name);
+    expect(vmi!.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'VirtualMachine', uid: vm.metadata!.uid, controller: true }),
+    ]);
+    expect(vmi!.metadata!.labels).toMatchObject({ 'opdev.io/cluster-instance': 'alpha' });
+    const ip = ipOf(vmi)!;
+    expect(ip).toMatch(/^127\.\d+\.\d+\.\d+$/);
+    expect(ip).not.toBe('127.0.0.1');
+
+    const [pod, ...others] = await launcherPods('alpha');
+    expect(others).toEqual([]);
+    expect(pod!.metadata!.name).toMatch(/^virt-launcher-alpha-[a-z0-9]{5}$/);
+    expect(pod!.metadata!.labels).toMatchObject({
+      'kubevirt.io': 'virt-launcher',
+      'vm.kubevirt.io/name': 'alpha',
+    });
+    expect(pod!.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'VirtualMachineInstance', uid: vmi!.metadata!.uid }),
+    ]);
+    expect(pod!.status).toMatchObject({ phase: 'Running', podIP: ip });
+
+    const ready = await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'alpha',
+      until: (v) => v?.status?.ready === true,
+    });
+    expect(ready!.status).toMatchObject({ printableStatus: 'Running', runStrategy: 'Always' });
+
+    const guest = env.guests.guestAt(ip)!;
+    expect(await canLogIn(ip, guest.ssh.port, env.bundleKey.private)).toBe(true);
+    const stranger = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }).private;
+    expect(await canLogIn(ip, guest.ssh.port, stranger)).toBe(false);
+  });
+
+  test('the crc API Route reaches the guest through Service, launcher pod and VMI', async () => {
+    await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
+    const host = `api-alpha.${env.domain}`;
+    await ns.api.create(SERVICES, crcApiService(ns.name, 'alpha'));
+    await ns.api.create(ROUTES, crcApiRoute(ns.name, 'alpha', host));
+    await waitFor<RouteObject>(ns.kubeConfig, {
+      type: ROUTES,
+      namespace: ns.name,
+      name: 'alpha-crc-api',
+      until: (r) => !!r?.status?.ingress?.[0]?.conditions?.some((c) => c.type === 'Admitted'),
+    });
+    // The guest's API answers (never ready in this file's guests): the path works end to end.
+    expect(await statusThroughRouter(host)).toBe(503);
+  });
+
+  test('runStrategy Halted removes the VMI, its launcher pod and its guest; Always starts a new VMI', async () => {
+    const before = await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
+    const ip = ipOf(before)!;
+    await ns.api.patch(
+      VIRTUAL_MACHINES,
+      { name: 'alpha', namespace: ns.name },
+      {
+        spec: { runStrategy: 'Halted' },
+      },
+    );
+    await waitVmi('alpha', (vmi) => vmi === undefined, 'VMI alpha gone');
+    await waitForList<Pod>(ns.kubeConfig, {
+      type: PODS,
+      namespace: ns.name,
+      labelSelector: 'vm.kubevirt.io/name=alpha',
+      until: (pods) => pods.length === 0,
+      description: 'launcher pods of alpha gone',
+    });
+    const halted = await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'alpha',
+      until: (v) => v?.status?.printableStatus === 'Stopped',
+    });
+    expect(halted!.status).toMatchObject({ ready: false, created: false, runStrategy: 'Halted' });
+    expect(env.guests.guestAt(ip)).toBeUndefined();
+    expect(await statusThroughRouter(`api-alpha.${env.domain}`)).not.toBe(503);
+
+    await ns.api.patch(
+      VIRTUAL_MACHINES,
+      { name: 'alpha', namespace: ns.name },
+      {
+        spec: { runStrategy: 'Always' },
+      },
+    );
+    const after = await waitVmi('alpha', runningWithIp, 'VMI alpha Running again');
+    expect(after!.metadata!.uid).not.toBe(before!.metadata!.uid);
+  });
+
+  test('a deleted VMI of a running VM is replaced by a new one (new UID, new pod)', async () => {
+    const before = await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
+    const [oldPod] = await launcherPods('alpha');
+    await ns.api.delete(VIRTUAL_MACHINE_INSTANCES, 'alpha', ns.name);
+    const after = await waitVmi(
+      'alpha',
+      (vmi) => runningWithIp(vmi) && vmi!.metadata!.uid !== before!.metadata!.uid,
+      'a new VMI alpha Running',
+    );
+    const pods = await waitForList<Pod>(ns.kubeConfig, {
+      type: PODS,
+      namespace: ns.name,
+      labelSelector: 'vm.kubevirt.io/name=alpha',
+      until: (list) => list.length === 1 && list[0]!.metadata!.uid !== oldPod!.metadata!.uid,
+      description: 'one new launcher pod of alpha',
+    });
+    expect(pods[0]!.metadata!.ownerReferences![0]!.uid).toBe(after!.metadata!.uid);
+    expect(env.guests.guestOf(before!.metadata!.uid!)).toBeUndefined();
+    expect(env.guests.guestOf(after!.metadata!.uid!)).toBeDefined();
+  });
+
+  test('a PVC clone waits for its source, then copies the source volume', async () => {
+    await createVm('beta', { pvc: { namespace: ns.name, name: 'beta-golden' } });
+    const waiting = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'beta-rootdisk',
+      until: (d) => d?.status?.phase === 'CloneScheduled',
+    });
+    expect(waiting!.status!.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Running', status: 'False', reason: 'CloneWithoutSource' }),
+      ]),
+    );
+    const vm = await ns.api.get<VirtualMachineObject>(VIRTUAL_MACHINES, 'beta', ns.name);
+    expect(vm.status?.printableStatus).toBe('Provisioning');
+
+    await ns.api.create(PVCS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'beta-golden', namespace: ns.name },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '35Gi' } } },
+    });
+    await waitFor<PersistentVolumeClaim>(ns.kubeConfig, {
+      type: PVCS,
+      namespace: ns.name,
+      name: 'beta-golden',
+      until: (c) => c?.status?.phase === 'Bound',
+    });
+    // The clone may start as soon as the source is Bound: its content must already be there.
+    const golden = env.volumePath(ns.name, 'beta-golden')!;
+    const goldenKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+    await writeSimulatedDisk(path.join(golden, DISK_FILE), goldenKey.public);
+    await mkdir(path.join(golden, 'extra'), { recursive: true });
+    await writeFile(path.join(golden, 'extra', 'marker'), 'golden content');
+
+    const done = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'beta-rootdisk',
+      until: (d) => d?.status?.phase === 'Succeeded',
+    });
+    expect(done!.status!.progress).toBe('100.0%');
+    const copy = env.volumePath(ns.name, 'beta-rootdisk')!;
+    expect(await readFile(path.join(copy, DISK_FILE))).toEqual(
+      await readFile(path.join(golden, DISK_FILE)),
+    );
+    expect(await readFile(path.join(copy, 'extra', 'marker'), 'utf8')).toBe('golden content');
+
+    // The guest booted from the clone accepts the golden disk's key, not the import key.
+    const vmi = await waitVmi('beta', runningWithIp, 'VMI beta Running');
+    const guest = env.guests.guestAt(ipOf(vmi)!)!;
+    expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, goldenKey.private)).toBe(true);
+    expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, env.bundleKey.private)).toBe(false);
+  });
+});
+
+describe('failure injection', () => {
+  test('a failing DataVolume ends Failed with CDI reason and message; its VM gets no VMI', async () => {
+    env.failingDataVolumes.add('gamma');
+    await createVm('gamma');
+    const failed = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'gamma-rootdisk',
+      until: (d) => d?.status?.phase === 'Failed',
+    });
+    const running = failed!.status!.conditions!.find((c) => c.type === 'Running');
+    expect(running).toMatchObject({ status: 'False', reason: 'Error' });
+    expect(running!.message).toMatch(/injected failure/);
+    const vm = await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'gamma',
+      until: (v) => v?.status?.printableStatus === 'DataVolumeError',
+    });
+    expect(vm!.status).toMatchObject({ ready: false, created: false });
+    expect(
+      await ns.api.list(VIRTUAL_MACHINE_INSTANCES, {
+        namespace: ns.name,
+        fieldSelector: 'metadata.name=gamma',
+      }),
+    ).toMatchObject({ items: [] });
+  });
+
+  test('an import from a local URL that cannot be read fails as CDI reports it', async () => {
+    await ns.api.create(
+      DATA_VOLUMES,
+      rootDisk(ns.name, 'delta', { http: { url: 'http://127.0.0.1:9/missing.img' } }),
+    );
+    const failed = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'delta-rootdisk',
+      until: (d) => d?.status?.phase === 'Failed',
+    });
+    expect(failed!.status!.conditions!.find((c) => c.type === 'Running')!.message).toMatch(
+      /^Unable to connect to http data source/,
+    );
+  });
+
+  test('a VMI of a noIp VM runs without an IP and no guest answers', async () => {
+    env.noIp.add('epsilon');
+    await createVm('epsilon');
+    const vmi = await waitVmi(
+      'epsilon',
+      (v) => v?.status?.phase === 'Running',
+      'VMI epsilon Running',
+    );
+    expect(vmi!.status!.interfaces).toEqual([{ name: 'default', infoSource: 'domain' }]);
+    const [pod] = await launcherPods('epsilon');
+    expect(pod!.status?.phase).toBe('Running');
+    expect(env.guests.guestAt(pod!.status!.podIP!)).toBeUndefined();
+  });
+
+  test('an unadmitted Route gets no ingress status and passes no traffic', async () => {
+    await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
+    env.unadmittedRoutes.add('zeta-crc-api');
+    const host = `api-zeta.${env.domain}`;
+    await ns.api.create(ROUTES, {
+      ...crcApiRoute(ns.name, 'zeta', host),
+      spec: { ...crcApiRoute(ns.name, 'zeta', host).spec, to: { name: 'alpha-crc-api' } },
+    } as KubeObject);
+    // A Route created after it is admitted: the router has seen both by then.
+    await ns.api.create(ROUTES, {
+      ...crcApiRoute(ns.name, 'eta', `api-eta.${env.domain}`),
+      spec: {
+        ...crcApiRoute(ns.name, 'eta', `api-eta.${env.domain}`).spec,
+        to: { name: 'alpha-crc-api' },
+      },
+    } as KubeObject);
+    await waitFor<RouteObject>(ns.kubeConfig, {
+      type: ROUTES,
+      namespace: ns.name,
+      name: 'eta-crc-api',
+      until: (r) => !!r?.status?.ingress,
+    });
+    const zeta = await ns.api.get<RouteObject>(ROUTES, 'zeta-crc-api', ns.name);
+    expect(zeta.status?.ingress).toBeUndefined();
+    expect(await statusThroughRouter(host)).not.toBe(503);
+    expect(await statusThroughRouter(`api-eta.${env.domain}`)).toBe(503);
+  });
+});

@@ -1,0 +1,309 @@
+import { cp, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { PVCS } from '../../operator/api/core-resources.js';
+import { isAlreadyExists } from '../../operator/kube/api-error.js';
+import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
+import { Manager } from '../../operator/runtime/manager.js';
+import { testConfig } from '../operator/test-manager.js';
+import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
+import { DATA_VOLUMES } from './kubevirt-resources.js';
+import { withTransitions, writeStatus } from './platform-status.js';
+import { DISK_FILE, writeSimulatedDisk } from './simulated-disk.js';
+
+export interface SimulatedCdiOptions {
+  kubeConfig: KubeConfig;
+  /** DataVolumes in other namespaces belong to other tests (one control plane is shared). */
+  servesNamespace: (namespace: string) => boolean;
+  /** The folder of a Bound claim's volume (the simulated storage of its namespace). */
+  volumePath: (namespace: string, claim: string) => string | undefined;
+  /**
+   * What an HTTP import from a URL that is not a local test server yields: a small disk whose
+   * `core` user accepts these keys (as a real CRC disk image accepts its bundle's key).
+   */
+  importedDiskKeys: () => string;
+  /** Failure injection: a DataVolume for which this is true fails its import or clone. */
+  fails?: (dataVolume: DataVolumeObject) => boolean;
+}
+
+type Step = {
+  phase: string;
+  progress?: string;
+  conditions: Omit<Condition, 'lastTransitionTime'>[];
+};
+
+const boundCondition = (claim: string, ok: boolean): Omit<Condition, 'lastTransitionTime'> =>
+  ok
+    ? { type: 'Bound', status: 'True', reason: 'Bound', message: `PVC ${claim} Bound` }
+    : { type: 'Bound', status: 'False', reason: 'Pending', message: `PVC ${claim} Pending` };
+const ready = (ok: boolean, reason: string): Omit<Condition, 'lastTransitionTime'> => ({
+  type: 'Ready',
+  status: ok ? 'True' : 'False',
+  reason,
+});
+const running = (
+  status: 'True' | 'False',
+  reason: string,
+  message = '',
+): Omit<Condition, 'lastTransitionTime'> => ({ type: 'Running', status, reason, message });
+
+/** Whether an import URL points at a test server on this host (which the importer then reads). */
+function isLocal(url: string): boolean {
+  try {
+    const { hostname, protocol } = new URL(url);
+    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * CDI's DataVolume controller and importer/cloner pods, simulated: a DataVolume gets a claim of its
+ * name (owned by it) that the simulated storage binds; then an HTTP import writes `disk.img` into
+ * the claim's folder (fetched when the URL is a local test server, else a small disk that accepts
+ * `importedDiskKeys`), and a PVC clone copies the Bound source claim's folder (the DataVolume
+ * waits in CloneScheduled while the source is missing or not Bound). Phases and conditions follow
+ * CDI's: ImportScheduled/CloneScheduled, ImportInProgress/CloneInProgress, Succeeded with
+ * progress "100.0%"; an error ends in Failed with Running=False and CDI's reason and message.
+ */
+export class SimulatedCdi {
+  private constructor(private readonly manager: Manager) {}
+
+  static async start(options: SimulatedCdiOptions): Promise<SimulatedCdi> {
+    const manager = new Manager({
+      config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
+      kubeConfig: options.kubeConfig,
+      logger: pino({ level: process.env.PLATFORM_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
+      watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+      retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
+    });
+    const dataVolumes = manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    manager.addController({
+      name: 'simulated-cdi-datavolumes',
+      forType: DATA_VOLUMES,
+      owns: [PVCS],
+      watches: [
+        {
+          // A clone waits for its source claim to exist and be Bound.
+          type: PVCS,
+          map: (claim) =>
+            dataVolumes
+              .list(
+                (dv) =>
+                  dv.spec?.source?.pvc?.name === claim.metadata?.name &&
+                  (dv.spec?.source?.pvc?.namespace ?? dv.metadata?.namespace) ===
+                    claim.metadata?.namespace,
+              )
+              .map((dv) => `${dv.metadata!.namespace}/${dv.metadata!.name}`),
+        },
+      ],
+      reconcile: async (key) => {
+        const dv = dataVolumes.get(key);
+        if (!dv || dv.metadata?.deletionTimestamp) return;
+        if (!options.servesNamespace(dv.metadata!.namespace!)) return;
+        return new DataVolumePass(manager, options, dv).run();
+      },
+    });
+    await manager.start();
+    return new SimulatedCdi(manager);
+  }
+
+  async stop(): Promise<void> {
+    await this.manager.stop();
+  }
+}
+
+class DataVolumePass {
+  private readonly namespace: string;
+  private readonly name: string;
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly options: SimulatedCdiOptions,
+    private dv: DataVolumeObject,
+  ) {
+    this.namespace = dv.metadata!.namespace!;
+    this.name = dv.metadata!.name!;
+  }
+
+  /** One pass; asks to come back soon while the storage has not yet seen its claim Bound. */
+  async run(): Promise<{ requeueAfterMs?: number }> {
+    const phase = this.dv.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return {};
+    const { clone, url } = this.source();
+    if (!clone && !url) {
+      await this.fail('InvalidSource', 'the DataVolume has neither an http nor a pvc source');
+      return {};
+    }
+    if (clone && !(await this.sourceReady(clone))) return {};
+    const scheduled = clone ? 'CloneScheduled' : 'ImportScheduled';
+    const target = await this.ensureClaim();
+    const bound = target.status?.phase === 'Bound';
+    const folder = bound ? this.options.volumePath(this.namespace, this.name) : undefined;
+    if (!folder) {
+      await this.step({
+        phase: scheduled,
+        conditions: [
+          boundCondition(this.name, false),
+          ready(false, scheduled),
+          running('False', 'Pending'),
+        ],
+      });
+      // Bound here, but the storage's own cache has not seen it yet: no event will follow.
+      return bound ? { requeueAfterMs: 100 } : {};
+    }
+    await this.transfer(clone, url, folder);
+    return {};
+  }
+
+  /** The source: a clone's source claim key, or an import URL. */
+  private source(): { clone?: string; url?: string } {
+    const source = this.dv.spec?.source;
+    const pvc = source?.pvc;
+    if (pvc?.name) return { clone: `${pvc.namespace ?? this.namespace}/${pvc.name}` };
+    return { url: source?.http?.url };
+  }
+
+  /** Whether a clone's source claim is Bound; else the DataVolume says what it waits for. */
+  private async sourceReady(sourceKey: string): Promise<boolean> {
+    const claim = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
+    if (claim?.status?.phase === 'Bound') return true;
+    await this.step({
+      phase: 'CloneScheduled',
+      conditions: [
+        boundCondition(this.name, false),
+        ready(false, 'CloneScheduled'),
+        running(
+          'False',
+          claim ? 'CloneScheduled' : 'CloneWithoutSource',
+          claim ? `source PVC ${sourceKey} is not Bound` : `source PVC ${sourceKey} not found`,
+        ),
+      ],
+    });
+    return false;
+  }
+
+  /** The importer's or cloner's work, from InProgress to Succeeded or Failed. */
+  private async transfer(
+    clone: string | undefined,
+    url: string | undefined,
+    folder: string,
+  ): Promise<void> {
+    await this.step({
+      phase: clone ? 'CloneInProgress' : 'ImportInProgress',
+      progress: '0.00%',
+      conditions: [
+        boundCondition(this.name, true),
+        ready(false, 'TransferRunning'),
+        running('True', 'Pod is running'),
+      ],
+    });
+    if (this.options.fails?.(this.dv))
+      return this.fail(
+        'Error',
+        clone
+          ? 'Unable to clone: the clone source pod failed (injected failure)'
+          : `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
+      );
+    const error = clone ? await this.copyClaim(clone, folder) : await this.importDisk(url!, folder);
+    if (error) return this.fail('Error', error);
+    await this.step({
+      phase: 'Succeeded',
+      progress: '100.0%',
+      conditions: [
+        boundCondition(this.name, true),
+        ready(true, 'Completed'),
+        running('False', 'Completed'),
+      ],
+    });
+  }
+
+  /** The DataVolume's claim, as CDI creates it (name of the DataVolume, owned by it). */
+  private async ensureClaim(): Promise<PersistentVolumeClaim> {
+    const existing = this.manager
+      .informer<PersistentVolumeClaim>(PVCS)
+      .get(`${this.namespace}/${this.name}`);
+    if (existing) return existing;
+    const storage = this.dv.spec?.storage ?? {};
+    try {
+      return await this.manager.client.create<PersistentVolumeClaim>(PVCS, {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: {
+          name: this.name,
+          namespace: this.namespace,
+          labels: { app: 'containerized-data-importer', ...this.dv.metadata?.labels },
+          ownerReferences: [
+            {
+              apiVersion: DATA_VOLUMES.apiVersion,
+              kind: DATA_VOLUMES.kind,
+              name: this.name,
+              uid: this.dv.metadata!.uid!,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        spec: {
+          // The storage profile's defaults for a class without one of its own.
+          accessModes: storage.accessModes ?? ['ReadWriteOnce'],
+          resources: { requests: { storage: storage.resources?.requests?.storage ?? '1Gi' } },
+          ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+        },
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      return this.manager.client.get<PersistentVolumeClaim>(PVCS, this.name, this.namespace);
+    }
+  }
+
+  private async copyClaim(sourceKey: string, folder: string): Promise<string | undefined> {
+    const [namespace, name] = sourceKey.split('/') as [string, string];
+    const source = this.options.volumePath(namespace, name);
+    if (!source) return `Unable to clone: source PVC ${sourceKey} has no volume on this storage`;
+    await mkdir(folder, { recursive: true });
+    await cp(source, folder, { recursive: true, force: true });
+    return undefined;
+  }
+
+  private async importDisk(url: string, folder: string): Promise<string | undefined> {
+    const file = path.join(folder, DISK_FILE);
+    if (!isLocal(url)) {
+      await writeSimulatedDisk(file, this.options.importedDiskKeys());
+      return undefined;
+    }
+    const answer = await fetch(url).catch((error: unknown) => error as Error);
+    if (answer instanceof Error) return `Unable to connect to http data source: ${answer.message}`;
+    if (!answer.ok)
+      return `Unable to connect to http data source: expected status code 200, got ${answer.status}. Status: ${answer.status} ${answer.statusText}`;
+    await writeFile(file, Buffer.from(await answer.arrayBuffer()));
+    return undefined;
+  }
+
+  private async fail(reason: string, message: string): Promise<void> {
+    await this.step({
+      phase: 'Failed',
+      conditions: [
+        boundCondition(
+          this.name,
+          this.dv.status?.conditions?.some((c) => c.type === 'Bound' && c.status === 'True') ??
+            false,
+        ),
+        ready(false, reason),
+        running('False', reason, message),
+      ],
+    });
+  }
+
+  private async step(step: Step): Promise<void> {
+    const written = await writeStatus(this.manager.client, DATA_VOLUMES, this.dv, {
+      ...this.dv.status,
+      phase: step.phase,
+      progress: step.progress ?? this.dv.status?.progress ?? 'N/A',
+      claimName: this.name,
+      conditions: withTransitions(this.dv.status?.conditions, step.conditions),
+    });
+    if (written) this.dv = written;
+  }
+}

@@ -1,0 +1,110 @@
+import { randomInt } from 'node:crypto';
+import path from 'node:path';
+import { GuestApiServer } from '../guest/guest-api.js';
+import type { GuestClusterSeed } from '../guest/guest-api.js';
+import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
+import type { VmiObject } from './kubevirt-resources.js';
+import type { GuestHost } from './simulated-kubevirt.js';
+import { DISK_FILE, readAuthorizedKeys } from './simulated-disk.js';
+
+/** The guest API's port, as the crc API Service's targetPort names it. */
+export const GUEST_API_PORT = 6443;
+
+export interface SimulatedCrcGuestsOptions {
+  /**
+   * `per-guest`: every guest runs a guest API control plane of its own (about 4 s and 400 MB each),
+   * so crc-agent can finish it and its kubeconfig works; `never-ready`: the API port answers, only
+   * ever with 503 (enough for tests of the platform's mechanics, at a fraction of the cost).
+   */
+  api: 'per-guest' | 'never-ready';
+  seed?: Partial<GuestClusterSeed>;
+}
+
+interface Running {
+  address: string;
+  guest?: SimulatedCrcGuest;
+  api?: GuestApiServer;
+  halted: boolean;
+}
+
+/**
+ * The CRC guests of the simulated VMs: one SimulatedCrcGuest per VMI at an address of its own in
+ * 127.0.0.0/8 (the VMI's IP and its launcher pod's IP), with sshd on a free port there and the guest
+ * API at port 6443. The guest's authorized_keys are the ones its root disk carries; a disk without
+ * them boots a guest nobody can log in to. Each environment takes a random 127.x.y.0/24 block so
+ * that environments of parallel test files do not meet.
+ */
+export class SimulatedCrcGuests implements GuestHost {
+  private readonly block = `127.${randomInt(16, 255)}.${randomInt(0, 256)}`;
+  private next = 2;
+  private readonly addresses = new Map<string, string>();
+  private readonly guests = new Map<string, Running>();
+
+  constructor(private readonly options: SimulatedCrcGuestsOptions) {}
+
+  address(vmiUid: string): string {
+    let address = this.addresses.get(vmiUid);
+    if (!address) {
+      if (this.next > 254) throw new Error(`no free guest address left in ${this.block}.0/24`);
+      address = `${this.block}.${this.next++}`;
+      this.addresses.set(vmiUid, address);
+    }
+    return address;
+  }
+
+  async boot(vmi: VmiObject, rootDisk: string | undefined): Promise<void> {
+    const uid = vmi.metadata!.uid!;
+    const running: Running = { address: this.address(uid), halted: false };
+    this.guests.set(uid, running);
+    const keys = rootDisk ? await readAuthorizedKeys(path.join(rootDisk, DISK_FILE)) : undefined;
+    running.api = this.options.api === 'per-guest' ? await GuestApiServer.start() : undefined;
+    try {
+      running.guest = await SimulatedCrcGuest.start({
+        api: running.api,
+        apiNeverReady: !running.api,
+        seed: this.options.seed,
+        authorizedPublicKey: keys ?? '',
+        address: running.address,
+        apiPort: GUEST_API_PORT,
+      });
+    } catch (error) {
+      await running.api?.stop();
+      throw error;
+    }
+    if (running.halted) {
+      await this.stopGuest(running);
+      throw new Error(`VMI ${uid} was stopped while its guest booted`);
+    }
+  }
+
+  async halt(vmiUid: string): Promise<void> {
+    const running = this.guests.get(vmiUid);
+    this.guests.delete(vmiUid);
+    this.addresses.delete(vmiUid);
+    if (!running) return;
+    running.halted = true;
+    await this.stopGuest(running);
+  }
+
+  /** The running guest at a VMI address. */
+  guestAt(address: string): SimulatedCrcGuest | undefined {
+    return [...this.guests.values()].find((g) => g.address === address && !g.halted)?.guest;
+  }
+
+  /** The running guest of a VMI. */
+  guestOf(vmiUid: string): SimulatedCrcGuest | undefined {
+    return this.guests.get(vmiUid)?.guest;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.guests.keys()].map((uid) => this.halt(uid)));
+  }
+
+  private async stopGuest(running: Running): Promise<void> {
+    const { guest, api } = running;
+    running.guest = undefined;
+    running.api = undefined;
+    await guest?.stop();
+    await api?.stop();
+  }
+}
