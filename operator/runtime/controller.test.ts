@@ -5,8 +5,8 @@ import { Controller } from './controller.js';
 import { RuntimeMetrics } from './metrics.js';
 
 describe('Controller with a coalescing window', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => void jest.useFakeTimers());
+  afterEach(() => void jest.useRealTimers());
 
   function controller(passes: string[]): Controller {
     return new Controller({
