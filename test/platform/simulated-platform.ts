@@ -1,0 +1,276 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import ssh2 from 'ssh2';
+import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
+import type { ApiClient } from '../../operator/kube/api-client.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import { TEST_AGENT_IMAGE } from '../operator/bundle-fixtures.js';
+import { ServiceBackends } from './service-backends.js';
+import { SimulatedCdi } from './simulated-cdi.js';
+import { SimulatedCrcGuests } from './simulated-crc-guests.js';
+import type { SimulatedCrcGuestsOptions } from './simulated-crc-guests.js';
+import { SimulatedHostedClusters } from './simulated-hosted-clusters.js';
+import { SimulatedHostedGuest } from './simulated-hosted-guest.js';
+import { crcAgentImage, SimulatedJobRunner } from './simulated-job-runner.js';
+import { SimulatedKubeVirt } from './simulated-kubevirt.js';
+import { SimulatedManagementNode } from './simulated-management-node.js';
+import { SimulatedNodePools } from './simulated-node-pools.js';
+import { ensurePlatformOperands } from './simulated-platform-operands.js';
+import { SimulatedRouter } from './simulated-router.js';
+import { SimulatedStorage } from './simulated-storage.js';
+
+export { TEST_AGENT_IMAGE };
+
+export interface SimulatedPlatformOptions {
+  /** The namespaces whose objects the platform serves (hcp control planes: `<namespace>-…` too). */
+  namespaces: string[];
+  /**
+   * The operator's namespace, served too: golden disks of CRCBundles (the source of turnkey
+   * clones) and bundle-prep Jobs live there.
+   */
+  operatorNamespace?: string;
+  /** KubeVirt, CDI, storage, the Job runner and one CRC guest per VMI. */
+  crc?: {
+    /** Whether guests run an API control plane each (default) or an API that is never ready. */
+    guestApi?: SimulatedCrcGuestsOptions['api'];
+    seed?: SimulatedCrcGuestsOptions['seed'];
+  };
+  /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
+  hcp?: boolean;
+}
+
+/** The agent's log and exit, as the injected failure of a Job reports it. */
+const INJECTED_JOB_FAILURE = {
+  exitCode: 1,
+  reason: 'Error',
+  message: 'crc-agent failed: injected failure',
+};
+
+/** Whether an object is named in a failure-injection set: by its instance label or its own name. */
+function named(set: ReadonlySet<string>, object: KubeObject): boolean {
+  const instance = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
+  return (instance !== undefined && set.has(instance)) || set.has(object.metadata?.name ?? '');
+}
+
+type Part = { stop(): Promise<void> };
+
+/**
+ * The platforms that cannot run here, simulated through the real API for a set of namespaces:
+ * a management node and the platform operands, the router (also an HTTPS proxy), and on demand
+ * the crc world (storage, CDI, KubeVirt with one CRC guest per VMI, the Job runner whose agent
+ * image runs the built crc-agent) and the hcp world (HostedClusters, NodePools, a hosted guest
+ * API). Other users of the same control plane keep to other namespaces.
+ *
+ * What the operator creates for crc is what the platform acts on (spec §3.1–3.4, §3.8):
+ * DataVolume → claim of that name → `disk.img`; VirtualMachine → VMI with IP 127.x.y.z and a
+ * launcher pod labelled `vm.kubevirt.io/name`; Service (selector on that label, targetPort 6443)
+ * and passthrough Route → the guest's API; crc-agent Job → the agent process, with the
+ * `CRC_SSH_PORT` of the guest at `CRC_SSH_HOST` added by the platform.
+ */
+export class SimulatedPlatform {
+  /** Failure injection (instance or VM names): the VMI runs but never reports an IP. */
+  readonly noIp = new Set<string>();
+  /** Failure injection (instance or DataVolume names): the import or clone fails. */
+  readonly failingDataVolumes = new Set<string>();
+  /** Failure injection (instance or Job names): every pod of the Job exits 1 without running. */
+  readonly failingJobs = new Set<string>();
+  /** Failure injection (instance or Route names): the Route is never admitted. */
+  readonly unadmittedRoutes = new Set<string>();
+  /** Failure injection (instance names): their HostedClusters never become Available. */
+  readonly neverAvailable = new Set<string>();
+  /** Failure injection (instance names): their NodePools get no workers. */
+  readonly noWorkers = new Set<string>();
+  /**
+   * Extra agent environment by instance name, for failure tests only: the timing overrides of
+   * ADR 0003 (CRC_AGENT_SSH_WAIT_TIMEOUT, …). The happy path runs with the production waits.
+   */
+  readonly agentEnv = new Map<string, Record<string, string>>();
+  /** The key of the simulated CRC bundle: disks imported over HTTP accept it. */
+  readonly bundleKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+
+  router!: SimulatedRouter;
+  /** The Job runner of each served namespace (crc only). */
+  readonly runners = new Map<string, SimulatedJobRunner>();
+  private crcGuests: SimulatedCrcGuests | undefined;
+  private crcKubeVirt: SimulatedKubeVirt | undefined;
+  private hcpGuest: SimulatedHostedGuest | undefined;
+
+  private readonly storages = new Map<string, SimulatedStorage>();
+  private readonly parts: Part[] = [];
+
+  protected constructor(
+    protected readonly kubeConfig: KubeConfig,
+    protected readonly options: SimulatedPlatformOptions,
+  ) {}
+
+  get namespaces(): string[] {
+    return this.options.namespaces;
+  }
+
+  /** The ingress domain Route hosts are made of. */
+  get domain(): string {
+    return this.router.domain;
+  }
+
+  /** The Job runner of the first namespace (the crc-agent Jobs of its instances). */
+  get runner(): SimulatedJobRunner {
+    return required(this.runners.get(this.options.namespaces[0]!), 'crc');
+  }
+
+  /** The CRC guests, one per VMI. */
+  get guests(): SimulatedCrcGuests {
+    return required(this.crcGuests, 'crc');
+  }
+
+  get kubevirt(): SimulatedKubeVirt {
+    return required(this.crcKubeVirt, 'crc');
+  }
+
+  /** The guest API behind every hosted cluster. */
+  get hostedGuest(): SimulatedHostedGuest {
+    return required(this.hcpGuest, 'hcp');
+  }
+
+  /** The folder of a Bound claim in a namespace the platform serves. */
+  volumePath(namespace: string, claim: string): string | undefined {
+    return this.storages.get(namespace)?.volumePath(namespace, claim);
+  }
+
+  protected static async startParts(platform: SimulatedPlatform, api: ApiClient): Promise<void> {
+    try {
+      await platform.startParts(api);
+    } catch (error) {
+      await platform.stop().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  static async startPlatform(
+    kubeConfig: KubeConfig,
+    api: ApiClient,
+    options: SimulatedPlatformOptions,
+  ): Promise<SimulatedPlatform> {
+    const platform = new SimulatedPlatform(kubeConfig, options);
+    await SimulatedPlatform.startParts(platform, api);
+    return platform;
+  }
+
+  private async startParts(api: ApiClient): Promise<void> {
+    const { kubeConfig, options, parts } = this;
+    const tenants = options.namespaces;
+    const served = [...tenants, ...(options.operatorNamespace ? [options.operatorNamespace] : [])];
+    const serves = (ns: string): boolean =>
+      served.includes(ns) || (!!options.hcp && tenants.some((t) => ns.startsWith(`${t}-`)));
+    const node = await SimulatedManagementNode.start(api);
+    parts.unshift(node);
+    await ensurePlatformOperands(api);
+    if (options.crc) await this.startCrc(served, serves, node.name);
+    if (options.hcp) await this.startHcp(serves);
+    const backends = options.crc ? await ServiceBackends.start(kubeConfig, tenants) : undefined;
+    if (backends) parts.unshift(backends);
+    const hostedGuest = this.hcpGuest;
+    this.router = await SimulatedRouter.start({
+      kubeConfig,
+      servesNamespace: serves,
+      backend: (route) =>
+        hostedGuest && route.spec?.to?.name === 'kube-apiserver'
+          ? hostedGuest.address
+          : backends?.resolve(route),
+      admits: (route) => !named(this.unadmittedRoutes, route),
+    });
+    parts.unshift(this.router);
+  }
+
+  private async startCrc(
+    served: string[],
+    serves: (ns: string) => boolean,
+    nodeName: string,
+  ): Promise<void> {
+    const { kubeConfig, parts, storages, bundleKey } = this;
+    for (const ns of served) {
+      const storage = await SimulatedStorage.start({ kubeConfig, namespace: ns });
+      storages.set(ns, storage);
+      parts.unshift(storage);
+    }
+    const volumePath = (ns: string, claim: string): string | undefined =>
+      this.volumePath(ns, claim);
+    const guests = new SimulatedCrcGuests({
+      api: this.options.crc?.guestApi ?? 'per-guest',
+      seed: this.options.crc?.seed,
+    });
+    this.crcGuests = guests;
+    parts.unshift(guests);
+    parts.unshift(
+      await SimulatedCdi.start({
+        kubeConfig,
+        servesNamespace: serves,
+        volumePath,
+        importedDiskKeys: () => bundleKey.public,
+        fails: (dv) => named(this.failingDataVolumes, dv),
+      }),
+    );
+    this.crcKubeVirt = await SimulatedKubeVirt.start({
+      kubeConfig,
+      servesNamespace: serves,
+      guests,
+      nodeName,
+      volumePath,
+      getsIp: (vmi) => !named(this.noIp, vmi),
+    });
+    parts.unshift(this.crcKubeVirt);
+    for (const ns of served) {
+      const runner = await SimulatedJobRunner.start({
+        kubeConfig,
+        namespace: ns,
+        storage: storages.get(ns)!,
+        images: crcAgentImage(TEST_AGENT_IMAGE),
+        inject: (job) => (named(this.failingJobs, job) ? INJECTED_JOB_FAILURE : undefined),
+        env: (_job, _pod, env) => this.platformEnv(env),
+      });
+      this.runners.set(ns, runner);
+      parts.unshift(runner);
+    }
+  }
+
+  private async startHcp(serves: (ns: string) => boolean): Promise<void> {
+    const { kubeConfig, parts } = this;
+    const instanceOf = (object: KubeObject): string =>
+      object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] ?? '';
+    const guest = await SimulatedHostedGuest.start();
+    this.hcpGuest = guest;
+    parts.unshift(guest);
+    parts.unshift(
+      await SimulatedHostedClusters.start({
+        kubeConfig,
+        guest,
+        servesNamespace: serves,
+        becomesAvailable: (hc) => !this.neverAvailable.has(instanceOf(hc)),
+      }),
+    );
+    parts.unshift(
+      await SimulatedNodePools.start({
+        kubeConfig,
+        servesNamespace: serves,
+        readyReplicas: (np) => (this.noWorkers.has(instanceOf(np)) ? 0 : (np.spec?.replicas ?? 0)),
+      }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const part of this.parts) await part.stop();
+    this.parts.length = 0;
+  }
+
+  /** The environment a node here adds to a pod: how to reach the guest the agent is sent to. */
+  private platformEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+    const guest = env.CRC_SSH_HOST ? this.crcGuests?.guestAt(env.CRC_SSH_HOST) : undefined;
+    return {
+      ...(guest ? { CRC_SSH_PORT: String(guest.ssh.port) } : {}),
+      ...this.agentEnv.get(env.INSTANCE_NAME ?? ''),
+    };
+  }
+}
+
+function required<T>(part: T | undefined, world: 'crc' | 'hcp'): T {
+  if (!part) throw new Error(`this simulated platform was started without ${world}`);
+  return part;
+}

@@ -1,0 +1,53 @@
+import { pino } from 'pino';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import { registerControllers } from '../../operator/controllers/register-controllers.js';
+import type { ClusterAccess } from '../../operator/kube/api-client.js';
+import type { Logger } from '../../operator/runtime/logger.js';
+import { Manager } from '../../operator/runtime/manager.js';
+import { testConfig } from '../operator/test-manager.js';
+import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
+
+/** A simulated platform with the real operator running in the test's process. */
+export class OperatorEnvironment extends SimulatedPlatform {
+  private operator: Manager | undefined;
+
+  /**
+   * Starts the operator; its pool, lease and instance controllers act in the platform's
+   * namespaces only (other test files share the control plane). `access` lets it talk to the
+   * apiserver as another identity (its own ServiceAccount), `logger` collects its log.
+   */
+  async startOperator(options: { access?: ClusterAccess; logger?: Logger } = {}): Promise<Manager> {
+    const probe = guestApiProbe(() => this.router.address);
+    const manager = new Manager({
+      config: testConfig({
+        workersPerController: 2,
+        crcAgentImage: TEST_AGENT_IMAGE,
+        ...(this.options.operatorNamespace
+          ? { operatorNamespace: this.options.operatorNamespace }
+          : {}),
+      }),
+      kubeConfig: options.access ?? this.kubeConfig,
+      logger:
+        options.logger ??
+        pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
+      watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+      retryBackoff: { baseMs: 100, maxMs: 5000, jitter: 0.1 },
+    });
+    registerControllers(manager, {
+      // CRCBundles are cluster-scoped: another test file's bundles are not this operator's.
+      controllers: ['clusterpool', 'clusterlease', 'clusterinstance'],
+      namespaces: this.namespaces,
+      // Route hosts resolve to the router, as DNS would send them on a real cluster.
+      crc: { probe },
+      hcp: { probe },
+    });
+    await manager.start();
+    this.operator = manager;
+    return manager;
+  }
+
+  override async stop(): Promise<void> {
+    await this.operator?.stop();
+    await super.stop();
+  }
+}
