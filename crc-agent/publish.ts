@@ -91,20 +91,42 @@ function sameData(a: Record<string, string> | undefined, b: Record<string, strin
   return Object.keys(a ?? {}).length === keys.length && keys.every((key) => a?.[key] === b[key]);
 }
 
-/** Create; on AlreadyExists verify ownership and update data and type only when they differ. */
+/** The existing handoff Secret, or undefined when there is none. */
+async function readHandoff(
+  core: CoreV1Api,
+  namespace: string,
+  name: string,
+): Promise<V1Secret | undefined> {
+  try {
+    return await core.readNamespacedSecret({ namespace, name });
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Read first: the operator makes the (empty) handoff Secret before the agent runs and lets the
+ * agent get and update that one Secret only (docs/adr/0010). An existing Secret is verified and
+ * its data and type updated when they differ; a missing one is created, for operators that grant
+ * create instead.
+ */
 export async function publishHandoff(
   core: CoreV1Api,
   handoff: Handoff,
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const desired = desiredHandoffSecret(handoff);
   const name = desired.metadata!.name!;
-  try {
-    await core.createNamespacedSecret({ namespace: handoff.namespace, body: desired });
-    return 'created';
-  } catch (error) {
-    if (!(error instanceof ApiException && error.code === 409)) throw error;
+  let existing = await readHandoff(core, handoff.namespace, name);
+  if (!existing) {
+    try {
+      await core.createNamespacedSecret({ namespace: handoff.namespace, body: desired });
+      return 'created';
+    } catch (error) {
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+    }
+    existing = await core.readNamespacedSecret({ namespace: handoff.namespace, name });
   }
-  const existing = await core.readNamespacedSecret({ namespace: handoff.namespace, name });
   checkExistingHandoff(existing, handoff);
   if (existing.type === desired.type && sameData(existing.data, desired.data!)) return 'unchanged';
   await core.replaceNamespacedSecret({

@@ -116,7 +116,7 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
       log,
       new AgentError(
         `publishing Secret ${config.instanceNamespace}/${name} failed: ${errorMessage(error)}`,
-        'the agent ServiceAccount needs get/create/update on Secrets in the instance namespace; an existing Secret of that name must be controlled by this ClusterInstance',
+        'the agent ServiceAccount needs get and update on this handoff Secret (the operator creates it and a Role for it), or create when it is missing; an existing Secret of that name must be controlled by this ClusterInstance',
         { cause: error },
       ),
     );

@@ -48,3 +48,10 @@ export const CUSTOM_RESOURCE_DEFINITIONS = resourceType(
   false,
 );
 export const DEPLOYMENTS = resourceType('apps/v1', 'Deployment', 'deployments');
+
+/** The crc topology's VM and root disk (KubeVirt, CDI). */
+export const VIRTUAL_MACHINES = resourceType('kubevirt.io/v1', 'VirtualMachine', 'virtualmachines');
+export const DATA_VOLUMES = resourceType('cdi.kubevirt.io/v1beta1', 'DataVolume', 'datavolumes');
+
+/** KubeVirt's label on a VMI's virt-launcher pods (and the crc API Service's selector). */
+export const LABEL_VM_NAME = 'vm.kubevirt.io/name';

@@ -1,7 +1,8 @@
 import type { ControllerName } from '../config.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
-import type { GuestApiProbe } from './clusterinstance/guest-api-probe.js';
+import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
+import { CrcTopology } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { HcpTopology } from './clusterinstance/hcp/hcp-topology.js';
 import { InstanceController } from './clusterinstance/instance-controller.js';
@@ -14,10 +15,7 @@ export interface RegisterOptions {
   /** Which controllers run; default: those of the manager's configuration (--controllers). */
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
-  crc?: {
-    /** The guest API readiness check; by default a GET of /readyz through DNS. */
-    probe?: GuestApiProbe;
-  };
+  crc?: CrcTopologyOptions;
   /**
    * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
    * while their caches still see every namespace (hcp control planes live in namespaces of their
@@ -35,8 +33,10 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
   if (enabled.has('clusterpool')) add(new PoolController(manager).registration());
   if (enabled.has('clusterlease')) add(new LeaseController(manager).registration());
   if (enabled.has('clusterinstance')) {
-    // crc instances are left alone until the crc topology is registered here.
-    const topologies = { hcp: new HcpTopology(manager, options.hcp) };
+    const topologies = {
+      hcp: new HcpTopology(manager, options.hcp),
+      crc: new CrcTopology(manager, options.crc),
+    };
     add(new InstanceController(manager, topologies).registration());
   }
   if (enabled.has('crcbundle'))

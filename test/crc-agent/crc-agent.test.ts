@@ -1,9 +1,26 @@
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import type { V1Secret } from '@kubernetes/client-node';
+import type {
+  V1ClusterRole,
+  V1Role,
+  V1RoleBinding,
+  V1Secret,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { parse, stringify } from 'yaml';
 import { createCrcIdentity } from '../../crc-agent/crc-identity.js';
+import type { ClusterInstance } from '../../operator/api/resources.js';
+import { INSTANCES } from '../../operator/api/resources.js';
+import {
+  buildAgentBinding,
+  buildAgentClusterRole,
+  buildAgentServiceAccount,
+  buildHandoffBinding,
+  buildHandoffRole,
+  buildHandoffSecret,
+} from '../../operator/controllers/clusterinstance/crc/crc-builders.js';
+import { agentAccountName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { runCommand } from '../control-plane/run-command.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -40,38 +57,50 @@ let first: AgentOutput;
 const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
 
-/** A kubeconfig that acts as the agent's per-instance ServiceAccount with the contract's role. */
+/** The instance as the operator's builders need it. */
+function clusterInstance(): ClusterInstance {
+  return {
+    apiVersion: INSTANCES.apiVersion,
+    kind: INSTANCES.kind,
+    metadata: { name: INSTANCE, namespace: ns.name, uid: instanceUid },
+    spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
+  };
+}
+
+/**
+ * A kubeconfig that acts as the agent's per-instance ServiceAccount with what the operator
+ * grants it (ADR 0010): the shared ClusterRole (VMI reads) and a Role for its one handoff
+ * Secret, which the operator has made, empty, before the agent runs.
+ */
 async function agentServiceAccountKubeconfig(): Promise<string> {
   const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const instance = clusterInstance();
   const roleName = `${ns.name}-crc-agent-instance-role`;
-  await rbac.createClusterRole({
-    body: {
-      metadata: { name: roleName },
-      rules: [
-        {
-          apiGroups: ['kubevirt.io'],
-          resources: ['virtualmachineinstances'],
-          verbs: ['get', 'list', 'watch'],
-        },
-        { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
-      ],
-    },
-  });
+  await rbac.createClusterRole({ body: buildAgentClusterRole(roleName) as V1ClusterRole });
   await ns.core.createNamespacedServiceAccount({
     namespace: ns.name,
-    body: { metadata: { name: 'crc-agent' } },
+    body: buildAgentServiceAccount(instance) as V1ServiceAccount,
   });
   await rbac.createNamespacedRoleBinding({
     namespace: ns.name,
-    body: {
-      metadata: { name: 'crc-agent' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
-      subjects: [{ kind: 'ServiceAccount', name: 'crc-agent', namespace: ns.name }],
-    },
+    body: buildAgentBinding(instance, roleName) as V1RoleBinding,
   });
+  await ns.core.createNamespacedSecret({
+    namespace: ns.name,
+    body: buildHandoffSecret(instance, vmiUid) as V1Secret,
+  });
+  await rbac.createNamespacedRole({
+    namespace: ns.name,
+    body: buildHandoffRole(instance, vmiUid) as V1Role,
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: ns.name,
+    body: buildHandoffBinding(instance) as V1RoleBinding,
+  });
+  const account = agentAccountName(INSTANCE);
   const token = await ns.core.createNamespacedServiceAccountToken({
     namespace: ns.name,
-    name: 'crc-agent',
+    name: account,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   const cluster = ns.kubeConfig.getCurrentCluster()!;
@@ -87,8 +116,8 @@ async function agentServiceAccountKubeconfig(): Promise<string> {
           cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
         },
       ],
-      users: [{ name: 'crc-agent', user: { token: token.status!.token } }],
-      contexts: [{ name: 'mgmt', context: { cluster: 'mgmt', user: 'crc-agent' } }],
+      users: [{ name: account, user: { token: token.status!.token } }],
+      contexts: [{ name: 'mgmt', context: { cluster: 'mgmt', user: account } }],
       'current-context': 'mgmt',
     }),
   );
@@ -164,6 +193,7 @@ describe('crc-agent against a simulated CRC guest', () => {
       'opdev.io/managed-by': 'crc-agent',
       'opdev.io/cluster-instance': INSTANCE,
     });
+    // The operator made the Secret and its owner reference; the agent only filled in the data.
     expect(secret.metadata?.ownerReferences).toEqual([
       {
         apiVersion: 'guestcluster.opdev.io/v1alpha1',
@@ -171,6 +201,7 @@ describe('crc-agent against a simulated CRC guest', () => {
         name: INSTANCE,
         uid: instanceUid,
         controller: true,
+        blockOwnerDeletion: true,
       },
     ]);
     expect(Object.keys(secret.data ?? {}).sort()).toEqual(['kubeconfig', 'ocpVersion', 'vmiUID']);
@@ -298,10 +329,6 @@ describe('crc-agent against a simulated CRC guest', () => {
   test('a retried run (bundle key still accepted) succeeds and leaves the handoff as it is', async () => {
     const before = await readHandoff();
     const again = await runAgentProcess(agentEnv());
-    (await import('node:fs')).writeFileSync(
-      '/tmp/again.log',
-      first.output + '\n=====\n' + again.output,
-    );
     expect(again.output).toContain('"outcome":"unchanged"');
     expect(again.exitCode).toBe(0);
     const after = await readHandoff();

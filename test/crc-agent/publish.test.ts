@@ -42,6 +42,37 @@ describe('publishing the handoff Secret', () => {
     expect(Buffer.from(updated.data!.ocpVersion!, 'base64').toString()).toBe('4.16.1');
   });
 
+  test('fills in a handoff Secret the operator made empty, keeping its labels and owner', async () => {
+    const uid = await createClusterInstance(ns.objects, ns.name, 'made');
+    const name = 'made-crc-raw-kubeconfig-vmi-1';
+    const owner = {
+      apiVersion: 'guestcluster.opdev.io/v1alpha1',
+      kind: 'ClusterInstance',
+      name: 'made',
+      uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    await ns.core.createNamespacedSecret({
+      namespace: ns.name,
+      body: {
+        metadata: {
+          name,
+          namespace: ns.name,
+          labels: { 'opdev.io/managed-by': 'crc-agent', 'opdev.io/cluster-instance': 'made' },
+          ownerReferences: [owner],
+        },
+        type: 'Opaque',
+      },
+    });
+    expect(await publishHandoff(ns.core, handoff({ instanceName: 'made', instanceUid: uid }))).toBe(
+      'updated',
+    );
+    const filled = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
+    expect(filled.metadata?.ownerReferences).toEqual([owner]);
+    expect(Buffer.from(filled.data!.vmiUID!, 'base64').toString()).toBe('vmi-1');
+  });
+
   test.each([
     ['has no owner', undefined],
     ['is owned by a ClusterInstance of another UID', 'taken'],

@@ -184,9 +184,10 @@ export class InstanceController {
     const draft = new InstanceStatusDraft(instance, now).phase('Terminating');
     const terminating = (reason: string, message: string): void =>
       void draft.condition({ type: 'Terminating', status: 'True', reason, message });
-    let outcome: 'done' | 'pending';
+    let outcome: 'done' | 'pending' | 'recorded';
     try {
       outcome = await topology.teardown(instance, context);
+      if (outcome === 'recorded') return {};
     } catch (error) {
       terminating(
         now >= deadline ? Reason.CleanupTimedOut : Reason.CleanupError,

@@ -29,6 +29,17 @@ export const Reason = {
   CleanupInProgress: 'CleanupInProgress',
   CleanupError: 'CleanupError',
   CleanupTimedOut: 'CleanupTimedOut',
+  // crc (spec §1.3, §2.3.2, §2.3.3)
+  MissingBundleSSHKey: 'MissingBundleSSHKey',
+  ResourceOwnershipConflict: 'ResourceOwnershipConflict',
+  AgentJobFailed: 'AgentJobFailed',
+  BootKeyUnavailable: 'BootKeyUnavailable',
+  GuestAPIUnavailable: 'GuestAPIUnavailable',
+  GuestAPIReady: 'GuestAPIReady',
+  CRCBackingPending: 'CRCBackingPending',
+  VMIUnavailable: 'VMIUnavailable',
+  VMIReplaced: 'VMIReplaced',
+  VMIIdentityUnknown: 'VMIIdentityUnknown',
 } as const;
 
 /** A failure that marks the instance Failed with a reason (spec §2.3.1 "mark failed"). */
@@ -63,6 +74,13 @@ export class InstanceStatusDraft {
       { ...update, observedGeneration: this.instance.metadata?.generation },
       this.now,
     );
+    return this;
+  }
+
+  /** Drops a condition (CRCAgent once the instance is Ready or readiness is lost). */
+  removeCondition(type: string): this {
+    const kept = this.status.conditions?.filter((c) => c.type !== type);
+    if (kept && kept.length !== this.status.conditions!.length) this.status.conditions = kept;
     return this;
   }
 

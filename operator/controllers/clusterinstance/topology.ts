@@ -15,8 +15,15 @@ export interface Topology {
   readonly platformGate: { multiClusterEngine: boolean; whenReady: boolean };
   /** Provisioning and Ready handling of an authorized, not deleting instance. */
   reconcile(instance: ClusterInstance, context: ReconcileContext): Promise<ReconcileResult>;
-  /** Deletes the backing objects; 'pending' while some are still going away. */
-  teardown(instance: ClusterInstance, context: ReconcileContext): Promise<'done' | 'pending'>;
+  /**
+   * Deletes the backing objects; 'pending' while some are still going away; 'recorded' when it
+   * wrote the instance's status first (what it must know to verify dependents), whose event
+   * brings the next pass.
+   */
+  teardown(
+    instance: ClusterInstance,
+    context: ReconcileContext,
+  ): Promise<'done' | 'pending' | 'recorded'>;
   /** Kinds whose events concern instances of this topology, mapped to instance keys. */
   watches(): WatchSpec[];
 }

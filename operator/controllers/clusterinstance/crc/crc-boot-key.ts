@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { ClusterInstance, CRCBundle } from '../../../api/resources.js';
+import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import { DATA_VOLUMES, PERSISTENT_VOLUME_CLAIMS } from '../../../api/platform-resources.js';
+import type { KubeObject } from '../../../kube/objects.js';
+import type { Secret } from '../../../kube/workloads.js';
+import type { PlatformObject } from '../hcp/hcp-builders.js';
+import { buildBootKeySecret } from './crc-builders.js';
+import { bootKeySecretName } from './crc-naming.js';
+import type { CrcObjects } from './crc-objects.js';
+import { controlledBy } from './crc-ownership.js';
+
+/*
+ * The boot key binding of a turnkey instance (spec §2.3.9): which golden disk and which SSH key
+ * it boots with, recorded before its disk exists, so that the key handed to the agent is always
+ * the one of the disk that was cloned. A bundle whose disk or key changed is refused, never
+ * silently followed.
+ */
+
+export type BootKeyBinding = NonNullable<NonNullable<ClusterInstance['status']>['crc']>['bootKey'] &
+  object;
+
+/** Anything that makes the boot key unusable; the instance waits with BootKeyUnavailable. */
+export class BootKeyError extends Error {
+  override name = 'BootKeyError';
+}
+
+/** The bundle's current disk and key, as a binding, with the key bytes (base64) and disk size. */
+interface BundleSource {
+  binding: BootKeyBinding;
+  keyBase64: string;
+  virtualSizeBytes: number | undefined;
+}
+
+const uidOf = (object: KubeObject): string => object.metadata?.uid ?? '';
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+function incomplete(name: string): BootKeyError {
+  return new BootKeyError(
+    `CRCBundle ${name} has invalid or incomplete Ready disk/SSH key references`,
+  );
+}
+
+/** The bundle's Ready references, or the "incomplete" error. */
+function bundleRefs(bundle: CRCBundle): {
+  checksum: string;
+  namespace: string;
+  pvcName: string;
+  secretName: string;
+} {
+  const status = bundle.status ?? {};
+  const refs = {
+    checksum: status.sha256 || status.diskSHA256 || '',
+    namespace: status.qcow2PVCNamespace ?? '',
+    pvcName: status.qcow2PVCRef?.name ?? '',
+    secretName: status.sshKeySecretRef?.name ?? '',
+  };
+  if (status.phase !== 'Ready' || Object.values(refs).some((value) => !value))
+    throw incomplete(bundle.metadata!.name!);
+  return refs;
+}
+
+/** Reads the bundle, its golden PVC and its SSH key Secret ("verify source"). */
+export async function readBundleSource(
+  objects: CrcObjects,
+  bundleName: string,
+): Promise<BundleSource> {
+  const bundle = await objects.current<CRCBundle>(BUNDLES, bundleName);
+  if (!bundle) throw new BootKeyError(`CRCBundle ${bundleName} not found`);
+  const refs = bundleRefs(bundle);
+  const where = `${refs.namespace}/`;
+  const pvc = await objects.current<KubeObject>(
+    PERSISTENT_VOLUME_CLAIMS,
+    refs.pvcName,
+    refs.namespace,
+  );
+  const secret = await objects.current<Secret>(SECRETS, refs.secretName, refs.namespace);
+  const key = secret?.data?.id_ecdsa;
+  if (!pvc)
+    throw new BootKeyError(
+      `golden PVC ${where}${refs.pvcName} of CRCBundle ${bundleName} is missing`,
+    );
+  if (!key)
+    throw new BootKeyError(
+      `SSH key Secret ${where}${refs.secretName} of CRCBundle ${bundleName} has no data key "id_ecdsa"`,
+    );
+  const binding: BootKeyBinding = {
+    bundleUID: uidOf(bundle),
+    bundleSHA256: refs.checksum,
+    pvcNamespace: refs.namespace,
+    pvcName: refs.pvcName,
+    pvcUID: uidOf(pvc),
+    secretNamespace: refs.namespace,
+    secretName: refs.secretName,
+    secretUID: uidOf(secret),
+    keySHA256: sha256(Buffer.from(key, 'base64')),
+    ...(bundle.spec.storageClassName ? { storageClassName: bundle.spec.storageClassName } : {}),
+  };
+  if ([binding.bundleUID, binding.pvcUID, binding.secretUID].includes(''))
+    throw incomplete(bundleName);
+  return { binding, keyBase64: key, virtualSizeBytes: bundle.status?.diskVirtualSizeBytes };
+}
+
+const FIELDS: (keyof BootKeyBinding)[] = [
+  'bundleUID',
+  'bundleSHA256',
+  'pvcNamespace',
+  'pvcName',
+  'pvcUID',
+  'secretNamespace',
+  'secretName',
+  'secretUID',
+  'keySHA256',
+  'storageClassName',
+];
+
+/** The bundle's source, refused when it differs from the recorded binding in any field. */
+export async function verifySource(
+  objects: CrcObjects,
+  bundleName: string,
+  recorded: BootKeyBinding,
+): Promise<BundleSource> {
+  const source = await readBundleSource(objects, bundleName);
+  if (FIELDS.some((field) => (source.binding[field] ?? '') !== (recorded[field] ?? '')))
+    throw new BootKeyError(
+      `CRCBundle ${bundleName} disk or boot SSH key changed since this instance was created; refusing recovery`,
+    );
+  return source;
+}
+
+/**
+ * With a binding: the instance's key copy exists, is the instance's and holds the recorded key
+ * (made from the verified source when missing); and the DataVolume, when `diskName` is given,
+ * clones the recorded PVC. Returns the disk's virtual size when the source was read.
+ */
+export async function ensureBootKey(
+  objects: CrcObjects,
+  bundleName: string,
+  binding: BootKeyBinding,
+  diskName?: string,
+): Promise<{ virtualSizeBytes: number | undefined }> {
+  const fromCopy = await ensureKeyCopy(objects, bundleName, binding);
+  if (!diskName) return fromCopy;
+  const disk = await objects.current<PlatformObject>(DATA_VOLUMES, diskName);
+  if (!disk) {
+    try {
+      const source = await verifySource(objects, bundleName, binding);
+      return { virtualSizeBytes: source.virtualSizeBytes };
+    } catch (error) {
+      throw new BootKeyError(
+        `cannot create CRC disk from changed source: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+  await checkDisk(objects, disk, binding);
+  return fromCopy;
+}
+
+async function ensureKeyCopy(
+  objects: CrcObjects,
+  bundleName: string,
+  binding: BootKeyBinding,
+): Promise<{ virtualSizeBytes: number | undefined }> {
+  const instance = objects.instance;
+  const name = `${objects.namespace}/${bootKeySecretName(instance.metadata!.name!)}`;
+  const copy = await objects.current<Secret>(SECRETS, bootKeySecretName(instance.metadata!.name!));
+  if (!copy) {
+    const source = await verifySource(objects, bundleName, binding);
+    await objects.ensure(SECRETS, buildBootKeySecret(instance, source.keyBase64));
+    return { virtualSizeBytes: source.virtualSizeBytes };
+  }
+  if (!controlledBy(copy, instance))
+    throw new BootKeyError(`boot key Secret ${name} is not controlled by this ClusterInstance`);
+  if (sha256(Buffer.from(copy.data?.id_ecdsa ?? '', 'base64')) !== binding.keySHA256)
+    throw new BootKeyError(`boot key Secret ${name} does not hold the recorded key`);
+  return { virtualSizeBytes: undefined };
+}
+
+/** An existing disk clones the recorded PVC, which must outlive an unfinished clone. */
+async function checkDisk(
+  objects: CrcObjects,
+  disk: PlatformObject,
+  binding: BootKeyBinding,
+): Promise<void> {
+  const recorded = `${binding.pvcNamespace}/${binding.pvcName}`;
+  const source = disk.spec?.source as { pvc?: { namespace?: string; name?: string } } | undefined;
+  if (`${source?.pvc?.namespace}/${source?.pvc?.name}` !== recorded)
+    throw new BootKeyError(
+      `CRC DataVolume ${objects.namespace}/${disk.metadata!.name} does not clone the recorded PVC ${recorded}`,
+    );
+  if ((disk.status as { phase?: string } | undefined)?.phase === 'Succeeded') return;
+  const golden = await objects.current<KubeObject>(
+    PERSISTENT_VOLUME_CLAIMS,
+    binding.pvcName,
+    binding.pvcNamespace,
+  );
+  if (golden?.metadata?.uid !== binding.pvcUID)
+    throw new BootKeyError(
+      `recorded golden PVC ${recorded} (UID ${binding.pvcUID}) is gone while the clone is not done`,
+    );
+}

@@ -1,0 +1,347 @@
+import {
+  LABEL_CLUSTER_INSTANCE,
+  LABEL_CLUSTER_INSTANCE_NAMESPACE,
+  LABEL_MANAGED_BY,
+  MANAGED_BY_OPERATOR,
+} from '../../../api/labels.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import {
+  CLUSTER_ROLES,
+  JOBS,
+  ROLE_BINDINGS,
+  ROLES,
+  SERVICE_ACCOUNTS,
+  SERVICES,
+} from '../../../api/core-resources.js';
+import {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  ROUTES,
+  VIRTUAL_MACHINES,
+} from '../../../api/platform-resources.js';
+import type { KubeObject } from '../../../kube/objects.js';
+import type { Job, Secret } from '../../../kube/workloads.js';
+import type { PlatformObject } from '../hcp/hcp-builders.js';
+import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
+import {
+  agentAccountName,
+  agentBindingName,
+  agentHandoffBindingName,
+  agentHandoffRoleName,
+  agentJobName,
+  bootKeySecretName,
+  crcApiName,
+  crcDiskName,
+  crcVmName,
+  handoffSecretName,
+  identitySecretName,
+} from './crc-naming.js';
+import { atLeast } from './quantity.js';
+
+const DEFAULT_ROOT_VOLUME = '80Gi';
+const API_PORT = 6443;
+const AGENT_BACKOFF_LIMIT = 2;
+const AGENT_DEADLINE_SECONDS = 2700;
+export const HANDOFF_MANAGED_BY = 'crc-agent';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+export interface RbacObject extends KubeObject {
+  rules?: PolicyRule[];
+  roleRef?: { apiGroup: string; kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
+}
+
+/** Where the root disk comes from: CDI imports a URL (manual) or clones the bundle's golden PVC. */
+export type DiskSource =
+  | { http: string }
+  | {
+      pvc: { namespace: string; name: string };
+      storageClassName?: string;
+      /** The golden disk's virtual size; the clone is never smaller. */
+      virtualSizeBytes?: number;
+    };
+
+/** Where the agent finds the guest's SSH key. */
+export interface SshKeyRef {
+  secretName: string;
+  dataKey: string;
+}
+
+/** managed-by and instance labels (spec §3 "common labels"). */
+export function commonLabels(instance: ClusterInstance): Record<string, string> {
+  return {
+    [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR,
+    [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+  };
+}
+
+function metadata(instance: ClusterInstance, name: string): KubeObject['metadata'] {
+  return {
+    name,
+    namespace: instance.metadata!.namespace!,
+    labels: commonLabels(instance),
+    ownerReferences: [instanceOwnerReference(instance)],
+  };
+}
+
+/** The root disk (spec §3.1). */
+export function buildDataVolume(instance: ClusterInstance, source: DiskSource): PlatformObject {
+  const template = instance.spec.template;
+  const requested = template.rootVolumeSize || DEFAULT_ROOT_VOLUME;
+  const clone = 'pvc' in source;
+  const storageClassName = template.storageClassName || (clone ? source.storageClassName : '');
+  return {
+    apiVersion: DATA_VOLUMES.apiVersion,
+    kind: DATA_VOLUMES.kind,
+    metadata: metadata(instance, crcDiskName(instance)),
+    spec: {
+      source: clone ? { pvc: { ...source.pvc } } : { http: { url: source.http } },
+      storage: {
+        resources: {
+          requests: { storage: clone ? atLeast(requested, source.virtualSizeBytes) : requested },
+        },
+        ...(storageClassName ? { storageClassName } : {}),
+      },
+    },
+  };
+}
+
+/** The VM (spec §3.2): labels also on the VMI template, so the VMI and launcher pod carry them. */
+export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
+  const template = instance.spec.template;
+  return {
+    apiVersion: VIRTUAL_MACHINES.apiVersion,
+    kind: VIRTUAL_MACHINES.kind,
+    metadata: metadata(instance, crcVmName(instance)),
+    spec: {
+      runStrategy: 'Always',
+      template: {
+        metadata: { labels: commonLabels(instance) },
+        spec: {
+          ...(template.vmNodeSelector ? { nodeSelector: { ...template.vmNodeSelector } } : {}),
+          domain: {
+            resources: { requests: { memory: template.memory, cpu: String(template.cores) } },
+            devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
+          },
+          volumes: [{ name: 'rootdisk', dataVolume: { name: crcDiskName(instance) } }],
+        },
+      },
+    },
+  };
+}
+
+/** The guest API Service (spec §3.3); it selects the default VM name, as the reference does. */
+export function buildApiService(instance: ClusterInstance): PlatformObject {
+  return {
+    apiVersion: SERVICES.apiVersion,
+    kind: SERVICES.kind,
+    metadata: metadata(instance, crcApiName(instance.metadata!.name!)),
+    spec: {
+      type: 'ClusterIP',
+      selector: { [LABEL_VM_NAME]: instance.metadata!.name! },
+      ports: [{ name: 'api', protocol: 'TCP', port: API_PORT, targetPort: API_PORT }],
+    },
+  };
+}
+
+/** The passthrough API Route (spec §3.4a). */
+export function buildApiRoute(instance: ClusterInstance, hostname: string): PlatformObject {
+  const name = crcApiName(instance.metadata!.name!);
+  return {
+    apiVersion: ROUTES.apiVersion,
+    kind: ROUTES.kind,
+    metadata: {
+      ...metadata(instance, name),
+      labels: {
+        ...commonLabels(instance),
+        [LABEL_CLUSTER_INSTANCE_NAMESPACE]: instance.metadata!.namespace!,
+      },
+    },
+    spec: {
+      host: hostname,
+      to: { kind: 'Service', name, weight: 100 },
+      port: { targetPort: 'api' },
+      tls: { termination: 'passthrough', insecureEdgeTerminationPolicy: 'None' },
+    },
+  };
+}
+
+export interface AgentJobInputs {
+  image: string;
+  vmiUid: string;
+  vmiAddress: string;
+  hostname: string;
+  pullSecretName: string;
+  sshKey: SshKeyRef;
+}
+
+/** The crc-agent Job of one VMI (spec §3.8); never updated once it exists. */
+export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs): Job {
+  const name = instance.metadata!.name!;
+  const env: Record<string, string> = {
+    INSTANCE_NAME: name,
+    INSTANCE_NAMESPACE: instance.metadata!.namespace!,
+    // The agent then checks that the handoff Secret it writes is controlled by this instance.
+    INSTANCE_UID: instance.metadata!.uid!,
+    CRC_SSH_HOST: inputs.vmiAddress,
+    CRC_VMI_UID: inputs.vmiUid,
+    CRC_SSH_KEY_PATH: '/etc/crc-agent/ssh/id_ecdsa',
+    CRC_IDENTITY_PATH: '/etc/crc-agent/identity',
+    PULL_SECRET_PATH: '/etc/crc-agent/pull-secret/.dockerconfigjson',
+    CRC_API_HOSTNAME: inputs.hostname,
+  };
+  return {
+    apiVersion: JOBS.apiVersion,
+    kind: JOBS.kind,
+    metadata: metadata(instance, agentJobName(name, inputs.vmiUid)),
+    spec: {
+      backoffLimit: AGENT_BACKOFF_LIMIT,
+      activeDeadlineSeconds: AGENT_DEADLINE_SECONDS,
+      template: {
+        metadata: { labels: commonLabels(instance) },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: agentAccountName(name),
+          containers: [
+            {
+              name: 'crc-agent',
+              image: inputs.image,
+              env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
+              volumeMounts: [
+                { name: 'pull-secret', mountPath: '/etc/crc-agent/pull-secret', readOnly: true },
+                { name: 'bundle-ssh-key', mountPath: '/etc/crc-agent/ssh', readOnly: true },
+                { name: 'identity', mountPath: '/etc/crc-agent/identity', readOnly: true },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'pull-secret', secret: { secretName: inputs.pullSecretName } },
+            {
+              name: 'bundle-ssh-key',
+              secret: {
+                secretName: inputs.sshKey.secretName,
+                items: [{ key: inputs.sshKey.dataKey, path: 'id_ecdsa' }],
+              },
+            },
+            { name: 'identity', secret: { secretName: identitySecretName(name) } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The rules of the shared agent ClusterRole: reading VMIs only (ADR 0010). */
+export const AGENT_CLUSTER_ROLE_RULES: PolicyRule[] = [
+  {
+    apiGroups: ['kubevirt.io'],
+    resources: ['virtualmachineinstances'],
+    verbs: ['get', 'list', 'watch'],
+  },
+];
+
+export function buildAgentClusterRole(name: string): RbacObject {
+  return {
+    apiVersion: CLUSTER_ROLES.apiVersion,
+    kind: CLUSTER_ROLES.kind,
+    metadata: { name },
+    rules: AGENT_CLUSTER_ROLE_RULES,
+  };
+}
+
+export function buildAgentServiceAccount(instance: ClusterInstance): KubeObject {
+  return {
+    apiVersion: SERVICE_ACCOUNTS.apiVersion,
+    kind: SERVICE_ACCOUNTS.kind,
+    metadata: metadata(instance, agentAccountName(instance.metadata!.name!)),
+  };
+}
+
+function agentSubjects(instance: ClusterInstance): RbacObject['subjects'] {
+  return [
+    {
+      kind: 'ServiceAccount',
+      name: agentAccountName(instance.metadata!.name!),
+      namespace: instance.metadata!.namespace!,
+    },
+  ];
+}
+
+/** Binds the shared ClusterRole to the agent's account in the instance namespace (spec §3.9). */
+export function buildAgentBinding(instance: ClusterInstance, clusterRole: string): RbacObject {
+  return {
+    apiVersion: ROLE_BINDINGS.apiVersion,
+    kind: ROLE_BINDINGS.kind,
+    metadata: metadata(instance, agentBindingName(instance.metadata!.name!)),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+    subjects: agentSubjects(instance),
+  };
+}
+
+/** Read and overwrite the one handoff Secret of the current VMI, nothing else (ADR 0010). */
+export function buildHandoffRole(instance: ClusterInstance, vmiUid: string): RbacObject {
+  return {
+    apiVersion: ROLES.apiVersion,
+    kind: ROLES.kind,
+    metadata: metadata(instance, agentHandoffRoleName(instance.metadata!.name!)),
+    rules: [
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'update'],
+        resourceNames: [handoffSecretName(instance.metadata!.name!, vmiUid)],
+      },
+    ],
+  };
+}
+
+export function buildHandoffBinding(instance: ClusterInstance): RbacObject {
+  const name = instance.metadata!.name!;
+  return {
+    apiVersion: ROLE_BINDINGS.apiVersion,
+    kind: ROLE_BINDINGS.kind,
+    metadata: metadata(instance, agentHandoffBindingName(name)),
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: agentHandoffRoleName(name),
+    },
+    subjects: agentSubjects(instance),
+  };
+}
+
+/**
+ * The handoff Secret, made empty by the operator before the agent runs so that the agent needs
+ * no create permission; the agent fills in its data (crc-agent output contract).
+ */
+export function buildHandoffSecret(instance: ClusterInstance, vmiUid: string): Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      ...metadata(instance, handoffSecretName(instance.metadata!.name!, vmiUid)),
+      labels: {
+        [LABEL_MANAGED_BY]: HANDOFF_MANAGED_BY,
+        [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+      },
+    },
+    type: 'Opaque',
+  };
+}
+
+/** The instance's own copy of the bundle's boot key (spec §2.3.9). */
+export function buildBootKeySecret(instance: ClusterInstance, keyBase64: string): Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: metadata(instance, bootKeySecretName(instance.metadata!.name!)),
+    type: 'Opaque',
+    data: { id_ecdsa: keyBase64 },
+  };
+}

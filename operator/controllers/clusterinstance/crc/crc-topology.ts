@@ -1,0 +1,809 @@
+import {
+  EVENTS,
+  JOBS,
+  LABEL_JOB_NAME,
+  PODS,
+  ROLE_BINDINGS,
+  SERVICE_ACCOUNTS,
+} from '../../../api/core-resources.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import { ApiError } from '../../../kube/api-error.js';
+import {
+  DATA_VOLUMES,
+  VIRTUAL_MACHINE_INSTANCES,
+  VIRTUAL_MACHINES,
+} from '../../../api/platform-resources.js';
+import type { Job, Pod, Secret } from '../../../kube/workloads.js';
+import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
+import type { Manager, WatchSpec } from '../../../runtime/manager.js';
+import type { GuestApiProbe } from '../guest-api-probe.js';
+import { guestApiProbe } from '../guest-api-probe.js';
+import type { PlatformObject } from '../hcp/hcp-builders.js';
+import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
+import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
+import {
+  InstanceFailure,
+  InstanceStatusDraft,
+  Reason,
+  writeInstanceStatus,
+} from '../instance-status.js';
+import type { Topology } from '../topology.js';
+import type { AgentCondition, CoreEvent } from './crc-agent-diagnostics.js';
+import {
+  agentPrerequisiteProblem,
+  diagnoseAgent,
+  HANDOFF_GRACE_MS,
+  jobEnv,
+} from './crc-agent-diagnostics.js';
+import { ensureAgentRbac } from './crc-agent-rbac.js';
+import { BootKeyError, ensureBootKey, readBundleSource } from './crc-boot-key.js';
+import type { DiskSource, RbacObject, SshKeyRef } from './crc-builders.js';
+import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-builders.js';
+import { ensureCrcEndpoint } from './crc-endpoint.js';
+import type { Handoff } from './crc-handoff.js';
+import { handoffFrom } from './crc-handoff.js';
+import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
+import {
+  agentAccountName,
+  agentJobName,
+  bootKeySecretName,
+  crcBundleName,
+  crcDiskName,
+  crcVmName,
+  handoffSecretName,
+  identitySecretName,
+} from './crc-naming.js';
+import { CrcObjects } from './crc-objects.js';
+import { controlledBy } from './crc-ownership.js';
+import { crcTeardown } from './crc-teardown.js';
+import { crcWatches } from './crc-watches.js';
+
+/** Nothing tells us when these change: a BootKeyUnavailable wait and the guest API. */
+const RECHECK_MS = 20_000;
+/** The Ready health check (spec §2.3.3). */
+const READY_RECHECK_MS = 60_000;
+const DEFAULT_PULL_SECRET = 'pull-secret';
+const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
+
+export interface CrcTopologyOptions {
+  /** The guest API readiness check; by default a GET of /readyz through DNS. */
+  probe?: GuestApiProbe;
+}
+
+/** Why the instance is not Ready yet; `agent` is the CRCAgent condition when the agent runs. */
+interface Wait {
+  reason: string;
+  message: string;
+  agent?: AgentCondition;
+  requeueAfterMs?: number;
+}
+
+interface Ready {
+  kubeconfig: string;
+  ocpVersion: string;
+  hostname: string;
+}
+
+/** The draft was changed with something that must be durable before going on. */
+const PERSIST = { persist: true } as const;
+type Outcome = Wait | Ready | typeof PERSIST;
+
+const GUEST_API_READY = {
+  type: 'GuestAPIReachable',
+  status: 'True',
+  reason: Reason.GuestAPIReady,
+  message: 'guest API readiness check succeeded',
+} as const;
+
+const waitFor = (reason: string, message: string, requeueAfterMs?: number): Wait => ({
+  reason,
+  message,
+  requeueAfterMs,
+});
+
+/**
+ * The crc topology (spec §2.3.2, §2.3.3, §2.3.7, §2.3.9–§2.3.11): one OpenShift Local VM per
+ * instance on KubeVirt, booted from a CDI disk, finished by the crc-agent Job, and published
+ * through a passthrough Route. Waits are for events on the objects involved; only the guest API
+ * and the handoff's cache grace are looked at again after a while.
+ */
+export class CrcTopology implements Topology {
+  readonly platformGate = { multiClusterEngine: false, whenReady: true };
+  private readonly probe: GuestApiProbe;
+
+  constructor(
+    private readonly manager: Manager,
+    options: CrcTopologyOptions = {},
+  ) {
+    this.probe = options.probe ?? guestApiProbe();
+  }
+
+  watches(): WatchSpec[] {
+    return crcWatches(this.manager);
+  }
+
+  async reconcile(instance: ClusterInstance, context: ReconcileContext): Promise<ReconcileResult> {
+    const objects = new CrcObjects(this.manager, instance);
+    const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
+    if (
+      await this.conflictAs(Reason.ResourceOwnershipConflict, () =>
+        this.recordIdentity(objects, draft),
+      )
+    ) {
+      await writeInstanceStatus(this.manager, draft);
+      return {};
+    }
+    if (instance.status?.phase === 'Ready') return this.readyPass(objects, draft, context);
+    return this.provision(objects, draft, context);
+  }
+
+  async teardown(
+    instance: ClusterInstance,
+    context: ReconcileContext,
+  ): Promise<'done' | 'pending' | 'recorded'> {
+    const objects = new CrcObjects(this.manager, instance);
+    const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
+    if (await this.recordIdentity(objects, draft, true)) {
+      // The VMI's UID is durable before anything that proves its pods ours is deleted.
+      await writeInstanceStatus(this.manager, draft.phase('Terminating'));
+      return 'recorded';
+    }
+    const pending = await crcTeardown(this.manager, objects);
+    if (!pending) context.logger.info('Deleted the CRC backing objects');
+    return pending ? 'pending' : 'done';
+  }
+
+  /**
+   * Record CRC identity (spec §2.3.6): the names, the VM's and DataVolume's UIDs, and the VMI's
+   * UID while deleting, each verified to be the instance's. True when the draft changed.
+   */
+  private async recordIdentity(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    deleting = false,
+  ): Promise<boolean> {
+    const instance = objects.instance;
+    const crc = { ...draft.status.crc };
+    crc.vmName = crcVmName(instance);
+    crc.dataVolumeName = crcDiskName(instance);
+    const vm = await objects.live<PlatformObject>(VIRTUAL_MACHINES, crc.vmName);
+    if (vm) {
+      await objects.verify(VIRTUAL_MACHINES, vm);
+      crc.vmUID = vm.metadata?.uid;
+    }
+    const disk = await objects.live<PlatformObject>(DATA_VOLUMES, crc.dataVolumeName);
+    if (disk) {
+      await objects.verify(DATA_VOLUMES, disk);
+      crc.dataVolumeUID = disk.metadata?.uid;
+    }
+    if (deleting) {
+      const vmi = await objects.live<PlatformObject>(VIRTUAL_MACHINE_INSTANCES, crc.vmName);
+      if (vmi) {
+        await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
+        crc.vmiUID = vmi.metadata?.uid;
+      }
+    }
+    draft.status.crc = crc;
+    return draft.changed;
+  }
+
+  /** spec §2.3.2: provisioning, until the agent's handoff answers on the external endpoint. */
+  private async provision(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const instance = objects.instance;
+    const vmi = objects.cached<PlatformObject>(VIRTUAL_MACHINE_INSTANCES, crcVmName(instance));
+    if (vmi) {
+      await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
+      const recorded = instance.status?.crc?.vmiUID;
+      if (recorded && recorded !== vmi.metadata?.uid)
+        return this.invalidate(
+          objects,
+          draft,
+          Reason.VMIReplaced,
+          'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
+          vmi.metadata?.uid,
+        );
+    }
+    const pullSecret = await this.pullSecret(objects);
+    const manualKey = crcBundleName(instance) ? undefined : await this.bundleSshKey(objects);
+    let outcome: Outcome;
+    try {
+      outcome = await this.conflictAs(Reason.APIEndpointConflict, () =>
+        this.ensureBacking(objects, draft, { pullSecret, manualKey }, context),
+      );
+    } catch (error) {
+      if (error instanceof BootKeyError) return this.bootKeyUnavailable(draft, error.message);
+      // API errors are retried with backoff; anything else is a ReconcileError (spec §2.3.2 step 5).
+      if (error instanceof InstanceFailure || error instanceof ApiError) throw error;
+      throw new InstanceFailure(Reason.ReconcileError, (error as Error).message);
+    }
+    if ('persist' in outcome) {
+      await writeInstanceStatus(this.manager, draft.phase('Provisioning'));
+      return {};
+    }
+    if ('reason' in outcome) return this.waiting(draft, outcome);
+    return this.markReady(objects, draft, outcome, context);
+  }
+
+  /** Phase Provisioning with why (spec §2.3.2 step 7). */
+  private async waiting(draft: InstanceStatusDraft, wait: Wait): Promise<ReconcileResult> {
+    if (wait.agent) {
+      draft.condition({ type: 'CRCAgent', ...wait.agent });
+      if (wait.agent.status === 'True') draft.waiting(wait.reason, wait.message);
+      else draft.waiting(wait.agent.reason, wait.agent.message);
+    } else {
+      draft.removeCondition('CRCAgent');
+      draft.waiting(wait.reason, wait.message);
+    }
+    draft.status.kubeconfigSecretRef = {};
+    await writeInstanceStatus(this.manager, draft);
+    return wait.requeueAfterMs ? { requeueAfterMs: wait.requeueAfterMs } : {};
+  }
+
+  private async bootKeyUnavailable(
+    draft: InstanceStatusDraft,
+    message: string,
+  ): Promise<ReconcileResult> {
+    draft.status.kubeconfigSecretRef = {};
+    await writeInstanceStatus(this.manager, draft.waiting(Reason.BootKeyUnavailable, message));
+    return { requeueAfterMs: RECHECK_MS };
+  }
+
+  /** spec §2.3.2 "Ensure CRC backing", in order; the first thing not there yet is the answer. */
+  private async ensureBacking(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    inputs: { pullSecret: string; manualKey: string | undefined },
+    context: ReconcileContext,
+  ): Promise<Outcome> {
+    const instance = objects.instance;
+    const disk = await this.diskSource(objects, draft, inputs.manualKey);
+    if (!('source' in disk)) return disk;
+    const dataVolume = await objects.ensure(DATA_VOLUMES, buildDataVolume(instance, disk.source));
+    if (dataVolume.created)
+      this.tell(
+        instance,
+        'DataVolumeCreated',
+        `Created DataVolume ${objects.namespace}/${crcDiskName(instance)}`,
+        context,
+      );
+    const vm = await objects.ensure(VIRTUAL_MACHINES, buildVirtualMachine(instance));
+    if (vm.created)
+      this.tell(
+        instance,
+        'VirtualMachineCreated',
+        `Created VirtualMachine ${objects.namespace}/${crcVmName(instance)}`,
+        context,
+      );
+    const pending = (message: string): Wait => waitFor(Reason.CRCBackingPending, message);
+    if (!(vm.object.status as { ready?: boolean } | undefined)?.ready)
+      return pending(
+        `waiting for VirtualMachine ${objects.namespace}/${crcVmName(instance)} to be ready`,
+      );
+    const vmi = objects.cached<PlatformObject>(VIRTUAL_MACHINE_INSTANCES, crcVmName(instance));
+    const vmiStatus = vmi?.status as
+      { phase?: string; interfaces?: { ipAddress?: string }[] } | undefined;
+    if (!vmi || vmiStatus?.phase !== 'Running')
+      return pending(
+        `waiting for VirtualMachineInstance ${objects.namespace}/${crcVmName(instance)} to run`,
+      );
+    await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
+    const vmiUid = vmi.metadata!.uid!;
+    const address = vmiStatus.interfaces?.find((i) => i.ipAddress)?.ipAddress;
+    draft.status.crc = {
+      ...draft.status.crc,
+      vmiUID: vmiUid,
+      ...(address ? { sshEndpoint: address } : {}),
+    };
+    if (!address)
+      return pending(
+        `waiting for VirtualMachineInstance ${objects.namespace}/${crcVmName(instance)} to get an IP address`,
+      );
+    return this.agentStage(
+      objects,
+      draft,
+      { ...inputs, sshKey: disk.sshKey, vmiUid, address },
+      context,
+    );
+  }
+
+  /** Where the disk comes from and which key opens it (spec §2.3.2 step 3, §2.3.9). */
+  private async diskSource(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    manualKey: string | undefined,
+  ): Promise<{ source: DiskSource; sshKey: SshKeyRef } | Wait | typeof PERSIST> {
+    const instance = objects.instance;
+    const template = instance.spec.template;
+    const bundleName = crcBundleName(instance);
+    if (!bundleName)
+      return {
+        source: { http: template.releaseImage ?? '' },
+        sshKey: { secretName: template.bundleSSHKeyRef!.name, dataKey: manualKey! },
+      };
+    const binding = instance.status?.crc?.bootKey;
+    if (!binding) return this.bindBootKey(objects, draft, bundleName);
+    const { virtualSizeBytes } = await ensureBootKey(
+      objects,
+      bundleName,
+      binding,
+      crcDiskName(instance),
+    );
+    return {
+      source: {
+        pvc: { namespace: binding.pvcNamespace, name: binding.pvcName },
+        storageClassName: binding.storageClassName,
+        virtualSizeBytes,
+      },
+      sshKey: { secretName: bootKeySecretName(instance.metadata!.name!), dataKey: 'id_ecdsa' },
+    };
+  }
+
+  /** No binding yet: wait for the bundle, then record which disk and key this instance gets. */
+  private async bindBootKey(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    bundleName: string,
+  ): Promise<Wait | typeof PERSIST> {
+    const bundle = await objects.current<PlatformObject>(BUNDLES, bundleName);
+    if (!bundle)
+      return waitFor(Reason.CRCBackingPending, `CRCBundle ${bundleName} not found yet, waiting`);
+    const phase = (bundle.status as { phase?: string } | undefined)?.phase;
+    if (phase !== 'Ready')
+      return waitFor(
+        Reason.CRCBackingPending,
+        `CRCBundle "${bundleName}" is not Ready yet (phase=${phase ?? ''})`,
+      );
+    if (await objects.current(DATA_VOLUMES, crcDiskName(objects.instance)))
+      throw new BootKeyError(
+        `CRC DataVolume ${objects.namespace}/${crcDiskName(objects.instance)} exists without a recorded disk/key binding; cannot verify its boot key`,
+      );
+    const { binding } = await readBundleSource(objects, bundleName);
+    draft.status.crc = { ...draft.status.crc, bootKey: binding };
+    return PERSIST;
+  }
+
+  /** spec §2.3.2 step 8: RBAC, endpoint, identity, the Job, and what came of it. */
+  private async agentStage(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    inputs: { pullSecret: string; sshKey: SshKeyRef; vmiUid: string; address: string },
+    context: ReconcileContext,
+  ): Promise<Outcome> {
+    await ensureAgentRbac(this.manager, objects, inputs.vmiUid);
+    const endpoint = await ensureCrcEndpoint(this.manager, objects);
+    if (endpoint.record) {
+      draft.status.apiEndpoint = `https://${endpoint.hostname}`;
+      return PERSIST;
+    }
+    await this.ensureIdentity(objects, endpoint.hostname);
+    const job = await this.ensureAgentJob(objects, inputs, endpoint.hostname, context);
+    const handoff = await this.handoff(objects, inputs.vmiUid);
+    const agent = await this.inspectAgent(objects, job, !!handoff);
+    if (!handoff) {
+      const graceLeft = agent.reason === 'HandoffPending' ? HANDOFF_GRACE_MS : undefined;
+      return { reason: agent.reason, message: agent.message, agent, requeueAfterMs: graceLeft };
+    }
+    try {
+      await this.probe(handoff.kubeconfig);
+    } catch (error) {
+      context.logger.info(
+        { err: (error as Error).message },
+        'CRC guest API is not externally ready yet',
+      );
+      return {
+        reason: Reason.GuestAPIUnavailable,
+        message:
+          'CRC agent handoff received; guest API is not externally ready yet (see manager logs)',
+        agent,
+        requeueAfterMs: RECHECK_MS,
+      };
+    }
+    return { ...handoff, hostname: endpoint.hostname };
+  }
+
+  /** The identity Secret for the host: made once, then only checked (spec §3.12). */
+  private async ensureIdentity(objects: CrcObjects, hostname: string): Promise<void> {
+    const name = identitySecretName(objects.instance.metadata!.name!);
+    const now = new Date(this.manager.clock.now());
+    const existing = await objects.current<Secret>(SECRETS, name);
+    if (!existing) {
+      await objects.ensure(SECRETS, buildIdentitySecret(objects.instance, hostname, now));
+      return;
+    }
+    if (!controlledBy(existing, objects.instance))
+      throw new OwnershipConflictError(
+        `CRC identity Secret ${objects.namespace}/${name} is not controlled by this ClusterInstance`,
+      );
+    try {
+      validateIdentitySecret(existing, hostname, now);
+    } catch (error) {
+      throw new Error(
+        `CRC identity Secret ${objects.namespace}/${name} is not usable: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async ensureAgentJob(
+    objects: CrcObjects,
+    inputs: { pullSecret: string; sshKey: SshKeyRef; vmiUid: string; address: string },
+    hostname: string,
+    context: ReconcileContext,
+  ): Promise<Job> {
+    const instance = objects.instance;
+    const name = agentJobName(instance.metadata!.name!, inputs.vmiUid);
+    const existing = await objects.current<Job>(JOBS, name);
+    if (existing) {
+      if (!controlledBy(existing, instance))
+        throw new OwnershipConflictError(
+          `crc-agent Job ${objects.namespace}/${name} is not controlled by this ClusterInstance`,
+        );
+      return existing;
+    }
+    const desired = buildAgentJob(instance, {
+      image: this.manager.config.crcAgentImage,
+      vmiUid: inputs.vmiUid,
+      vmiAddress: inputs.address,
+      hostname,
+      pullSecretName: inputs.pullSecret,
+      sshKey: inputs.sshKey,
+    });
+    const { object } = await objects.ensure(JOBS, desired);
+    this.tell(
+      instance,
+      'AgentJobStarted',
+      `Started crc-agent Job ${objects.namespace}/${name} for VMI ${inputs.vmiUid}`,
+      context,
+    );
+    return object;
+  }
+
+  /** The handoff of this VMI, verified to be the instance's (spec §2.3.2 "handoff lookup"). */
+  private async handoff(objects: CrcObjects, vmiUid: string): Promise<Handoff | undefined> {
+    const secret = objects.cached<Secret>(
+      SECRETS,
+      handoffSecretName(objects.instance.metadata!.name!, vmiUid),
+    );
+    const handoff = handoffFrom(secret, vmiUid);
+    if (handoff) await objects.verify(SECRETS, secret!);
+    return handoff;
+  }
+
+  /** The CRCAgent condition (spec §2.3.11); a failed Job fails the instance. */
+  private async inspectAgent(
+    objects: CrcObjects,
+    job: Job,
+    handoffReceived: boolean,
+  ): Promise<AgentCondition> {
+    const instance = objects.instance;
+    const ns = objects.namespace;
+    const jobName = job.metadata!.name!;
+    const pods = this.manager
+      .informer<Pod>(PODS)
+      .list((p) => p.metadata?.namespace === ns && p.metadata.labels?.[LABEL_JOB_NAME] === jobName);
+    const jobVmi = jobEnv(job, 'CRC_VMI_UID') ?? '';
+    const needsEvents = !handoffReceived && pods.every((p) => p.status?.phase !== 'Running');
+    const events = needsEvents
+      ? (await this.manager.client.list<CoreEvent>(EVENTS, { namespace: ns })).items
+      : [];
+    const verdict = diagnoseAgent({
+      job,
+      pods,
+      events,
+      handoffReceived,
+      jobHandoff: objects.cached<Secret>(
+        SECRETS,
+        handoffSecretName(instance.metadata!.name!, jobVmi),
+      ),
+      prerequisiteProblem: handoffReceived ? undefined : await this.prerequisites(objects, job),
+      now: this.manager.clock.now(),
+    });
+    if ('failed' in verdict) throw new InstanceFailure(Reason.AgentJobFailed, verdict.message);
+    return verdict;
+  }
+
+  private async prerequisites(objects: CrcObjects, job: Job): Promise<string | undefined> {
+    const bindings = await this.manager.client.list<RbacObject>(ROLE_BINDINGS, {
+      namespace: objects.namespace,
+    });
+    const secrets = new Map<string, Secret | undefined>();
+    for (const volume of job.spec.template.spec.volumes ?? [])
+      if (volume.secret)
+        secrets.set(
+          volume.secret.secretName,
+          await objects.current<Secret>(SECRETS, volume.secret.secretName),
+        );
+    return agentPrerequisiteProblem(job, objects.instance, {
+      serviceAccount: await objects.live(
+        SERVICE_ACCOUNTS,
+        agentAccountName(objects.instance.metadata!.name!),
+      ),
+      bindings: bindings.items,
+      secrets: (name) => secrets.get(name),
+    });
+  }
+
+  /** Mark ready (spec §2.3.1): the canonical kubeconfig Secret, then the status. */
+  private async markReady(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    ready: Ready,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const instance = objects.instance;
+    const secret = await this.conflictAs(Reason.APIEndpointConflict, () =>
+      upsertInstanceKubeconfig(this.manager, instance, ready.kubeconfig, ready.ocpVersion),
+    );
+    draft.removeCondition('CRCAgent');
+    draft.condition({
+      type: 'GuestAPIReachable',
+      status: 'True',
+      reason: Reason.GuestAPIReady,
+      message: 'guest API readiness check succeeded',
+    });
+    draft.ready({
+      ocpVersion: ready.ocpVersion,
+      apiEndpoint: `https://${ready.hostname}`,
+      kubeconfigSecret: secret,
+    });
+    const wasReady = instance.status?.phase === 'Ready';
+    await writeInstanceStatus(this.manager, draft);
+    if (!wasReady) {
+      context.logger.info({ endpoint: `https://${ready.hostname}` }, 'ClusterInstance is Ready');
+      this.tell(
+        instance,
+        'HandoffReceived',
+        `crc-agent handoff received; guest API https://${ready.hostname} answers`,
+        context,
+      );
+    }
+    return {};
+  }
+
+  /** spec §2.3.3: a Ready instance stays Ready only while its VMI and guest API do. */
+  private async readyPass(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const unusable =
+      (await this.readyKeyCheck(objects, draft)) ?? (await this.readyVmiCheck(objects, draft));
+    if (unusable) return unusable;
+    // A deleted Route comes back with the host the identity was issued for.
+    const endpoint = await this.conflictAs(Reason.APIEndpointConflict, () =>
+      ensureCrcEndpoint(this.manager, objects),
+    );
+    if (endpoint.routeCreated)
+      this.tell(
+        objects.instance,
+        'APIRouteRestored',
+        `Restored API Route for ${endpoint.hostname}`,
+        context,
+      );
+    return this.healthCheck(objects, draft, endpoint.hostname, context);
+  }
+
+  /** Agent RBAC and, for turnkey instances, the boot key binding still hold. */
+  private async readyKeyCheck(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+  ): Promise<ReconcileResult | undefined> {
+    const instance = objects.instance;
+    try {
+      await ensureAgentRbac(this.manager, objects, instance.status?.crc?.vmiUID);
+    } catch (error) {
+      throw new Error(`reconciling CRC agent permissions: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const bundleName = crcBundleName(instance);
+    if (!bundleName) return undefined;
+    const binding = instance.status?.crc?.bootKey;
+    if (!binding)
+      return this.apiUnavailable(
+        draft,
+        Reason.BootKeyUnavailable,
+        'CRC boot disk/key binding is missing; automatic recovery is unsafe',
+      );
+    try {
+      await ensureBootKey(objects, bundleName, binding);
+      return undefined;
+    } catch (error) {
+      if (error instanceof BootKeyError)
+        return this.apiUnavailable(draft, Reason.BootKeyUnavailable, error.message);
+      throw error;
+    }
+  }
+
+  /** The VMI the handoff was made for still runs; else readiness is invalidated. */
+  private async readyVmiCheck(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+  ): Promise<ReconcileResult | undefined> {
+    const recorded = objects.instance.status?.crc?.vmiUID;
+    const vmi = objects.cached<PlatformObject>(
+      VIRTUAL_MACHINE_INSTANCES,
+      crcVmName(objects.instance),
+    );
+    const notRunning = 'CRC VirtualMachineInstance is not running';
+    if (!vmi) return this.invalidate(objects, draft, Reason.VMIUnavailable, notRunning);
+    await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
+    const uid = vmi.metadata?.uid;
+    if ((vmi.status as { phase?: string } | undefined)?.phase !== 'Running')
+      return this.invalidate(objects, draft, Reason.VMIUnavailable, notRunning, uid);
+    if (!recorded)
+      return this.invalidate(
+        objects,
+        draft,
+        Reason.VMIIdentityUnknown,
+        'CRC VirtualMachineInstance identity was not recorded; rerunning post-boot setup',
+        uid,
+      );
+    if (recorded !== uid)
+      return this.invalidate(
+        objects,
+        draft,
+        Reason.VMIReplaced,
+        'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
+        uid,
+      );
+    return undefined;
+  }
+
+  /** The published kubeconfig (re-published from the handoff when gone) still reaches the guest. */
+  private async healthCheck(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    hostname: string,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const instance = objects.instance;
+    const name = `${objects.namespace}/${instance.metadata!.name}-kubeconfig`;
+    const published = objects.cached<Secret>(SECRETS, `${instance.metadata!.name}-kubeconfig`);
+    if (published && !controlledBy(published, instance))
+      throw new InstanceFailure(
+        Reason.APIEndpointConflict,
+        `kubeconfig Secret ${name} is not owned by ClusterInstance ${instance.metadata!.name}`,
+      );
+    const handoff = published
+      ? undefined
+      : await this.handoff(objects, instance.status!.crc!.vmiUID!);
+    if (!published && !handoff)
+      return this.apiUnavailable(
+        draft,
+        Reason.KubeconfigUnavailable,
+        'published CRC kubeconfig is missing',
+      );
+    const kubeconfig = handoff
+      ? handoff.kubeconfig
+      : Buffer.from(published!.data?.kubeconfig ?? '', 'base64').toString('utf8');
+    try {
+      await this.probe(kubeconfig);
+    } catch (error) {
+      return this.apiUnavailable(
+        draft,
+        Reason.GuestAPIUnavailable,
+        `guest API readiness check failed: ${(error as Error).message}`,
+      );
+    }
+    if (handoff) await this.markReady(objects, draft, { ...handoff, hostname }, context);
+    else await writeInstanceStatus(this.manager, draft.condition(GUEST_API_READY));
+    return { requeueAfterMs: READY_RECHECK_MS };
+  }
+
+  /** "API unavailable" (spec §2.3.3): back to Provisioning, keeping the handoff and the Job. */
+  private async apiUnavailable(
+    draft: InstanceStatusDraft,
+    reason: string,
+    message: string,
+  ): Promise<ReconcileResult> {
+    draft.status.kubeconfigSecretRef = {};
+    draft.condition({ type: 'GuestAPIReachable', status: 'False', reason, message });
+    await writeInstanceStatus(this.manager, draft.waiting(reason, message));
+    return { requeueAfterMs: RECHECK_MS };
+  }
+
+  /**
+   * Invalidate readiness (spec §2.3.3): the old VMI's agent Job and the published kubeconfig go,
+   * then the new VMI is recorded and the agent runs again for it. Waits on deletion events.
+   */
+  private async invalidate(
+    objects: CrcObjects,
+    draft: InstanceStatusDraft,
+    reason: string,
+    message: string,
+    newVmiUid?: string,
+  ): Promise<ReconcileResult> {
+    const instance = objects.instance;
+    const recorded = instance.status?.crc?.vmiUID;
+    if (
+      recorded &&
+      (await objects.remove(JOBS, agentJobName(instance.metadata!.name!, recorded), {
+        propagationPolicy: 'Foreground',
+      }))
+    )
+      return {};
+    if (await objects.remove(SECRETS, `${instance.metadata!.name}-kubeconfig`)) return {};
+    draft.status.crc = {
+      ...draft.status.crc,
+      vmName: crcVmName(instance),
+      dataVolumeName: crcDiskName(instance),
+      ...(newVmiUid ? { vmiUID: newVmiUid } : {}),
+    };
+    draft.status.kubeconfigSecretRef = {};
+    draft.removeCondition('CRCAgent');
+    await writeInstanceStatus(this.manager, draft.waiting(reason, message));
+    if (draft.instance.status?.phase === 'Ready')
+      void this.manager.events.record(instance, 'Warning', reason, message);
+    return {};
+  }
+
+  /** The pull secret in the instance namespace (spec §2.3.1); crc uses it in place. */
+  private async pullSecret(objects: CrcObjects): Promise<string> {
+    const named = objects.instance.spec.template.pullSecretRef?.name;
+    const name = named || DEFAULT_PULL_SECRET;
+    const secret = await objects.current<Secret>(SECRETS, name);
+    if (!secret)
+      throw new InstanceFailure(
+        Reason.InvalidPullSecret,
+        named
+          ? `pull secret ${objects.namespace}/${name} not found`
+          : `template.pullSecretRef is unset and default pull secret ${objects.namespace}/${DEFAULT_PULL_SECRET} was not found`,
+      );
+    if (!secret.data?.['.dockerconfigjson'])
+      throw new InstanceFailure(
+        Reason.InvalidPullSecret,
+        `pull secret ${objects.namespace}/${name} is missing data key ".dockerconfigjson"`,
+      );
+    return name;
+  }
+
+  /** The manual path's bundle key (spec §2.3.1): the first non-empty of the known data keys. */
+  private async bundleSshKey(objects: CrcObjects): Promise<string> {
+    const name = objects.instance.spec.template.bundleSSHKeyRef?.name;
+    if (!name)
+      throw new InstanceFailure(
+        Reason.MissingBundleSSHKey,
+        'template.bundleSSHKeyRef is required for topology=crc but not set',
+      );
+    const secret = await objects.current<Secret>(SECRETS, name);
+    if (!secret)
+      throw new InstanceFailure(
+        Reason.MissingBundleSSHKey,
+        `bundle SSH key Secret ${objects.namespace}/${name} not found`,
+      );
+    const key = BUNDLE_KEY_NAMES.find((k) => secret.data?.[k]);
+    if (!key)
+      throw new InstanceFailure(
+        Reason.MissingBundleSSHKey,
+        `bundle SSH key Secret ${objects.namespace}/${name} has none of the data keys ${BUNDLE_KEY_NAMES.join(', ')}`,
+      );
+    return key;
+  }
+
+  /** A Kubernetes Event and a log line for a transition a person cares about. */
+  private tell(
+    instance: ClusterInstance,
+    reason: string,
+    message: string,
+    context: ReconcileContext,
+  ): void {
+    context.logger.info({ reason }, message);
+    void this.manager.events.record(instance, 'Normal', reason, message);
+  }
+
+  /** Runs a step whose ownership conflicts fail the instance with `reason`. */
+  private async conflictAs<T>(reason: string, step: () => T | Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
+import type { ClusterInstance, CRCBundle } from '../../../api/resources.js';
+import { BUNDLES, INSTANCES, SECRETS } from '../../../api/resources.js';
+import { JOBS, LABEL_JOB_NAME, PODS, SERVICES } from '../../../api/core-resources.js';
+import {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  PERSISTENT_VOLUME_CLAIMS,
+  ROUTES,
+  VIRTUAL_MACHINE_INSTANCES,
+  VIRTUAL_MACHINES,
+} from '../../../api/platform-resources.js';
+import type { KubeObject } from '../../../kube/objects.js';
+import type { Manager, WatchSpec } from '../../../runtime/manager.js';
+import { ownerKeys } from '../../../runtime/owner-keys.js';
+import { crcBundleName, crcDiskName, crcVmName } from './crc-naming.js';
+
+const keyOf = (i: ClusterInstance): string => `${i.metadata!.namespace}/${i.metadata!.name}`;
+
+/**
+ * What a crc instance hears about (DESIGN item 1): its own objects by owner reference, what
+ * KubeVirt and CDI make for them (VMI, launcher pods, PVC) by label or by the recorded names,
+ * its agent Job's pods, the Secrets its template names, and the CRCBundle it clones.
+ */
+export function crcWatches(manager: Manager): WatchSpec[] {
+  const instances = manager.informer<ClusterInstance>(INSTANCES);
+  const jobs = manager.informer<KubeObject>(JOBS);
+  const crcIn = (namespace: string | undefined, test: (i: ClusterInstance) => boolean): string[] =>
+    instances
+      .list((i) => i.spec.type === 'crc' && i.metadata!.namespace === namespace && test(i))
+      .map(keyOf);
+  const owned = (object: KubeObject): string[] => ownerKeys(object, INSTANCES);
+  const labelled = (object: KubeObject): string[] => {
+    const name = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
+    return name ? [`${object.metadata!.namespace}/${name}`] : [];
+  };
+  const byVmName = (object: KubeObject, vm: string | undefined): string[] =>
+    vm ? crcIn(object.metadata?.namespace, (i) => crcVmName(i) === vm) : [];
+  return [
+    { type: VIRTUAL_MACHINES, map: owned },
+    {
+      type: VIRTUAL_MACHINE_INSTANCES,
+      map: (vmi) => {
+        const keys = labelled(vmi);
+        return keys.length ? keys : byVmName(vmi, vmi.metadata?.name);
+      },
+    },
+    { type: DATA_VOLUMES, map: owned },
+    {
+      type: PERSISTENT_VOLUME_CLAIMS,
+      map: (pvc) =>
+        (pvc.metadata?.ownerReferences ?? [])
+          .filter((ref) => ref.kind === DATA_VOLUMES.kind)
+          .flatMap((ref) => crcIn(pvc.metadata?.namespace, (i) => crcDiskName(i) === ref.name)),
+    },
+    { type: JOBS, map: owned },
+    {
+      type: PODS,
+      map: (pod) => {
+        const job = pod.metadata?.labels?.[LABEL_JOB_NAME];
+        const fromJob = job ? owned(jobs.get(`${pod.metadata!.namespace}/${job}`) ?? {}) : [];
+        return [...new Set([...fromJob, ...byVmName(pod, pod.metadata?.labels?.[LABEL_VM_NAME])])];
+      },
+    },
+    {
+      type: SECRETS,
+      map: (secret) => [
+        ...owned(secret),
+        ...crcIn(secret.metadata?.namespace, (i) => {
+          const template = i.spec.template;
+          const name = secret.metadata?.name;
+          return (
+            (template.pullSecretRef?.name || 'pull-secret') === name ||
+            template.bundleSSHKeyRef?.name === name
+          );
+        }),
+      ],
+    },
+    { type: SERVICES, map: owned },
+    { type: ROUTES, map: owned },
+    {
+      type: BUNDLES,
+      map: (bundle) =>
+        instances
+          .list(
+            (i) =>
+              i.spec.type === 'crc' && crcBundleName(i) === (bundle as CRCBundle).metadata?.name,
+          )
+          .map(keyOf),
+    },
+  ];
+}
