@@ -1,18 +1,13 @@
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
 
-/** The KubeVirt, CDI and core kinds the simulated crc platform acts on, as their controllers see them. */
-export const VIRTUAL_MACHINES = resourceType('kubevirt.io/v1', 'VirtualMachine', 'virtualmachines');
-export const VIRTUAL_MACHINE_INSTANCES = resourceType(
-  'kubevirt.io/v1',
-  'VirtualMachineInstance',
-  'virtualmachineinstances',
-);
-export const DATA_VOLUMES = resourceType('cdi.kubevirt.io/v1beta1', 'DataVolume', 'datavolumes');
-export const SERVICES = resourceType('v1', 'Service', 'services');
-
-/** The label KubeVirt puts on a VM's launcher pod (the crc API Service selects on it). */
-export const LABEL_VM_NAME = 'vm.kubevirt.io/name';
+/** The KubeVirt, CDI and core kinds the simulated crc platform acts on: the operator's own. */
+export { SERVICES } from '../../operator/api/core-resources.js';
+export {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  VIRTUAL_MACHINES,
+  VIRTUAL_MACHINE_INSTANCES,
+} from '../../operator/api/platform-resources.js';
 
 export interface Condition {
   type: string;
