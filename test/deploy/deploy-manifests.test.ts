@@ -38,6 +38,8 @@ interface Manifest {
   metadata: { name: string; namespace?: string };
   spec?: Record<string, unknown>;
   rules?: Parameters<typeof grantedPermissions>[0];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string; namespace?: string }[];
 }
 
 interface Container {
@@ -79,7 +81,12 @@ describe('the deploy manifests (operator/deploy)', () => {
       'clusterpools.guestcluster.opdev.io',
       'crcbundles.guestcluster.opdev.io',
     ]);
-    const clusterScoped = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole']);
+    const clusterScoped = new Set([
+      'CustomResourceDefinition',
+      'Namespace',
+      'ClusterRole',
+      'ClusterRoleBinding',
+    ]);
     for (const manifest of manifests.filter((m) => !clusterScoped.has(m.kind)))
       expect(manifest.metadata.namespace).toBe(OPERATOR_NAMESPACE);
   });
@@ -115,6 +122,25 @@ describe('the deploy manifests (operator/deploy)', () => {
     expect(container!.livenessProbe).toBeDefined();
     expect(container!.readinessProbe).toBeDefined();
     expect(container!.resources?.requests).toBeDefined();
+  });
+
+  it("bind the manager and leader-election roles to the operator's ServiceAccount", () => {
+    const bound = manifests
+      .filter((m) =>
+        m.subjects?.some(
+          (s) =>
+            s.kind === 'ServiceAccount' &&
+            s.name === OPERATOR_ACCOUNT &&
+            s.namespace === OPERATOR_NAMESPACE,
+        ),
+      )
+      .map((m) => `${m.kind}/${m.roleRef!.kind}/${m.roleRef!.name}`);
+    expect(bound).toEqual(
+      expect.arrayContaining([
+        'ClusterRoleBinding/ClusterRole/guestcluster-operator-manager-role',
+        'RoleBinding/Role/guestcluster-operator-leader-election-role',
+      ]),
+    );
   });
 });
 
@@ -207,15 +233,9 @@ describe('the operator with its own ServiceAccount', () => {
   let hcp: HcpEnvironment | undefined;
   const logLines: string[] = [];
   beforeAll(async () => {
+    // The role and its binding to the operator's account, as `kubectl apply -k` installs them.
     for (const file of ['service-accounts.yaml', 'manager-role.yaml'])
       await kubectl(['apply', '-f', path.join(DEPLOY_DIR, file)]);
-    await kubectl([
-      'create',
-      'clusterrolebinding',
-      `guestcluster-operator-manager-${ns.name}`,
-      '--clusterrole=guestcluster-operator-manager-role',
-      `--serviceaccount=${OPERATOR_NAMESPACE}:${OPERATOR_ACCOUNT}`,
-    ]);
     const token = await ns.core.createNamespacedServiceAccountToken({
       name: OPERATOR_ACCOUNT,
       namespace: OPERATOR_NAMESPACE,
@@ -233,7 +253,7 @@ describe('the operator with its own ServiceAccount', () => {
   afterAll(async () => {
     await manager?.stop();
     await hcp?.stop();
-    await kubectl(['delete', 'clusterrolebinding', `guestcluster-operator-manager-${ns.name}`]);
+    await kubectl(['delete', 'clusterrolebinding', 'guestcluster-operator-manager-rolebinding']);
   });
 
   it('runs the pool and lease flow without a refused request', async () => {
