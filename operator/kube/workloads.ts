@@ -23,6 +23,10 @@ export interface Container {
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    capabilities?: { drop?: string[] };
+  };
 }
 
 export interface Volume {
@@ -38,7 +42,22 @@ export interface PodSpec {
   serviceAccountName?: string;
   nodeName?: string;
   automountServiceAccountToken?: boolean;
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string } };
 }
+
+/**
+ * Pod Security "restricted", as the pods of our Jobs run: the operator namespace enforces it, and
+ * a tenant namespace may. No user or group IDs: the images run as a non-root user, and OpenShift
+ * assigns the namespace's own.
+ */
+export const RESTRICTED_POD_SECURITY: NonNullable<PodSpec['securityContext']> = {
+  runAsNonRoot: true,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+export const RESTRICTED_CONTAINER_SECURITY: NonNullable<Container['securityContext']> = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+};
 
 export interface ContainerState {
   running?: { startedAt?: string };

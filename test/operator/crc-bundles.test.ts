@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { CONFIG_MAPS, JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import {
   BundleController,
   PREP_RETRY_BACKOFF,
@@ -85,6 +85,14 @@ describe('CRCBundle download and prepare', () => {
   beforeAll(async () => {
     suffix = ns.name.split('-').pop()!;
     mirror = await TestMirror.start();
+    // As operator/deploy/namespace.yaml has it: the prep pods must pass Pod Security "restricted".
+    await ns.api.patch(
+      NAMESPACES,
+      { name: ns.name },
+      {
+        metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+      },
+    );
     await createBundlePrepAccount(ns.kubeConfig, ns.name);
     platform = await startBundlePlatform(ns.kubeConfig, ns.name, (name) => name.includes(suffix));
     manager = await startOperator(ns.kubeConfig, clock, {

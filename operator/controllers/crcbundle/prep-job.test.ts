@@ -82,11 +82,17 @@ describe('buildPrepJob', () => {
           },
           spec: {
             restartPolicy: 'Never',
+            // Pod Security "restricted", which the operator namespace enforces.
+            securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
             serviceAccountName: 'bundle-prep',
             containers: [
               {
                 name: 'bundle-prep',
                 image: 'registry.example/crc-agent:1',
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  capabilities: { drop: ['ALL'] },
+                },
                 args: ['bundle-prep'],
                 env: [
                   {

@@ -1,6 +1,7 @@
 import { JOBS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import type { Job } from '../../kube/workloads.js';
+import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames, bundleUrls } from './bundle-names.js';
 
@@ -57,10 +58,12 @@ export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job 
         metadata: { labels },
         spec: {
           restartPolicy: 'Never',
+          securityContext: RESTRICTED_POD_SECURITY,
           serviceAccountName: settings.serviceAccountName,
           containers: [
             {
               name: PREP_CONTAINER,
+              securityContext: RESTRICTED_CONTAINER_SECURITY,
               image: settings.image,
               args: ['bundle-prep'],
               env: Object.entries(env).map(([key, value]) => ({ name: key, value })),

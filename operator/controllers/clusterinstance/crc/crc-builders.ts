@@ -21,6 +21,7 @@ import {
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { Job, Secret } from '../../../kube/workloads.js';
+import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';
 import type { PlatformObject } from '../hcp/hcp-builders.js';
 import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
 import {
@@ -207,10 +208,12 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
         metadata: { labels: commonLabels(instance) },
         spec: {
           restartPolicy: 'Never',
+          securityContext: RESTRICTED_POD_SECURITY,
           serviceAccountName: agentAccountName(name),
           containers: [
             {
               name: 'crc-agent',
+              securityContext: RESTRICTED_CONTAINER_SECURITY,
               image: inputs.image,
               env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
               volumeMounts: [
