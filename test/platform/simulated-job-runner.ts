@@ -35,6 +35,8 @@ export interface SimulatedJobRunnerOptions {
   images: Record<string, LocalImage>;
   /** Which Jobs to run (all in the namespace by default). */
   accept?: (job: Job) => boolean;
+  /** Told about every problem the simulation meets, besides `problems` (a log). */
+  onProblem?: (problem: string) => void;
   /** Failure injection: a pod for which this returns a result ends with it instead of running. */
   inject?: (job: Job, pod: Pod) => ContainerResult | undefined;
   /**
@@ -153,6 +155,11 @@ export class SimulatedJobRunner {
     await rm(this.root, { recursive: true, force: true });
   }
 
+  private problem(text: string): void {
+    this.problems.push(text);
+    this.options.onProblem?.(text);
+  }
+
   /** The kubelet's part in a pod's deletion: stop its container, then remove it for good. */
   private podChanged(pod: Pod): void {
     if (!pod.metadata?.deletionTimestamp || pod.spec.nodeName !== NODE_NAME) return;
@@ -169,7 +176,7 @@ export class SimulatedJobRunner {
       });
     } catch (error) {
       if (!isNotFound(error) && !isConflict(error))
-        this.problems.push(`Pod ${objectKey(pod)}: ${String(error)}`);
+        this.problem(`Pod ${objectKey(pod)}: ${String(error)}`);
     }
   }
 
@@ -179,7 +186,7 @@ export class SimulatedJobRunner {
     if (finished(job) || !(this.options.accept?.(job) ?? true)) return;
     const abort = new AbortController();
     const done = this.runJob(job, abort.signal).catch((error: unknown) => {
-      if (!abort.signal.aborted) this.problems.push(`Job ${objectKey(job)}: ${String(error)}`);
+      if (!abort.signal.aborted) this.problem(`Job ${objectKey(job)}: ${String(error)}`);
     });
     this.runs.set(uid, { abort, done });
   }

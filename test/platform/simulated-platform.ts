@@ -36,6 +36,8 @@ export interface SimulatedPlatformOptions {
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
+  /** Where problems of the simulation go besides the parts' `problems` (a log). */
+  log?: (line: string) => void;
 }
 
 /** The agent's log and exit, as the injected failure of a Job reports it. */
@@ -225,6 +227,7 @@ export class SimulatedPlatform {
         images: crcAgentImage(TEST_AGENT_IMAGE),
         inject: (job) => (named(this.failingJobs, job) ? INJECTED_JOB_FAILURE : undefined),
         env: (_job, _pod, env) => this.platformEnv(env),
+        onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
       });
       this.runners.set(ns, runner);
       parts.unshift(runner);
