@@ -503,7 +503,15 @@ export class CrcTopology implements Topology {
       prerequisiteProblem: handoffReceived ? undefined : await this.prerequisites(objects, job),
       now: this.manager.clock.now(),
     });
-    if ('failed' in verdict) throw new InstanceFailure(Reason.AgentJobFailed, verdict.message);
+    if ('failed' in verdict)
+      throw new InstanceFailure(Reason.AgentJobFailed, verdict.message, [
+        {
+          type: 'CRCAgent',
+          status: 'False',
+          reason: Reason.AgentJobFailed,
+          message: verdict.message,
+        },
+      ]);
     return verdict;
   }
 
