@@ -10,13 +10,16 @@ import { DISK_FILE, readAuthorizedKeys } from './simulated-disk.js';
 /** The guest API's port, as the crc API Service's targetPort names it. */
 export const GUEST_API_PORT = 6443;
 
+export type GuestApiMode = 'per-guest' | 'never-ready';
+
 export interface SimulatedCrcGuestsOptions {
   /**
    * `per-guest`: every guest runs a guest API control plane of its own (about 4 s and 400 MB each),
    * so crc-agent can finish it and its kubeconfig works; `never-ready`: the API port answers, only
-   * ever with 503 (enough for tests of the platform's mechanics, at a fraction of the cost).
+   * ever with 503 (enough for tests of the platform's mechanics, at a fraction of the cost); or
+   * a choice per VMI, for a test file whose instances need a working API only here and there.
    */
-  api: 'per-guest' | 'never-ready';
+  api: GuestApiMode | ((vmi: VmiObject) => GuestApiMode);
   seed?: Partial<GuestClusterSeed>;
 }
 
@@ -57,7 +60,8 @@ export class SimulatedCrcGuests implements GuestHost {
     const running: Running = { address: this.address(uid), halted: false };
     this.guests.set(uid, running);
     const keys = rootDisk ? await readAuthorizedKeys(path.join(rootDisk, DISK_FILE)) : undefined;
-    running.api = this.options.api === 'per-guest' ? await GuestApiServer.start() : undefined;
+    const mode = typeof this.options.api === 'function' ? this.options.api(vmi) : this.options.api;
+    running.api = mode === 'per-guest' ? await GuestApiServer.start() : undefined;
     try {
       running.guest = await SimulatedCrcGuest.start({
         api: running.api,

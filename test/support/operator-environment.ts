@@ -1,5 +1,7 @@
 import { pino } from 'pino';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import type { OperatorConfig } from '../../operator/config.js';
+import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import type { Logger } from '../../operator/runtime/logger.js';
@@ -14,9 +16,18 @@ export class OperatorEnvironment extends SimulatedPlatform {
   /**
    * Starts the operator; its pool, lease and instance controllers act in the platform's
    * namespaces only (other test files share the control plane). `access` lets it talk to the
-   * apiserver as another identity (its own ServiceAccount), `logger` collects its log.
+   * apiserver as another identity (its own ServiceAccount), `logger` collects its log. The
+   * CRCBundle controller runs only with `bundles`, which must limit it to the test's own bundles
+   * (they are cluster-scoped); `config` adds to the test configuration (the bundle mirror).
    */
-  async startOperator(options: { access?: ClusterAccess; logger?: Logger } = {}): Promise<Manager> {
+  async startOperator(
+    options: {
+      access?: ClusterAccess;
+      logger?: Logger;
+      bundles?: BundleControllerOptions;
+      config?: Partial<OperatorConfig>;
+    } = {},
+  ): Promise<Manager> {
     const probe = guestApiProbe(() => this.router.address);
     const manager = new Manager({
       config: testConfig({
@@ -25,6 +36,7 @@ export class OperatorEnvironment extends SimulatedPlatform {
         ...(this.options.operatorNamespace
           ? { operatorNamespace: this.options.operatorNamespace }
           : {}),
+        ...options.config,
       }),
       kubeConfig: options.access ?? this.kubeConfig,
       logger:
@@ -35,7 +47,13 @@ export class OperatorEnvironment extends SimulatedPlatform {
     });
     registerControllers(manager, {
       // CRCBundles are cluster-scoped: another test file's bundles are not this operator's.
-      controllers: ['clusterpool', 'clusterlease', 'clusterinstance'],
+      controllers: [
+        'clusterpool',
+        'clusterlease',
+        'clusterinstance',
+        ...(options.bundles ? ['crcbundle' as const] : []),
+      ],
+      bundles: options.bundles,
       namespaces: this.namespaces,
       // Route hosts resolve to the router, as DNS would send them on a real cluster.
       crc: { probe },

@@ -82,7 +82,10 @@ export class InstanceController {
       // Marked Failed and retried with backoff (spec §2.3: Failed is not terminal); the pool
       // replaces failed instances nobody claims.
       const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
-      await writeInstanceStatus(this.manager, draft.failed(error.reason, error.message));
+      await writeInstanceStatus(
+        this.manager,
+        draft.failed(error.reason, error.message, error.conditions),
+      );
       context.logger.warn({ reason: error.reason, err: error }, 'ClusterInstance failed');
       throw error;
     }

@@ -42,12 +42,16 @@ export const Reason = {
   VMIIdentityUnknown: 'VMIIdentityUnknown',
 } as const;
 
-/** A failure that marks the instance Failed with a reason (spec §2.3.1 "mark failed"). */
+/**
+ * A failure that marks the instance Failed with a reason (spec §2.3.1 "mark failed"), and sets
+ * `conditions` that describe the failure besides Ready (CRCAgent for a failed agent Job).
+ */
 export class InstanceFailure extends Error {
   override name = 'InstanceFailure';
   constructor(
     readonly reason: string,
     message: string,
+    readonly conditions: readonly Omit<ConditionUpdate, 'observedGeneration'>[] = [],
   ) {
     super(message);
   }
@@ -100,7 +104,13 @@ export class InstanceStatusDraft {
     });
   }
 
-  failed(reason: string, message: string): this {
+  /** Phase Failed, Ready=False with why, and the other conditions that describe the failure. */
+  failed(
+    reason: string,
+    message: string,
+    conditions: readonly Omit<ConditionUpdate, 'observedGeneration'>[] = [],
+  ): this {
+    for (const condition of conditions) this.condition(condition);
     return this.phase('Failed').condition({ type: 'Ready', status: 'False', reason, message });
   }
 

@@ -85,6 +85,19 @@ interface Ready {
   hostname: string;
 }
 
+/** Why a DataVolume failed, for a person to act on; undefined unless it did. */
+function failedDisk(dataVolume: PlatformObject): string | undefined {
+  const status = dataVolume.status as
+    | { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] }
+    | undefined;
+  if (status?.phase !== 'Failed') return undefined;
+  const ns = dataVolume.metadata!.namespace!;
+  const name = dataVolume.metadata!.name!;
+  const running = status.conditions?.find((c) => c.type === 'Running');
+  const cause = running?.message ? `: ${running.message}` : '';
+  return `DataVolume ${ns}/${name} failed (${running?.reason ?? 'Failed'})${cause}; inspect with kubectl -n ${ns} describe datavolume ${name}`;
+}
+
 /** The draft was changed with something that must be durable before going on. */
 const PERSIST = { persist: true } as const;
 type Outcome = Wait | Ready | typeof PERSIST;
@@ -280,6 +293,8 @@ export class CrcTopology implements Topology {
         context,
       );
     const pending = (message: string): Wait => waitFor(Reason.CRCBackingPending, message);
+    const diskFailure = failedDisk(dataVolume.object);
+    if (diskFailure) return pending(diskFailure);
     if (!(vm.object.status as { ready?: boolean } | undefined)?.ready)
       return pending(
         `waiting for VirtualMachine ${objects.namespace}/${crcVmName(instance)} to be ready`,
@@ -503,7 +518,15 @@ export class CrcTopology implements Topology {
       prerequisiteProblem: handoffReceived ? undefined : await this.prerequisites(objects, job),
       now: this.manager.clock.now(),
     });
-    if ('failed' in verdict) throw new InstanceFailure(Reason.AgentJobFailed, verdict.message);
+    if ('failed' in verdict)
+      throw new InstanceFailure(Reason.AgentJobFailed, verdict.message, [
+        {
+          type: 'CRCAgent',
+          status: 'False',
+          reason: Reason.AgentJobFailed,
+          message: verdict.message,
+        },
+      ]);
     return verdict;
   }
 

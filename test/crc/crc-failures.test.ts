@@ -1,0 +1,380 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EVENTS, JOBS } from '../../operator/api/core-resources.js';
+import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
+import { ROUTES } from '../../operator/api/platform-resources.js';
+import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.js';
+import { INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import type { Job } from '../../operator/kube/workloads.js';
+import { enableNamespace } from '../operator/pool-fixtures.js';
+import type { DataVolumeObject, VmiObject } from '../platform/kubevirt-resources.js';
+import {
+  DATA_VOLUMES,
+  VIRTUAL_MACHINE_INSTANCES,
+  VIRTUAL_MACHINES,
+} from '../platform/kubevirt-resources.js';
+import type { RouteObject } from '../platform/simulated-router.js';
+import { useTestNamespace } from '../support/cluster.js';
+import type { ResourceType } from '../support/resource-type.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import { CrcEnvironment } from './crc-environment.js';
+
+/*
+ * The crc topology when the platform does not play along: each test injects one failure into
+ * the simulated platform for one instance and checks what a person sees (phase, the Ready
+ * condition, CRCAgent, Events), and where the platform can recover, that the instance does too.
+ */
+
+const ns = useTestNamespace('crc-failures');
+/** The one instance whose guest needs a working API: its agent must finish to hand off. */
+const ROUTE_CASE = 'unadmitted';
+
+type Condition = { type: string; status: string; reason: string; message: string };
+type InstanceEvent = KubeObject & {
+  type: string;
+  reason: string;
+  message: string;
+  involvedObject: { kind: string; name: string; uid?: string };
+};
+
+const conditionOf = (instance: ClusterInstance | undefined, type: string): Condition | undefined =>
+  instance?.status?.conditions?.find((c) => c.type === type);
+const readyReason = (instance: ClusterInstance | undefined): string | undefined =>
+  conditionOf(instance, 'Ready')?.reason;
+
+describe('crc instances under injected platform failures', () => {
+  let env: CrcEnvironment;
+  let sshKeySecret: string;
+
+  beforeAll(async () => {
+    await enableNamespace(ns.api, ns.name);
+    env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
+      // Each real guest API costs a control plane; only the Route case gets that far.
+      guestApi: (vmi) =>
+        vmi.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] === ROUTE_CASE ? 'per-guest' : 'never-ready',
+    });
+    ({ sshKeySecret } = await env.createCrcPrerequisites(ns.api, ns.name));
+    await env.startOperator();
+  });
+
+  afterAll(async () => {
+    // Instances carry the cleanup finalizer: let the operator tear them down before it stops.
+    const pools = await ns.api.list<ClusterPool>(POOLS, { namespace: ns.name }).catch(() => null);
+    for (const pool of pools?.items ?? [])
+      await ns.api.delete(POOLS, pool.metadata!.name!, ns.name).catch(() => undefined);
+    const instances = await ns.api
+      .list<ClusterInstance>(INSTANCES, { namespace: ns.name })
+      .catch(() => null);
+    for (const instance of instances?.items ?? [])
+      await ns.api.delete(INSTANCES, instance.metadata!.name!, ns.name).catch(() => undefined);
+    if (env)
+      await waitForList(ns.kubeConfig, {
+        type: INSTANCES,
+        namespace: ns.name,
+        until: (items) => items.length === 0,
+        description: 'every instance to be torn down',
+        timeoutMs: 120_000,
+      });
+    await env?.stop();
+  });
+
+  const template = (
+    overrides: Partial<ClusterInstance['spec']['template']> = {},
+  ): ClusterInstance['spec']['template'] => ({
+    releaseImage: 'https://mirror.example.test/crc/4.16.0/crc.qcow2',
+    ocpVersion: '4.16.0',
+    memory: '16Gi',
+    cores: 4,
+    bundleSSHKeyRef: { name: sshKeySecret },
+    ...overrides,
+  });
+
+  const createInstance = (
+    name: string,
+    overrides: Partial<ClusterInstance['spec']['template']> = {},
+  ): Promise<ClusterInstance> =>
+    ns.api.create<ClusterInstance>(INSTANCES, {
+      apiVersion: INSTANCES.apiVersion,
+      kind: INSTANCES.kind,
+      metadata: { name, namespace: ns.name },
+      spec: { type: 'crc', template: template(overrides) },
+    });
+
+  const waitInstance = (
+    name: string,
+    until: (instance: ClusterInstance | undefined) => boolean,
+    description: string,
+    timeoutMs = 90_000,
+  ): Promise<ClusterInstance> =>
+    waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until,
+      description: `ClusterInstance ${name}: ${description}`,
+      timeoutMs,
+    }).then((instance) => instance!);
+
+  /** The objects of a type that belong to an instance, by the label the operator puts on them. */
+  const ownedBy = async (type: ResourceType, instance: string): Promise<string[]> =>
+    (
+      await ns.api.list<KubeObject>(type, {
+        namespace: ns.name,
+        labelSelector: `${LABEL_CLUSTER_INSTANCE}=${instance}`,
+      })
+    ).items.map((o) => o.metadata!.name!);
+
+  /** The Events of one instance (by UID) once `until` holds for them. */
+  const eventsOf = async (
+    instance: ClusterInstance,
+    until: (events: InstanceEvent[]) => boolean,
+  ): Promise<InstanceEvent[]> => {
+    const mine = (items: InstanceEvent[]): InstanceEvent[] =>
+      items.filter(
+        (e) =>
+          e.involvedObject.kind === 'ClusterInstance' &&
+          e.involvedObject.uid === instance.metadata!.uid,
+      );
+    return mine(
+      await waitForList<InstanceEvent>(ns.kubeConfig, {
+        type: EVENTS,
+        namespace: ns.name,
+        until: (items) => until(mine(items)),
+        description: `the Events of ClusterInstance ${instance.metadata!.name}`,
+      }),
+    );
+  };
+  const warning = (reason: string) => (events: InstanceEvent[]) =>
+    events.some((e) => e.type === 'Warning' && e.reason === reason);
+
+  const waitVmi = (
+    name: string,
+    until: (vmi: VmiObject | undefined) => boolean,
+    description: string,
+  ): Promise<VmiObject> =>
+    waitFor<VmiObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINE_INSTANCES,
+      namespace: ns.name,
+      name,
+      until,
+      description,
+    }).then((vmi) => vmi!);
+
+  describe('fail fast, before any VM, disk or Job', () => {
+    const nothingCreatedFor = async (name: string): Promise<void> => {
+      for (const type of [VIRTUAL_MACHINES, DATA_VOLUMES, JOBS])
+        expect({ kind: type.kind, names: await ownedBy(type, name) }).toEqual({
+          kind: type.kind,
+          names: [],
+        });
+    };
+
+    it('fails an instance whose pull secret does not exist: InvalidPullSecret', async () => {
+      await createInstance('no-pull-secret', { pullSecretRef: { name: 'absent-pull-secret' } });
+      const failed = await waitInstance(
+        'no-pull-secret',
+        (i) => i?.status?.phase === 'Failed',
+        'Failed',
+      );
+      expect(conditionOf(failed, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'InvalidPullSecret',
+        message: `pull secret ${ns.name}/absent-pull-secret not found`,
+      });
+      await eventsOf(failed, warning('InvalidPullSecret'));
+      await nothingCreatedFor('no-pull-secret');
+    });
+
+    it('fails a manual-path instance without its bundle SSH key Secret: MissingBundleSSHKey', async () => {
+      await createInstance('no-bundle-key', { bundleSSHKeyRef: { name: 'absent-bundle-key' } });
+      const failed = await waitInstance(
+        'no-bundle-key',
+        (i) => i?.status?.phase === 'Failed',
+        'Failed',
+      );
+      expect(conditionOf(failed, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'MissingBundleSSHKey',
+        message: `bundle SSH key Secret ${ns.name}/absent-bundle-key not found`,
+      });
+      await eventsOf(failed, warning('MissingBundleSSHKey'));
+      await nothingCreatedFor('no-bundle-key');
+    });
+  });
+
+  it('waits without an agent Job while the VMI has no IP, and goes on with a replaced VMI that gets one', async () => {
+    const name = 'no-ip';
+    env.noIp.add(name);
+    await createInstance(name);
+    const waiting = await waitInstance(
+      name,
+      (i) => conditionOf(i, 'Ready')?.message?.includes('to get an IP address') ?? false,
+      'waiting for an IP',
+    );
+    const vmi = await ns.api.get<VmiObject>(VIRTUAL_MACHINE_INSTANCES, name, ns.name);
+    expect(vmi.status?.phase).toBe('Running');
+    expect(waiting.status).toMatchObject({
+      phase: 'Provisioning',
+      crc: { vmName: name, dataVolumeName: `${name}-rootdisk`, vmiUID: vmi.metadata!.uid },
+    });
+    expect(waiting.status!.crc!.sshEndpoint).toBeUndefined();
+    expect(conditionOf(waiting, 'Ready')).toEqual(
+      expect.objectContaining({
+        status: 'False',
+        reason: 'CRCBackingPending',
+        message: `waiting for VirtualMachineInstance ${ns.name}/${name} to get an IP address`,
+      }),
+    );
+    expect(conditionOf(waiting, 'CRCAgent')).toBeUndefined();
+    expect(await ownedBy(JOBS, name)).toEqual([]);
+
+    // Recovery: the platform hands out addresses again, and the stuck VMI is replaced.
+    env.noIp.delete(name);
+    await ns.api.delete(VIRTUAL_MACHINE_INSTANCES, name, ns.name);
+    const replaced = await waitVmi(
+      name,
+      (v) =>
+        !!v &&
+        v.metadata!.uid !== vmi.metadata!.uid &&
+        v.status?.phase === 'Running' &&
+        !!v.status.interfaces?.[0]?.ipAddress,
+      'a new VMI with an IP',
+    );
+    const newUid = replaced.metadata!.uid!;
+    const job = await waitFor<Job>(ns.kubeConfig, {
+      type: JOBS,
+      namespace: ns.name,
+      name: agentJobName(name, newUid),
+      until: (j) => j !== undefined,
+      description: 'the agent Job of the new VMI',
+    });
+    const jobEnv = Object.fromEntries(
+      job!.spec.template.spec.containers[0]!.env!.map((e) => [e.name, e.value]),
+    );
+    expect(jobEnv).toMatchObject({
+      CRC_VMI_UID: newUid,
+      CRC_SSH_HOST: replaced.status!.interfaces![0]!.ipAddress,
+    });
+    const going = await waitInstance(
+      name,
+      (i) => i?.status?.crc?.vmiUID === newUid && !!conditionOf(i, 'CRCAgent'),
+      'the agent stage for the new VMI',
+    );
+    expect(going.status!.crc!.sshEndpoint).toBe(replaced.status!.interfaces![0]!.ipAddress);
+    expect(await ownedBy(JOBS, name)).toEqual([agentJobName(name, newUid)]);
+  });
+
+  it('waits with the DataVolume failure in the message when the disk import fails', async () => {
+    const name = 'bad-disk';
+    env.failingDataVolumes.add(name);
+    await createInstance(name);
+    const disk = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: `${name}-rootdisk`,
+      until: (dv) => dv?.status?.phase === 'Failed',
+      description: 'the root disk to fail',
+    });
+    const cdiMessage = disk!.status!.conditions!.find((c) => c.type === 'Running')!.message!;
+    const waiting = await waitInstance(
+      name,
+      (i) => conditionOf(i, 'Ready')?.message?.includes(`${name}-rootdisk failed`) ?? false,
+      'the disk failure in its Ready message',
+    );
+    expect(waiting.status!.phase).toBe('Provisioning');
+    const ready = conditionOf(waiting, 'Ready')!;
+    expect(ready).toMatchObject({ status: 'False', reason: 'CRCBackingPending' });
+    expect(ready.message).toContain(`DataVolume ${ns.name}/${name}-rootdisk failed`);
+    expect(ready.message).toContain(cdiMessage);
+    expect(ready.message).toContain(`kubectl -n ${ns.name} describe datavolume ${name}-rootdisk`);
+    expect(conditionOf(waiting, 'CRCAgent')).toBeUndefined();
+    expect(await ownedBy(VIRTUAL_MACHINE_INSTANCES, name)).toEqual([]);
+    expect(await ownedBy(JOBS, name)).toEqual([]);
+  });
+
+  it('fails a pool instance whose agent Job fails, and the pool replaces it', async () => {
+    const pool = 'flaky';
+    const first = `${pool}-0`;
+    env.failingJobs.add(first);
+    // Watch from before the pool exists: the Failed state lasts only until the pool replaces it.
+    const failedSeen = waitInstance(first, (i) => i?.status?.phase === 'Failed', 'Failed', 120_000);
+    await ns.api.create<ClusterPool>(POOLS, {
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      metadata: { name: pool, namespace: ns.name },
+      spec: { type: 'crc', minSize: 1, maxSize: 1, warmSpares: 0, template: template() },
+    });
+    const failed = await failedSeen;
+    // The replacement's agent may run: the injected failure was for the first one only.
+    env.failingJobs.delete(first);
+    const vmiUid = failed.status!.crc!.vmiUID!;
+    const jobName = agentJobName(first, vmiUid);
+    const ready = conditionOf(failed, 'Ready')!;
+    expect(ready).toMatchObject({ status: 'False', reason: 'AgentJobFailed' });
+    expect(ready.message).toMatch(
+      new RegExp(
+        `^crc-agent Job ${ns.name}/${jobName}: Job failed \\(BackoffLimitExceeded\\); inspect Pod \\S+ events and crc-agent logs; inspect with kubectl -n ${ns.name} describe job ${jobName}$`,
+      ),
+    );
+    expect(conditionOf(failed, 'CRCAgent')).toMatchObject({
+      status: 'False',
+      reason: 'AgentJobFailed',
+      message: ready.message,
+    });
+    await eventsOf(failed, warning('AgentJobFailed'));
+
+    // DESIGN item 4: the pool deletes the failed, unclaimed instance and makes a new one.
+    const replacement = await waitInstance(
+      first,
+      (i) =>
+        !!i &&
+        i.metadata!.uid !== failed.metadata!.uid &&
+        !!conditionOf(i, 'CRCAgent') &&
+        i.status?.crc?.vmiUID !== undefined,
+      'a replacement whose agent runs',
+      120_000,
+    );
+    expect(replacement.status!.phase).toBe('Provisioning');
+    expect(readyReason(replacement)).not.toBe('AgentJobFailed');
+    const events = await eventsOf(failed, warning('InstanceFailed'));
+    expect(events.find((e) => e.reason === 'InstanceFailed')!.message).toContain(
+      `Deleted failed ClusterInstance ${first} to replace it`,
+    );
+    const healthy = (await ns.api.get<ClusterPool>(POOLS, pool, ns.name)).status?.conditions?.find(
+      (c) => c.type === 'ProvisioningHealthy',
+    );
+    expect(healthy).toMatchObject({ status: 'False', reason: 'InstancesFailing' });
+    expect(healthy!.message).toContain(
+      `latest: ${first}: AgentJobFailed: crc-agent Job ${ns.name}/${jobName}: Job failed`,
+    );
+  });
+
+  it('stays Provisioning with GuestAPIUnavailable when the handoff arrives but the Route is not admitted', async () => {
+    const name = ROUTE_CASE;
+    env.unadmittedRoutes.add(name);
+    await createInstance(name);
+    const waiting = await waitInstance(
+      name,
+      (i) => readyReason(i) === 'GuestAPIUnavailable',
+      'GuestAPIUnavailable',
+      180_000,
+    );
+    expect(waiting.status!.phase).toBe('Provisioning');
+    expect(conditionOf(waiting, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'GuestAPIUnavailable',
+      message:
+        'CRC agent handoff received; guest API is not externally ready yet (see manager logs)',
+    });
+    expect(conditionOf(waiting, 'CRCAgent')).toMatchObject({
+      status: 'True',
+      reason: 'HandoffReceived',
+    });
+    expect(waiting.status!.kubeconfigSecretRef ?? {}).toEqual({});
+    const route = await ns.api.get<RouteObject>(ROUTES, `${name}-crc-api`, ns.name);
+    expect(route.status?.ingress ?? []).toEqual([]);
+    expect(`https://${route.spec!.host}`).toBe(waiting.status!.apiEndpoint);
+    await expect(ns.api.get(SECRETS, `${name}-kubeconfig`, ns.name)).rejects.toThrow();
+  });
+});
