@@ -196,6 +196,7 @@ describe('a crc ClusterInstance on the simulated platform', () => {
         env: { ...process.env, HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' },
       });
     expect((await kubectl('get', '--raw', '/readyz')).stdout).toBe('ok');
+    expect((await kubectl('get', 'nodes', '-o', 'name')).stdout.trim()).toBe('node/crc');
     const version = await kubectl(
       'get',
       'clusterversion',

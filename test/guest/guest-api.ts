@@ -122,6 +122,7 @@ export class GuestApiServer {
         ],
       },
     });
+    await this.createNode('crc');
     await this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet');
     await this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client');
   }
@@ -137,6 +138,46 @@ export class GuestApiServer {
       method: 'PUT',
       path: `${collection}/${name}/status`,
       body: { apiVersion: 'config.openshift.io/v1', kind, metadata: created.metadata, status },
+    });
+  }
+
+  /** The cluster's one node (CRC's is called crc), Ready, as its kubelet reports it. */
+  private async createNode(name: string): Promise<void> {
+    const created = await this.admin.json<{ metadata: object }>({
+      method: 'POST',
+      path: '/api/v1/nodes',
+      body: {
+        metadata: {
+          name,
+          labels: {
+            'kubernetes.io/hostname': name,
+            'node-role.kubernetes.io/control-plane': '',
+            'node-role.kubernetes.io/master': '',
+            'node-role.kubernetes.io/worker': '',
+          },
+        },
+      },
+    });
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await this.admin.json({
+      method: 'PUT',
+      path: `/api/v1/nodes/${name}/status`,
+      body: {
+        metadata: created.metadata,
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+          nodeInfo: { kubeletVersion: 'v1.29.7', osImage: 'Red Hat Enterprise Linux CoreOS' },
+        },
+      },
     });
   }
 
