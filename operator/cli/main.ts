@@ -72,6 +72,15 @@ export function buildProgram(): Command {
     .description('Show whether the local environment runs, and where')
     .action(async () => (await import('../../test/local/local-commands.js')).localStatus());
   local
+    .command('lease')
+    .description(
+      "Lease a guest cluster from the local environment with the Action's own code; print how to use it",
+    )
+    .option('--pool <name>', 'the pool to lease from (default: the first of the environment)')
+    .action(async (options: { pool?: string }) =>
+      (await import('../../test/local/local-lease.js')).localLease(options),
+    );
+  local
     .command('serve', { hidden: true })
     .description(
       'Run the local environment in the foreground (what `local up` starts in the background)',

@@ -18,6 +18,10 @@ function printEndpoints(state: LocalState): void {
   say(`  API server:  ${state.server}`);
   say(`  kubeconfig:  ${state.kubeconfig}`);
   say(`  log:         ${localPaths.log()} (components: ${state.logs})`);
+  if (state.demo) {
+    say(`  namespace:   ${state.demo.namespace} (pools ${state.demo.pools.join(', ')})`);
+    say(`  router:      ${state.demo.proxy} (HTTPS proxy to Route hosts)`);
+  }
   say(`Try: ${kubectl} --kubeconfig ${kubeconfig} get namespaces`);
 }
 
@@ -37,7 +41,9 @@ export async function localUp(): Promise<void> {
     stdio: ['ignore', logFd, logFd, 'ipc'],
   });
   closeSync(logFd);
-  say('Starting the local environment (kube-apiserver, etcd, kube-controller-manager)...');
+  say(
+    'Starting the local environment (control plane, simulated platform, operator); the first start builds the control plane...',
+  );
   await new Promise<void>((resolve, reject) => {
     daemon.on('message', (message: DaemonMessage) => {
       if ('progress' in message) say(`  ${message.progress}`);

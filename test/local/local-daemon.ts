@@ -1,7 +1,14 @@
 import { copyFile, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiClient } from '../../operator/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
+import { TestMirror } from '../operator/bundle-fixtures.js';
+import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
+import { LocalOperator } from './local-operator.js';
+import { DEMO, seedLocalEnvironment } from './local-seed.js';
+import type { LocalState } from './local-state.js';
 import { localDir, localPaths, removeLocalState, writeLocalState } from './local-state.js';
 
 /** Messages from the background process to the `local up` that started it. */
@@ -24,14 +31,23 @@ function nextSignal(): Promise<string> {
   });
 }
 
+type Stoppable = { stop(): Promise<void> };
+
 /**
  * Runs the local environment in the foreground until SIGTERM or SIGINT, or until one of its
- * components dies. `local up` runs this in a detached process; its components die with it.
+ * components dies: the control plane, the simulated platform (crc and hcp, one router that is
+ * also an HTTPS proxy), a bundle mirror serving a small test bundle, the operator as a process of
+ * its own with its ServiceAccount's rights, and the samples' namespace and pools. `local up` runs
+ * this in a detached process; its components die with it.
  */
 export async function serveLocalEnvironment(): Promise<void> {
   await mkdir(localDir(), { recursive: true });
   const stopRequested = nextSignal();
   let plane: LocalControlPlane | undefined;
+  // Stopped in reverse order of start.
+  const parts: Stoppable[] = [];
+  let operator: LocalOperator | undefined;
+  let state: LocalState | undefined;
   try {
     plane = await LocalControlPlane.start({
       log,
@@ -42,7 +58,29 @@ export async function serveLocalEnvironment(): Promise<void> {
     });
     await copyFile(plane.kubeconfigPath, localPaths.kubeconfig());
     await chmod(localPaths.kubeconfig(), 0o600);
-    await writeLocalState({
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(plane.kubeconfigPath);
+    const api = new ApiClient(kubeConfig);
+    const platform = await SimulatedPlatform.startPlatform(kubeConfig, api, {
+      namespaces: [DEMO.namespace],
+      operatorNamespace: 'guestcluster-operator-system',
+      crc: {},
+      hcp: true,
+      log,
+    });
+    parts.unshift(platform);
+    log(
+      `Started the simulated platform; its router is also an HTTPS proxy at ${platform.router.proxyUrl}`,
+    );
+    const mirror = await TestMirror.start();
+    parts.unshift(mirror);
+    await mirror.publish(DEMO.crcVersion);
+    log(`Serving a test CRC bundle ${DEMO.crcVersion} at ${mirror.baseUrl}`);
+    await seedLocalEnvironment(plane.binaries.kubectl, plane.kubeconfigPath);
+    log(
+      `Applied the deploy manifests and the samples: namespace ${DEMO.namespace}, pools ${DEMO.pools.join(', ')}`,
+    );
+    state = {
       pid: process.pid,
       server: plane.server,
       kubeconfig: localPaths.kubeconfig(),
@@ -50,11 +88,29 @@ export async function serveLocalEnvironment(): Promise<void> {
       components: plane.pids,
       binDir: path.dirname(plane.binaries.kubectl),
       logs: plane.stateDir,
+      demo: { namespace: DEMO.namespace, pools: [...DEMO.pools], proxy: platform.router.proxyUrl },
+    };
+    const recordOperator = (pid: number | undefined): Promise<void> =>
+      writeLocalState({ ...state!, components: { ...state!.components, operator: pid } });
+    operator = await LocalOperator.start({
+      admin: kubeConfig,
+      dir: plane.stateDir,
+      env: {
+        CRC_AGENT_IMAGE: TEST_AGENT_IMAGE,
+        CRC_BUNDLE_MIRROR_URL: mirror.baseUrl,
+        HTTPS_PROXY: platform.router.proxyUrl,
+        NO_PROXY: '127.0.0.1,localhost',
+      },
+      log,
+      onStart: (pid) => void recordOperator(pid),
     });
+    await recordOperator(operator.pid);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(`Failed to start: ${message}`);
     tell({ error: message });
+    await operator?.stop();
+    for (const part of parts) await part.stop().catch(() => undefined);
     await plane?.stop();
     process.exit(1);
   }
@@ -68,6 +124,8 @@ export async function serveLocalEnvironment(): Promise<void> {
     crashed,
   ]);
   log(`${reason}; stopping`);
+  await operator.stop();
+  for (const part of parts) await part.stop().catch(() => undefined);
   await plane.stop();
   await removeLocalState();
   await rm(localPaths.kubeconfig(), { force: true });

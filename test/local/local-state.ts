@@ -23,6 +23,14 @@ export interface LocalState {
   binDir: string;
   /** The folder with each component's log. */
   logs: string;
+  /** What the environment set up for leasing, once its platform and operator run. */
+  demo?: {
+    /** The enabled namespace with the pull secret and the pools. */
+    namespace: string;
+    pools: string[];
+    /** The simulated router as an HTTPS proxy: Route hosts have no DNS here. */
+    proxy: string;
+  };
 }
 
 export async function readLocalState(): Promise<LocalState | undefined> {
