@@ -131,10 +131,24 @@ export async function settleInstance(
   kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: ${name}, cluster: {server: "https://api.${name}.example:6443"}}]\n`,
 ): Promise<ClusterInstance> {
   if (outcome === 'Ready') {
+    const owner = await api.get<ClusterInstance>(INSTANCES, name, namespace);
     await api.create(SECRETS, {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: `${name}-kubeconfig`, namespace },
+      metadata: {
+        name: `${name}-kubeconfig`,
+        namespace,
+        // Controlled by the instance, as the instance controller publishes it.
+        ownerReferences: [
+          {
+            apiVersion: INSTANCES.apiVersion,
+            kind: INSTANCES.kind,
+            name,
+            uid: owner.metadata!.uid!,
+            controller: true,
+          },
+        ],
+      },
       data: {
         kubeconfig: Buffer.from(kubeconfig).toString('base64'),
         ocpVersion: Buffer.from('4.16.10').toString('base64'),

@@ -118,6 +118,29 @@ describe('pools and leases', () => {
     expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: 'PoolNotFound' });
   });
 
+  it("fails a lease whose kubeconfig Secret name is an instance's, before claiming anything", async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'named', { maxSize: 2 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'named', 'named-0'));
+    await settleInstance(ns.api, ns.name, 'named-0');
+    await start();
+    // The instance published named-0-kubeconfig; a lease named named-0 would copy into it.
+    await ns.api.create(LEASES, lease(ns.name, 'named-0', 'named'));
+    const failed = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'named-0',
+      until: (l) => phase(l) === 'Failed',
+    });
+    expect(condition(failed, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'KubeconfigSecretConflict',
+      message: `Secret ${ns.name}/named-0-kubeconfig, where this lease's kubeconfig would go, is ClusterInstance named-0's; recreate the lease under another name`,
+    });
+    const instance = await ns.api.get<ClusterInstance>(INSTANCES, 'named-0', ns.name);
+    expect(instance.status?.leaseRef).toBeUndefined();
+  });
+
   it('replaces a failed instance, and the pool says why provisioning keeps failing', async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'flaky', { warmSpares: 1, maxSize: 1 }));

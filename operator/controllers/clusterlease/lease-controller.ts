@@ -199,6 +199,11 @@ export class LeaseController {
       );
       return {};
     }
+    const taken = this.foreignKubeconfigSecret(lease);
+    if (taken) {
+      await this.fail(await this.withFinalizer(lease), 'KubeconfigSecretConflict', taken);
+      return {};
+    }
     const policy = await namespacePolicy(this.manager, namespace);
     if (policy.terminating) {
       const finalized = await this.withFinalizer(lease);
@@ -251,6 +256,22 @@ export class LeaseController {
     if (!claim) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
     context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
     return this.recordBinding(finalized, claim, context);
+  }
+
+  /**
+   * Why the lease's Secret `<lease>-kubeconfig` cannot be its own: an object of that name that
+   * the lease does not own (an instance named like the lease publishes its kubeconfig under the
+   * same name). Undefined when the name is free or the lease's. Checked before claiming anything.
+   */
+  private foreignKubeconfigSecret(lease: ClusterLease): string | undefined {
+    const { name, namespace, uid } = lease.metadata!;
+    const secretName = `${name}-kubeconfig`;
+    const existing = this.manager.informer<SecretObject>(SECRETS).get(`${namespace}/${secretName}`);
+    if (!existing || existing.metadata?.ownerReferences?.some((ref) => ref.uid === uid))
+      return undefined;
+    const owner = existing.metadata?.ownerReferences?.find((ref) => ref.controller);
+    const whose = owner ? `${owner.kind} ${owner.name}'s` : 'another object';
+    return `Secret ${namespace}/${secretName}, where this lease's kubeconfig would go, is ${whose}; recreate the lease under another name`;
   }
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */
