@@ -22,10 +22,13 @@ import {
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import {
+  agentAccountName,
   agentJobName,
   crcApiName,
   handoffSecretName,
 } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import { clusterAccess } from '../../operator/kube/cluster-access.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
@@ -205,6 +208,43 @@ describe('a crc ClusterInstance on the simulated platform', () => {
       'jsonpath={.status.desired.version}',
     );
     expect(version.stdout).toBe('4.16.0');
+  });
+
+  it("gives the agent's account its own VMI's handoff Secret and no other Secret", async () => {
+    const vmiUid = instance.status!.crc!.vmiUID!;
+    const token = await ns.core.createNamespacedServiceAccountToken({
+      name: agentAccountName(INSTANCE),
+      namespace: ns.name,
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
+    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const agent = new ApiClient(
+      clusterAccess({
+        server: cluster.server,
+        ca: Buffer.from(cluster.caData!, 'base64').toString(),
+        token: token.status!.token!,
+        insecureSkipTlsVerify: false,
+      }),
+    );
+    try {
+      const own = await agent.get<Secret>(SECRETS, handoffSecretName(INSTANCE, vmiUid), ns.name);
+      await agent.update(SECRETS, own);
+      const refused = { status: 403 };
+      for (const name of [`${INSTANCE}-kubeconfig`, `${INSTANCE}-crc-identity`, 'pull-secret'])
+        await expect(agent.get(SECRETS, name, ns.name)).rejects.toMatchObject(refused);
+      await expect(agent.list(SECRETS, { namespace: ns.name })).rejects.toMatchObject(refused);
+      await expect(
+        agent.create(SECRETS, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: handoffSecretName(INSTANCE, 'another-vmi'), namespace: ns.name },
+        }),
+      ).rejects.toMatchObject(refused);
+      const published = await ns.api.get<Secret>(SECRETS, `${INSTANCE}-kubeconfig`, ns.name);
+      await expect(agent.update(SECRETS, published)).rejects.toMatchObject(refused);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('restores a deleted API Route with the same host', async () => {
