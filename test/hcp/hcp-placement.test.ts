@@ -261,31 +261,35 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     });
   });
 
-  it('waits for the namespace opt-in without creating anything, and leaves crc instances alone', async () => {
+  it('waits for the namespace opt-in without creating anything, hcp and crc alike', async () => {
     const closed = `${ns.name}-closed`;
     await addNamespace(closed, false);
     await ns.api.create(INSTANCES, hcpInstance(closed, 'waiting'));
-    const crcInstance = hcpInstance(ns.name, 'crc-0', { crcVersion: '4.16.0' }, 'crc');
+    const crcInstance = hcpInstance(closed, 'crc-0', { crcVersion: '4.16.0' }, 'crc');
     delete crcInstance.spec.template.releaseImage;
     await ns.api.create(INSTANCES, crcInstance);
-    const waiting = await until(
-      closed,
-      'waiting',
-      (i) => readyCondition(i)?.reason === 'NamespaceDisabled',
-      'opt-in wait',
-    );
-    expect(
-      waiting!.status!.conditions!.find((c) => c.type === 'ProvisioningAllowed'),
-    ).toMatchObject({
-      status: 'False',
-      reason: 'NamespaceDisabled',
-    });
-    expect(waiting!.status!.hyperShift).toBeUndefined();
+    for (const name of ['waiting', 'crc-0']) {
+      const waiting = await until(
+        closed,
+        name,
+        (i) => readyCondition(i)?.reason === 'NamespaceDisabled',
+        `opt-in wait of ${name}`,
+      );
+      expect(
+        waiting!.status!.conditions!.find((c) => c.type === 'ProvisioningAllowed'),
+      ).toMatchObject({ status: 'False', reason: 'NamespaceDisabled' });
+      expect(waiting!.status!.hyperShift).toBeUndefined();
+      expect(waiting!.status!.crc?.bootKey).toBeUndefined();
+    }
     await enableNamespace(ns.api, closed);
     await until(closed, 'waiting', (i) => i?.status?.phase === 'Ready', 'Ready after the opt-in');
-    // The crc topology is not built yet: no finalizer, no status.
-    const crc = await ns.api.get<ClusterInstance>(INSTANCES, 'crc-0', ns.name);
-    expect(crc.metadata!.finalizers ?? []).not.toContain(FINALIZER_INSTANCE_CLEANUP);
-    expect(crc.status).toBeUndefined();
+    // The crc instance goes on to its next wait: the bundle of its version does not exist here.
+    const crc = await until(
+      closed,
+      'crc-0',
+      (i) => readyCondition(i)?.reason === 'CRCBackingPending',
+      'the crc instance to wait for its bundle',
+    );
+    expect(crc!.metadata!.finalizers).toContain(FINALIZER_INSTANCE_CLEANUP);
   });
 });
