@@ -170,8 +170,9 @@ const NOT_REQUESTED_HERE = [
   'hypershift.openshift.io/nodepools:update',
   'hypershift.openshift.io/nodepools:delete',
   'core/pods:delete',
-  // A pool with crcVersion and the CRCBundle controller: its flow
-  // (test/operator/crc-bundles.test.ts) does not run with this identity yet.
+  // A pool with crcVersion and the CRCBundle controller: not in this test's flows. The local
+  // environment runs them with this identity (test/local/local-environment.test.ts fails on a
+  // refused request there).
   'guestcluster.opdev.io/crcbundles:create',
   'guestcluster.opdev.io/crcbundles:get',
   'guestcluster.opdev.io/crcbundles/status:update',
@@ -185,8 +186,8 @@ const NOT_REQUESTED_HERE = [
   'core/configmaps:list',
   'core/configmaps:watch',
   // crc instances (the VM, its disk, the API Service, the crc-agent's identity and Job, agent
-  // diagnostics): the crc flow does not run with this identity yet; its caches (list, watch)
-  // do, with the hcp flow.
+  // diagnostics): not in this test's flows, but for their caches (list, watch); the local
+  // environment runs them with this identity, as above.
   'kubevirt.io/virtualmachines:get',
   'kubevirt.io/virtualmachines:create',
   'kubevirt.io/virtualmachines:update',
