@@ -22,6 +22,7 @@ import { guestApiProbe } from '../guest-api-probe.js';
 import type { PlatformObject } from '../hcp/hcp-builders.js';
 import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
 import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
+import { resolvePullSecret } from '../pull-secret.js';
 import {
   InstanceFailure,
   InstanceStatusDraft,
@@ -63,7 +64,6 @@ import { crcWatches } from './crc-watches.js';
 const RECHECK_MS = 20_000;
 /** The Ready health check (spec §2.3.3). */
 const READY_RECHECK_MS = 60_000;
-const DEFAULT_PULL_SECRET = 'pull-secret';
 const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
 
 export interface CrcTopologyOptions {
@@ -767,23 +767,8 @@ export class CrcTopology implements Topology {
   }
 
   /** The pull secret in the instance namespace (spec §2.3.1); crc uses it in place. */
-  private async pullSecret(objects: CrcObjects): Promise<string> {
-    const named = objects.instance.spec.template.pullSecretRef?.name;
-    const name = named || DEFAULT_PULL_SECRET;
-    const secret = await objects.current<Secret>(SECRETS, name);
-    if (!secret)
-      throw new InstanceFailure(
-        Reason.InvalidPullSecret,
-        named
-          ? `pull secret ${objects.namespace}/${name} not found`
-          : `template.pullSecretRef is unset and default pull secret ${objects.namespace}/${DEFAULT_PULL_SECRET} was not found`,
-      );
-    if (!secret.data?.['.dockerconfigjson'])
-      throw new InstanceFailure(
-        Reason.InvalidPullSecret,
-        `pull secret ${objects.namespace}/${name} is missing data key ".dockerconfigjson"`,
-      );
-    return name;
+  private pullSecret(objects: CrcObjects): Promise<string> {
+    return resolvePullSecret(objects.instance, (name) => objects.current<Secret>(SECRETS, name));
   }
 
   /** The manual path's bundle key (spec §2.3.1): the first non-empty of the known data keys. */

@@ -17,6 +17,7 @@ import type { ResourceType } from '../../../kube/resource-type.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
 import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
+import { resolvePullSecret } from '../pull-secret.js';
 import {
   InstanceFailure,
   InstanceStatusDraft,
@@ -43,7 +44,6 @@ import { rewriteKubeconfig } from './kubeconfig-rewrite.js';
 
 /** The guest API gives no events: while it does not answer, look again after this long. */
 const ENDPOINT_RECHECK_MS = 20_000;
-const DEFAULT_PULL_SECRET = 'pull-secret';
 
 export interface HcpTopologyOptions {
   /** The guest API readiness check; by default a GET of /readyz through DNS. */
@@ -230,24 +230,8 @@ export class HcpTopology implements Topology {
   }
 
   /** The pull secret in the instance namespace (spec §2.3.1): the HostedCluster uses it as it is. */
-  private async pullSecret(instance: ClusterInstance): Promise<string> {
-    const namespace = instance.metadata!.namespace!;
-    const named = instance.spec.template.pullSecretRef?.name;
-    const name = named || DEFAULT_PULL_SECRET;
-    const secret = await this.secret(namespace, name);
-    if (!secret)
-      throw new InstanceFailure(
-        Reason.InvalidPullSecret,
-        named
-          ? `pull secret ${namespace}/${name} not found`
-          : `template.pullSecretRef is unset and default pull secret ${namespace}/${DEFAULT_PULL_SECRET} was not found`,
-      );
-    if (!secret.data?.['.dockerconfigjson'])
-      throw new InstanceFailure(
-        Reason.InvalidPullSecret,
-        `pull secret ${namespace}/${name} is missing data key ".dockerconfigjson"`,
-      );
-    return name;
+  private pullSecret(instance: ClusterInstance): Promise<string> {
+    return resolvePullSecret(instance, (name) => this.secret(instance.metadata!.namespace!, name));
   }
 
   private async workerSshKey(instance: ClusterInstance): Promise<string | undefined> {
