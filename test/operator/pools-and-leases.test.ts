@@ -141,6 +141,29 @@ describe('pools and leases', () => {
     expect(instance.status?.leaseRef).toBeUndefined();
   });
 
+  it('does not name a new instance like a lease, whose kubeconfig Secret it would take', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'spare', { maxSize: 1 }));
+    await ns.api.create(LEASES, lease(ns.name, 'spare-0', 'spare'));
+    await start();
+    const [created] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=spare',
+      until: (items) => items.length === 1,
+      description: 'the instance for the lease spare-0',
+    });
+    expect(created!.metadata!.name).toBe('spare-1');
+    await settleInstance(ns.api, ns.name, 'spare-1');
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'spare-0',
+      until: (l) => phase(l) === 'Bound',
+    });
+    expect(bound!.status?.instanceRef?.name).toBe('spare-1');
+  });
+
   it('replaces a failed instance, and the pool says why provisioning keeps failing', async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'flaky', { warmSpares: 1, maxSize: 1 }));

@@ -90,12 +90,19 @@ export function accountPool(
   return accounting;
 }
 
-/** `<pool>-<N>` with the smallest N no listed instance uses (deleting ones still hold their number). */
-export function nextInstanceName(pool: string, instances: readonly ClusterInstance[]): string {
+/**
+ * `<pool>-<N>` with the smallest N that no listed object uses: the namespace's instances (deleting
+ * ones still hold their number) and its leases, whose kubeconfig Secrets `<lease>-kubeconfig`
+ * would be the instance's `<instance>-kubeconfig`.
+ */
+export function nextInstanceName(
+  pool: string,
+  taken: readonly { metadata?: { name?: string } }[],
+): string {
   const used = new Set<number>();
-  for (const instance of instances) {
-    const suffix = instance.metadata?.name?.slice(pool.length + 1) ?? '';
-    if (instance.metadata?.name?.startsWith(`${pool}-`) && /^\d+$/.test(suffix))
+  for (const object of taken) {
+    const suffix = object.metadata?.name?.slice(pool.length + 1) ?? '';
+    if (object.metadata?.name?.startsWith(`${pool}-`) && /^\d+$/.test(suffix))
       used.add(Number(suffix));
   }
   let n = 0;

@@ -100,7 +100,7 @@ export class PoolController {
       return replaced;
     }
     if (accounting.need > 0 && accounting.room > 0) {
-      const name = nextInstanceName(pool.metadata!.name!, instances);
+      const name = nextInstanceName(pool.metadata!.name!, [...instances, ...leases]);
       try {
         await this.manager.client.create(INSTANCES, buildPoolInstance(pool, name));
         context.logger.info({ instance: name, need: accounting.need }, 'Created ClusterInstance');
