@@ -99,12 +99,27 @@ export class ApiClient {
     return this.agents[purpose];
   }
 
-  /** Closes the pooled connections (open watches end). */
+  /**
+   * Closes the pooled connections. Requests under way (an Event being recorded, a status write)
+   * may finish first; what is still open after a short grace, such as a watch nobody aborted,
+   * is cut off. Destroying at once failed those requests while their callers had already moved on.
+   */
   async close(): Promise<void> {
-    const { requests, watches } = this.agents;
+    const agents = [this.agents.requests, this.agents.watches];
     delete this.agents.requests;
     delete this.agents.watches;
-    await Promise.all([requests?.destroy(), watches?.destroy()]);
+    await Promise.all(
+      agents.map(async (agent) => {
+        if (!agent) return;
+        // A close overtaken by the destroy below settles with it: nothing to report then.
+        const closed = agent.close().then(
+          () => 'closed' as const,
+          () => 'closed' as const,
+        );
+        const grace = delay(CLOSE_GRACE_MS, 'late' as const, { ref: false });
+        if ((await Promise.race([closed, grace])) === 'late') await agent.destroy();
+      }),
+    );
   }
 
   get server(): string {
@@ -295,6 +310,8 @@ export class ApiClient {
 }
 
 const MAX_THROTTLED_ATTEMPTS = 10;
+/** How long close() lets requests under way finish before it cuts them off. */
+const CLOSE_GRACE_MS = 2000;
 
 function authHeaders(tls: https.RequestOptions): Record<string, string> {
   const headers: Record<string, string> = {};
