@@ -1,6 +1,6 @@
 import type https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent, fetch } from 'undici';
+import { Agent, Client, Pool, fetch } from 'undici';
 import { ApiError } from './api-error.js';
 import type { KubeObject } from './objects.js';
 import type { ResourceType } from './resource-type.js';
@@ -95,6 +95,11 @@ export class ApiClient {
           ? {}
           : { rejectUnauthorized: tls.rejectUnauthorized }),
       },
+      factory: (origin, options) =>
+        new Pool(origin, {
+          ...options,
+          factory: (url, clientOptions) => quiet(new Client(url, clientOptions)),
+        }),
     });
     return this.agents[purpose];
   }
@@ -310,6 +315,18 @@ export class ApiClient {
 }
 
 const MAX_THROTTLED_ATTEMPTS = 10;
+
+/**
+ * A connection that does not take the process down with it: when a request's handler fails while
+ * its connection is being torn down (a pool closing under an aborted watch), undici reports that
+ * as an 'error' event of the connection, which without a listener is an uncaught exception. The
+ * request has already failed to its caller by then.
+ */
+function quiet(client: Client): Client {
+  // 'error' is not among the typed events of a Client, but it is an EventEmitter like any other.
+  (client as unknown as NodeJS.EventEmitter).on('error', () => undefined);
+  return client;
+}
 /** How long close() lets requests under way finish before it cuts them off. */
 const CLOSE_GRACE_MS = 2000;
 
