@@ -38,8 +38,9 @@ async function withWorkers<T>(
 /**
  * A burst: 1,000 leases created at once on 1,000 Ready instances, until all are Bound; beside the
  * time the minimum API writes of the same binds take when sent directly (the lease creates, then
- * for each bind the finalizer, the claim and the Secret copy together, then the lease status)
- * with the same number of workers.
+ * for each bind the claim and the Secret copy together, then the lease status, then the release
+ * finalizer) with the same number of workers. The operator's time runs until every lease is Bound
+ * and carries its finalizer, the last of those writes.
  */
 describe('burst binding', () => {
   let manager: Manager;
@@ -75,11 +76,7 @@ describe('burst binding', () => {
       refLeases.map((l, i) => [l, instances.get(names[i]!)!] as const),
       CONCURRENCY,
       async ([refLease, instance]) => {
-        const [withFinalizer] = await Promise.all([
-          ns.api.update(LEASES, {
-            ...refLease,
-            metadata: { ...refLease.metadata, finalizers: ['bench/none'] },
-          }),
+        await Promise.all([
           ns.api.updateStatus(INSTANCES, {
             ...instance,
             status: { ...instance.status, phase: 'Ready' as const },
@@ -91,9 +88,13 @@ describe('burst binding', () => {
             data: {},
           } as never),
         ]);
-        await ns.api.updateStatus(LEASES, {
-          ...withFinalizer,
+        const bound = await ns.api.updateStatus(LEASES, {
+          ...refLease,
           status: { phase: 'Bound', instanceRef: { name: instance.metadata!.name! } },
+        });
+        await ns.api.update(LEASES, {
+          ...bound,
+          metadata: { ...bound.metadata, finalizers: ['bench/none'] },
         });
       },
     );
@@ -112,29 +113,33 @@ describe('burst binding', () => {
     await manager.informer(INSTANCES).synced;
     const burstStarted = performance.now();
     const leaseNames = names.map((_, i) => `job-${String(i).padStart(4, '0')}`);
-    const allBound = waitForList<ClusterLease>(ns.kubeConfig, {
+    let allBoundMs: number | undefined;
+    const allSettled = waitForList<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,
       timeoutMs: 600_000,
-      description: `${COUNT} leases Bound`,
-      until: (items) => items.filter((l) => l.status?.phase === 'Bound').length === COUNT,
+      description: `${COUNT} leases Bound with their release finalizer`,
+      until: (items) => {
+        const boundNow = items.filter((l) => l.status?.phase === 'Bound');
+        if (boundNow.length < COUNT) return false;
+        allBoundMs ??= performance.now() - burstStarted;
+        return boundNow.every((l) => l.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE));
+      },
     });
     await inBatches(leaseNames, 50, (name) => ns.api.create(LEASES, lease(ns.name, name, 'burst')));
-    const bound = await allBound;
+    const bound = await allSettled;
     const operatorMs = performance.now() - burstStarted;
 
     const instanceRefs = bound.map((l) => l.status!.instanceRef!.name!);
     const doubleBinds = instanceRefs.length - new Set(instanceRefs).size;
     expect(doubleBinds).toBe(0);
-    expect(bound.every((l) => l.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE))).toBe(
-      true,
-    );
 
     await reportBench({
       benchmark: 'burst-binding',
       description: `${COUNT} leases created at once on ${COUNT} Ready instances until all Bound, beside the same binds' writes sent directly (${CONCURRENCY} workers)`,
       figures: {
-        'operator: all Bound (s)': operatorMs / 1000,
+        'operator: all Bound (s)': allBoundMs! / 1000,
+        'operator: all Bound with finalizer (s)': operatorMs / 1000,
         'direct writes (s)': directMs / 1000,
         'double binds': doubleBinds,
       },

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -81,6 +82,14 @@ describe('pools and leases', () => {
     });
     expect(bound!.status!.queuePosition).toBeUndefined();
     expect(condition(bound, 'Ready')).toMatchObject({ status: 'True', reason: 'InstanceBound' });
+    // The release finalizer follows the binding.
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job-1',
+      until: (l) => !!l?.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE),
+      description: 'the bound lease to carry the release finalizer',
+    });
     const secret = await ns.core.readNamespacedSecret({
       name: 'job-1-kubeconfig',
       namespace: ns.name,
@@ -244,6 +253,36 @@ describe('pools and leases', () => {
     const kept = await ns.api.get<ClusterInstance>(INSTANCES, 'orphans-1', ns.name);
     expect(kept.metadata?.deletionTimestamp).toBeUndefined();
     expect(kept.status?.leaseRef).toEqual(liveClaim);
+  });
+
+  it('releases the instance of a lease deleted the moment it is Bound, finalizer or not', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'hasty', { maxSize: 1 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'hasty', 'hasty-0'));
+    const ready = await settleInstance(ns.api, ns.name, 'hasty-0');
+    await start();
+    await ns.api.create(LEASES, lease(ns.name, 'hasty-job', 'hasty'));
+    // The delete races the release finalizer, which is written just after the binding.
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'hasty-job',
+      until: (l) => phase(l) === 'Bound',
+    });
+    await ns.api.delete(LEASES, 'hasty-job', ns.name);
+    await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'hasty-0',
+      until: (instance) => instance === undefined || instance.metadata?.uid !== ready.metadata?.uid,
+      description: 'the instance of the deleted lease to be deleted',
+    });
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'hasty-job',
+      until: (l) => l === undefined,
+    });
   });
 
   it('provisions nothing in a namespace that has not opted in', async () => {

@@ -35,10 +35,12 @@ const leaseKey = (namespace: string | undefined, name: string): string => `${nam
  */
 export class LeaseController {
   /**
-   * Leases this controller has bound, by key, with their UID, until the cache shows them Bound.
-   * A pass on an older cached version would otherwise redo the bind's writes only to conflict.
+   * Versions of leases that this controller's own writes have superseded (binding writes the
+   * status, then the finalizer), by key, until the cache shows a version past them. A pass on one
+   * of them would only repeat those writes and conflict; the newer version's event brings the key
+   * back.
    */
-  private readonly boundAhead = new Map<string, string>();
+  private readonly superseded = new Map<string, Set<string>>();
 
   constructor(private readonly manager: Manager) {}
 
@@ -103,7 +105,7 @@ export class LeaseController {
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
     const lease = this.manager.informer<ClusterLease>(LEASES).get(key);
-    if (this.cacheBehindOwnBind(key, lease)) return {};
+    if (this.cacheBehindOwnWrites(key, lease)) return {};
     if (!lease) return this.deleteOrphanedClaims(key, context);
     if (lease.metadata?.deletionTimestamp) return this.release(lease, context);
     switch (lease.status?.phase ?? '') {
@@ -116,18 +118,18 @@ export class LeaseController {
       case 'Failed':
         return {};
       default:
-        // matchmake adds the finalizer itself: on the bind path, beside the claim.
+        // matchmake adds the finalizer itself: on the bind path, right after the binding.
         return this.matchmake(lease, context);
     }
   }
 
-  /** True while the cache still shows a lease this controller has already bound as unbound. */
-  private cacheBehindOwnBind(key: string, lease: ClusterLease | undefined): boolean {
-    if (!lease || lease.status?.phase === 'Bound' || lease.metadata?.deletionTimestamp) {
-      this.boundAhead.delete(key);
-      return false;
-    }
-    return this.boundAhead.get(key) === lease.metadata?.uid;
+  /** True while the cache still shows a version of the lease that this controller wrote past. */
+  private cacheBehindOwnWrites(key: string, lease: ClusterLease | undefined): boolean {
+    const versions = this.superseded.get(key);
+    if (!versions) return false;
+    if (lease && versions.has(lease.metadata!.resourceVersion!)) return true;
+    this.superseded.delete(key);
+    return false;
   }
 
   /**
@@ -145,7 +147,7 @@ export class LeaseController {
 
   /**
    * Instances claimed by a lease that no longer exists: its finalizer never ran (the lease went
-   * before the finalizer written beside the claim landed, or someone removed the finalizer). The
+   * before the finalizer written after the binding landed, or someone removed the finalizer). The
    * cache may just lag behind a new lease, so the lease is read live first. The instance may have
    * been used, so it is deleted, not handed out again; the pool replaces it.
    */
@@ -223,11 +225,8 @@ export class LeaseController {
       (i) => i.status?.leaseRef?.uid === lease.metadata!.uid && !i.metadata?.deletionTimestamp,
     );
     if (claimed?.status?.phase === 'Ready') {
-      const [finalized] = await Promise.all([
-        this.withFinalizer(lease),
-        this.writeLeaseSecret(lease, claimed),
-      ]);
-      return this.recordBinding(finalized, claimed, context);
+      await this.writeLeaseSecret(lease, claimed);
+      return this.recordBinding(lease, claimed, context);
     }
 
     const leases = this.manager
@@ -244,18 +243,15 @@ export class LeaseController {
       return { requeueAfterMs: WAITING_RESYNC_MS };
     }
     const instance = placement.instance;
-    // The finalizer, the claim and the Secret copy do not depend on each other: send them
-    // together. A copy made for a claim that then loses is overwritten when this lease binds
-    // elsewhere; a claim whose lease is deleted before its finalizer lands is an orphan that
-    // deleteOrphanedClaims removes.
-    const [finalized, claim] = await Promise.all([
-      this.withFinalizer(lease),
+    // The claim and the Secret copy do not depend on each other: send them together. A copy made
+    // for a claim that then loses is overwritten when this lease binds elsewhere.
+    const [claim] = await Promise.all([
       this.claim(lease, instance),
       this.writeLeaseSecret(lease, instance),
     ]);
     if (!claim) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
     context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
-    return this.recordBinding(finalized, claim, context);
+    return this.recordBinding(lease, claim, context);
   }
 
   /**
@@ -307,7 +303,12 @@ export class LeaseController {
     await this.ensureLeaseSecret(lease, `${lease.metadata!.name}-kubeconfig`, source.data ?? {});
   }
 
-  /** Records the binding on the lease: the record that CI and kubectl read. */
+  /**
+   * Records the binding on the lease, the record that CI and kubectl read, and then adds the
+   * release finalizer. Only the claim and the Secret have to come before Bound; the finalizer
+   * after it keeps one write off the wait. A lease deleted in between leaves an orphaned claim,
+   * which deleteOrphanedClaims removes.
+   */
   private async recordBinding(
     lease: ClusterLease,
     instance: ClusterInstance,
@@ -333,7 +334,6 @@ export class LeaseController {
     };
     delete status.queuePosition;
     const bound = await this.manager.client.updateStatus(LEASES, { ...lease, status });
-    this.boundAhead.set(objectKey(bound), bound.metadata!.uid!);
     context.logger.info(
       { instance: instance.metadata!.name },
       'Bound ClusterLease to ClusterInstance',
@@ -344,7 +344,18 @@ export class LeaseController {
       'Bound',
       `Bound to ClusterInstance ${instance.metadata!.name}`,
     );
-    return this.ttl(bound);
+    // A lease deleted or changed since the binding fails this write; its watch event brings the
+    // next pass, which adds the finalizer or removes the orphaned claim.
+    const finalized = await this.withFinalizer(bound).catch((error: unknown) => {
+      if (isNotFound(error) || isConflict(error)) return undefined;
+      throw error;
+    });
+    const outdated = [lease, ...(finalized && finalized !== bound ? [bound] : [])];
+    this.superseded.set(
+      objectKey(bound),
+      new Set(outdated.map((version) => version.metadata!.resourceVersion!)),
+    );
+    return finalized ? this.ttl(finalized) : {};
   }
 
   private async ensureLeaseSecret(
