@@ -15,10 +15,7 @@ export interface NamespacePolicy {
 }
 
 /** The namespace opt-in (spec §2.5), read live: new capacity needs guestcluster.opdev.io/enabled="true". */
-export async function readNamespacePolicy(
-  client: ApiClient,
-  namespace: string,
-): Promise<NamespacePolicy> {
+async function readNamespacePolicy(client: ApiClient, namespace: string): Promise<NamespacePolicy> {
   try {
     return namespacePolicyOf(await client.get(NAMESPACES, namespace));
   } catch (error) {
@@ -40,7 +37,7 @@ export async function namespacePolicy(
 }
 
 /** The policy a Namespace object implies (undefined: it does not exist). */
-export function namespacePolicyOf(
+function namespacePolicyOf(
   object: (KubeObject & { status?: { phase?: string } }) | undefined,
 ): NamespacePolicy {
   if (!object) {

@@ -1,11 +1,9 @@
 import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
-import type { KubeObject } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import type { NamespacePolicy } from '../namespace-policy.js';
-import { namespacePolicyOf, readNamespacePolicy } from '../namespace-policy.js';
+import { namespacePolicy } from '../namespace-policy.js';
 import { provisioningHistogram } from './instance-metrics.js';
 import { readPlatformReadiness } from './platform-readiness.js';
 import type { Topology } from './topology.js';
@@ -102,7 +100,7 @@ export class InstanceController {
    * the pass (the status write or a namespace event brings the next one).
    */
   private async namespaceGate(instance: ClusterInstance): Promise<boolean> {
-    const policy = await this.namespacePolicy(instance.metadata!.namespace!);
+    const policy = await namespacePolicy(this.manager, instance.metadata!.namespace!);
     const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
     const allowed = (status: 'True' | 'False', reason: string, message: string): void =>
       void draft.condition({ type: 'ProvisioningAllowed', status, reason, message });
@@ -168,11 +166,6 @@ export class InstanceController {
     // The status event brings the next pass.
     await writeInstanceStatus(this.manager, draft);
     return {};
-  }
-
-  private async namespacePolicy(namespace: string): Promise<NamespacePolicy> {
-    const cached = this.manager.informer<KubeObject>(NAMESPACES).get(namespace);
-    return cached ? namespacePolicyOf(cached) : readNamespacePolicy(this.manager.client, namespace);
   }
 
   /** The deletion handler (spec §2.3.7): teardown, then the finalizer goes. */
