@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { pino } from 'pino';
+import { ApiError } from '../kube/api-error.js';
 import { systemClock } from './clock.js';
 import { Controller } from './controller.js';
 import { RuntimeMetrics } from './metrics.js';
@@ -51,5 +52,58 @@ describe('Controller with a coalescing window', () => {
     await jest.advanceTimersByTimeAsync(100);
     expect(passes).toEqual([]);
     expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('Controller retries', () => {
+  async function run(
+    failure: Error,
+  ): Promise<{ passes: number; warnings: string[]; metrics: string }> {
+    const lines: string[] = [];
+    const metrics = new RuntimeMetrics();
+    let passes = 0;
+    let settle: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const controller = new Controller({
+      name: 'leases',
+      reconcile: () => {
+        passes += 1;
+        if (passes === 1) return Promise.reject(failure);
+        settle();
+        return Promise.resolve();
+      },
+      workers: 1,
+      logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+      metrics,
+      clock: systemClock,
+    });
+    controller.start();
+    controller.enqueue('ns/a');
+    await settled;
+    await controller.stop();
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((entry) => entry.level >= 40)
+      .map((entry) => entry.msg);
+    return { passes, warnings, metrics: await metrics.registry.metrics() };
+  }
+
+  it('retries a write conflict quietly, counting it apart from errors', async () => {
+    const { passes, warnings, metrics } = await run(
+      new ApiError(409, 'Conflict', 'the object has been modified'),
+    );
+    expect(passes).toBe(2);
+    expect(warnings).toEqual([]);
+    expect(metrics).toMatch(
+      /guestcluster_reconcile_total\{controller="leases",result="conflict"\} 1/,
+    );
+    expect(metrics).not.toMatch(/guestcluster_reconcile_errors_total\{controller="leases"\}/);
+  });
+
+  it('retries any other failure with a warning', async () => {
+    const { passes, warnings, metrics } = await run(new ApiError(500, 'InternalError', 'etcd'));
+    expect(passes).toBe(2);
+    expect(warnings).toEqual(['Reconcile failed; retrying with backoff']);
+    expect(metrics).toMatch(/guestcluster_reconcile_errors_total\{controller="leases"\} 1/);
   });
 });

@@ -1,3 +1,4 @@
+import { isConflict } from '../kube/api-error.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';
@@ -108,12 +109,20 @@ export class Controller {
         metrics.reconcileTotal.inc({ controller: name, result: 'success' });
       }
     } catch (error) {
-      metrics.reconcileErrors.inc({ controller: name });
       if (error instanceof TerminalError) {
+        metrics.reconcileErrors.inc({ controller: name });
         this.queue.forget(key);
         metrics.reconcileTotal.inc({ controller: name, result: 'terminal' });
         logger.error({ err: error }, 'Reconcile failed and will not be retried');
+      } else if (isConflict(error)) {
+        // Optimistic concurrency at work: the object changed after the cache showed it (often by
+        // this controller's own previous write). The retry reads the newer version; nothing in
+        // it is for a person to act on.
+        this.queue.addRateLimited(key);
+        metrics.reconcileTotal.inc({ controller: name, result: 'conflict' });
+        logger.debug({ err: error }, 'Reconcile met a newer version of an object; retrying');
       } else {
+        metrics.reconcileErrors.inc({ controller: name });
         this.queue.addRateLimited(key);
         metrics.reconcileTotal.inc({ controller: name, result: 'error' });
         logger.warn(

@@ -12,13 +12,13 @@ export class RuntimeMetrics {
   readonly registry = new Registry();
   readonly reconcileTotal = new Counter({
     name: 'guestcluster_reconcile_total',
-    help: 'Reconciles by controller and result (success, requeue, error, terminal).',
+    help: 'Reconciles by controller and result (success, requeue, conflict, error, terminal).',
     labelNames: ['controller', 'result'],
     registers: [this.registry],
   });
   readonly reconcileErrors = new Counter({
     name: 'guestcluster_reconcile_errors_total',
-    help: 'Reconciles that failed, by controller.',
+    help: 'Reconciles that failed other than by a write conflict, by controller.',
     labelNames: ['controller'],
     registers: [this.registry],
   });
