@@ -8,7 +8,7 @@ import { SECRETS } from '../../../api/resources.js';
 import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { Manager } from '../../../runtime/manager.js';
-import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
 import type { RbacObject } from './crc-builders.js';
 import {
   AGENT_CLUSTER_ROLE_RULES,

@@ -7,7 +7,7 @@ import type { Manager } from '../../../runtime/manager.js';
 import type { PlatformObject } from '../hcp/hcp-builders.js';
 import { endpointHostname } from '../hcp/hcp-endpoint.js';
 import { apiHostname, NamingError } from '../hcp/hcp-naming.js';
-import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
 import { buildApiRoute, buildApiService } from './crc-builders.js';
 import { identityHostname } from './crc-identity-secret.js';
 import { crcApiName, identitySecretName } from './crc-naming.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
 import { crcOwnership, verifyCrcOwnership } from './crc-ownership.js';
 
 const instance: ClusterInstance = {

@@ -8,7 +8,7 @@ import {
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
 
 /** What the ownership rule (spec §2.3.6) says about an object. */

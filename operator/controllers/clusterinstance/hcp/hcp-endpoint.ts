@@ -12,7 +12,8 @@ import {
   kasServingCertName,
   NamingError,
 } from './hcp-naming.js';
-import { OwnershipConflictError, verifyOwnership } from './hcp-ownership.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
+import { verifyOwnership } from './hcp-ownership.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import {
   certificateHostname,

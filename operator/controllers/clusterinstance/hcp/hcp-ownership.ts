@@ -7,6 +7,7 @@ import {
 import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
 
 /** The API-endpoint label set (spec §3): managed-by, instance and instance namespace. */
 export function endpointLabels(instance: ClusterInstance): Record<string, string> {
@@ -45,10 +46,6 @@ export function isOwnedBy(object: KubeObject, instance: ClusterInstance): boolea
   }
   const labels = meta.labels ?? {};
   return Object.entries(endpointLabels(instance)).every(([key, value]) => labels[key] === value);
-}
-
-export class OwnershipConflictError extends Error {
-  override name = 'OwnershipConflictError';
 }
 
 /** Throws an OwnershipConflictError when an existing object belongs to someone else. */

@@ -17,6 +17,7 @@ import type { ResourceType } from '../../../kube/resource-type.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
 import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
+import { conflictAs, OwnershipConflictError } from '../ownership-conflict.js';
 import { resolvePullSecret } from '../pull-secret.js';
 import {
   InstanceFailure,
@@ -35,7 +36,7 @@ import {
   desiredReplicas,
 } from './hcp-builders.js';
 import { apiRouteName, kasServingCertName, NamingError } from './hcp-naming.js';
-import { isOwnedBy, OwnershipConflictError, verifyOwnership } from './hcp-ownership.js';
+import { isOwnedBy, verifyOwnership } from './hcp-ownership.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 import { hcpWatches } from './hcp-watches.js';
@@ -169,14 +170,14 @@ export class HcpTopology implements Topology {
   > {
     const pullSecret = await this.pullSecret(instance);
     const sshKey = await this.workerSshKey(instance);
-    const hostname = await this.conflictAs(Reason.APIEndpointConflict, () =>
+    const hostname = await conflictAs(Reason.APIEndpointConflict, () =>
       resolveApiHostname(this.manager, instance, placement),
     );
     if (!instance.status?.apiEndpoint) {
       draft.status.apiEndpoint = `https://${hostname}`;
       return { persist: true };
     }
-    const cert = await this.conflictAs(Reason.APIEndpointConflict, () =>
+    const cert = await conflictAs(Reason.APIEndpointConflict, () =>
       ensureKasServingCert(this.manager, instance, placement, hostname),
     );
     const hostedCluster = this.cached<PlatformObject>(
@@ -200,7 +201,7 @@ export class HcpTopology implements Topology {
         message: `Created HostedCluster ${placement.hostedClusterNamespace}/${placement.hostedClusterName}; waiting for it to become Available`,
       };
     }
-    await this.conflictAs(Reason.HCPPlacementConflict, () =>
+    await conflictAs(Reason.HCPPlacementConflict, () =>
       verifyOwnership(hostedCluster, instance, 'HostedCluster'),
     );
     const nodePool = await this.ensureNodePool(instance, placement, hostedCluster, context);
@@ -208,7 +209,7 @@ export class HcpTopology implements Topology {
     if (waitForPlatform) return waitForPlatform;
     const admin = await this.adminKubeconfig(placement, hostedCluster);
     if (typeof admin !== 'string') return admin;
-    const route = await this.conflictAs(Reason.APIEndpointConflict, () =>
+    const route = await conflictAs(Reason.APIEndpointConflict, () =>
       this.ensureRoute(instance, placement, hostname, context),
     );
     if (!route)
@@ -297,7 +298,7 @@ export class HcpTopology implements Topology {
       );
       return undefined;
     }
-    await this.conflictAs(Reason.HCPPlacementConflict, () => {
+    await conflictAs(Reason.HCPPlacementConflict, () => {
       verifyOwnership(existing, instance, 'NodePool');
       if (existing.spec?.clusterName !== placement.hostedClusterName)
         throw new OwnershipConflictError(
@@ -476,16 +477,6 @@ export class HcpTopology implements Topology {
       await request;
     } catch (error) {
       if (!isNotFound(error)) throw error;
-    }
-  }
-
-  /** Runs a step whose ownership conflicts fail the instance with `reason`. */
-  private async conflictAs<T>(reason: string, step: () => T | Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
-      throw error;
     }
   }
 }
