@@ -3,6 +3,7 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
 import { sameContent } from '../../kube/objects.js';
+import type { ReconcileContext } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { observeProvisioned } from './instance-metrics.js';
 
@@ -175,4 +176,16 @@ export async function writeInstanceStatus(
     );
   }
   return written;
+}
+
+/** A Normal Kubernetes Event and a log line for a transition a person cares about. */
+export function announce(
+  manager: Manager,
+  instance: ClusterInstance,
+  reason: string,
+  message: string,
+  context: ReconcileContext,
+): void {
+  context.logger.info({ reason }, message);
+  void manager.events.record(instance, 'Normal', reason, message);
 }

@@ -20,10 +20,10 @@ import type { Manager, WatchSpec } from '../../../runtime/manager.js';
 import type { GuestApiProbe } from '../guest-api-probe.js';
 import { guestApiProbe } from '../guest-api-probe.js';
 import type { PlatformObject } from '../hcp/hcp-builders.js';
-import { OwnershipConflictError } from '../hcp/hcp-ownership.js';
-import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
+import { conflictAs, OwnershipConflictError } from '../ownership-conflict.js';
 import { resolvePullSecret } from '../pull-secret.js';
 import {
+  announce,
   InstanceFailure,
   InstanceStatusDraft,
   Reason,
@@ -42,8 +42,6 @@ import { BootKeyError, ensureBootKey, readBundleSource } from './crc-boot-key.js
 import type { DiskSource, RbacObject, SshKeyRef } from './crc-builders.js';
 import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { ensureCrcEndpoint } from './crc-endpoint.js';
-import type { Handoff } from './crc-handoff.js';
-import { handoffFrom } from './crc-handoff.js';
 import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
 import {
   agentAccountName,
@@ -58,12 +56,10 @@ import {
 import { CrcObjects } from './crc-objects.js';
 import { controlledBy } from './crc-ownership.js';
 import { crcTeardown } from './crc-teardown.js';
+import type { Ready } from './crc-readiness.js';
+import { CrcReadiness, RECHECK_MS } from './crc-readiness.js';
 import { crcWatches } from './crc-watches.js';
 
-/** Nothing tells us when these change: a BootKeyUnavailable wait and the guest API. */
-const RECHECK_MS = 20_000;
-/** The Ready health check (spec §2.3.3). */
-const READY_RECHECK_MS = 60_000;
 const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
 
 export interface CrcTopologyOptions {
@@ -77,12 +73,6 @@ interface Wait {
   message: string;
   agent?: AgentCondition;
   requeueAfterMs?: number;
-}
-
-interface Ready {
-  kubeconfig: string;
-  ocpVersion: string;
-  hostname: string;
 }
 
 /** Why a DataVolume failed, for a person to act on; undefined unless it did. */
@@ -102,13 +92,6 @@ function failedDisk(dataVolume: PlatformObject): string | undefined {
 const PERSIST = { persist: true } as const;
 type Outcome = Wait | Ready | typeof PERSIST;
 
-const GUEST_API_READY = {
-  type: 'GuestAPIReachable',
-  status: 'True',
-  reason: Reason.GuestAPIReady,
-  message: 'guest API readiness check succeeded',
-} as const;
-
 const waitFor = (reason: string, message: string, requeueAfterMs?: number): Wait => ({
   reason,
   message,
@@ -124,12 +107,14 @@ const waitFor = (reason: string, message: string, requeueAfterMs?: number): Wait
 export class CrcTopology implements Topology {
   readonly platformGate = { multiClusterEngine: false, whenReady: true };
   private readonly probe: GuestApiProbe;
+  private readonly readiness: CrcReadiness;
 
   constructor(
     private readonly manager: Manager,
     options: CrcTopologyOptions = {},
   ) {
     this.probe = options.probe ?? guestApiProbe();
+    this.readiness = new CrcReadiness(manager, this.probe);
   }
 
   watches(): WatchSpec[] {
@@ -140,14 +125,12 @@ export class CrcTopology implements Topology {
     const objects = new CrcObjects(this.manager, instance);
     const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
     if (
-      await this.conflictAs(Reason.ResourceOwnershipConflict, () =>
-        this.recordIdentity(objects, draft),
-      )
+      await conflictAs(Reason.ResourceOwnershipConflict, () => this.recordIdentity(objects, draft))
     ) {
       await writeInstanceStatus(this.manager, draft);
       return {};
     }
-    if (instance.status?.phase === 'Ready') return this.readyPass(objects, draft, context);
+    if (instance.status?.phase === 'Ready') return this.readiness.pass(objects, draft, context);
     return this.provision(objects, draft, context);
   }
 
@@ -213,7 +196,7 @@ export class CrcTopology implements Topology {
       await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
       const recorded = instance.status?.crc?.vmiUID;
       if (recorded && recorded !== vmi.metadata?.uid)
-        return this.invalidate(
+        return this.readiness.invalidate(
           objects,
           draft,
           Reason.VMIReplaced,
@@ -225,7 +208,7 @@ export class CrcTopology implements Topology {
     const manualKey = crcBundleName(instance) ? undefined : await this.bundleSshKey(objects);
     let outcome: Outcome;
     try {
-      outcome = await this.conflictAs(Reason.APIEndpointConflict, () =>
+      outcome = await conflictAs(Reason.APIEndpointConflict, () =>
         this.ensureBacking(objects, draft, { pullSecret, manualKey }, context),
       );
     } catch (error) {
@@ -239,7 +222,7 @@ export class CrcTopology implements Topology {
       return {};
     }
     if ('reason' in outcome) return this.waiting(draft, outcome);
-    return this.markReady(objects, draft, outcome, context);
+    return this.readiness.markReady(objects, draft, outcome, context);
   }
 
   /** Phase Provisioning with why (spec §2.3.2 step 7). */
@@ -278,7 +261,8 @@ export class CrcTopology implements Topology {
     if (!('source' in disk)) return disk;
     const dataVolume = await objects.ensure(DATA_VOLUMES, buildDataVolume(instance, disk.source));
     if (dataVolume.created)
-      this.tell(
+      announce(
+        this.manager,
         instance,
         'DataVolumeCreated',
         `Created DataVolume ${objects.namespace}/${crcDiskName(instance)}`,
@@ -286,7 +270,8 @@ export class CrcTopology implements Topology {
       );
     const vm = await objects.ensure(VIRTUAL_MACHINES, buildVirtualMachine(instance));
     if (vm.created)
-      this.tell(
+      announce(
+        this.manager,
         instance,
         'VirtualMachineCreated',
         `Created VirtualMachine ${objects.namespace}/${crcVmName(instance)}`,
@@ -397,7 +382,7 @@ export class CrcTopology implements Topology {
     }
     await this.ensureIdentity(objects, endpoint.hostname);
     const job = await this.ensureAgentJob(objects, inputs, endpoint.hostname, context);
-    const handoff = await this.handoff(objects, inputs.vmiUid);
+    const handoff = await this.readiness.handoff(objects, inputs.vmiUid);
     const agent = await this.inspectAgent(objects, job, !!handoff);
     if (!handoff) {
       const graceLeft = agent.reason === 'HandoffPending' ? HANDOFF_GRACE_MS : undefined;
@@ -469,24 +454,14 @@ export class CrcTopology implements Topology {
       sshKey: inputs.sshKey,
     });
     const { object } = await objects.ensure(JOBS, desired);
-    this.tell(
+    announce(
+      this.manager,
       instance,
       'AgentJobStarted',
       `Started crc-agent Job ${objects.namespace}/${name} for VMI ${inputs.vmiUid}`,
       context,
     );
     return object;
-  }
-
-  /** The handoff of this VMI, verified to be the instance's (spec §2.3.2 "handoff lookup"). */
-  private async handoff(objects: CrcObjects, vmiUid: string): Promise<Handoff | undefined> {
-    const secret = objects.cached<Secret>(
-      SECRETS,
-      handoffSecretName(objects.instance.metadata!.name!, vmiUid),
-    );
-    const handoff = handoffFrom(secret, vmiUid);
-    if (handoff) await objects.verify(SECRETS, secret!);
-    return handoff;
   }
 
   /** The CRCAgent condition (spec §2.3.11); a failed Job fails the instance. */
@@ -551,221 +526,6 @@ export class CrcTopology implements Topology {
     });
   }
 
-  /** Mark ready (spec §2.3.1): the canonical kubeconfig Secret, then the status. */
-  private async markReady(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-    ready: Ready,
-    context: ReconcileContext,
-  ): Promise<ReconcileResult> {
-    const instance = objects.instance;
-    const secret = await this.conflictAs(Reason.APIEndpointConflict, () =>
-      upsertInstanceKubeconfig(this.manager, instance, ready.kubeconfig, ready.ocpVersion),
-    );
-    draft.removeCondition('CRCAgent');
-    draft.condition({
-      type: 'GuestAPIReachable',
-      status: 'True',
-      reason: Reason.GuestAPIReady,
-      message: 'guest API readiness check succeeded',
-    });
-    draft.ready({
-      ocpVersion: ready.ocpVersion,
-      apiEndpoint: `https://${ready.hostname}`,
-      kubeconfigSecret: secret,
-    });
-    const wasReady = instance.status?.phase === 'Ready';
-    await writeInstanceStatus(this.manager, draft);
-    if (!wasReady) {
-      context.logger.info({ endpoint: `https://${ready.hostname}` }, 'ClusterInstance is Ready');
-      this.tell(
-        instance,
-        'HandoffReceived',
-        `crc-agent handoff received; guest API https://${ready.hostname} answers`,
-        context,
-      );
-    }
-    return {};
-  }
-
-  /** spec §2.3.3: a Ready instance stays Ready only while its VMI and guest API do. */
-  private async readyPass(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-    context: ReconcileContext,
-  ): Promise<ReconcileResult> {
-    const unusable =
-      (await this.readyKeyCheck(objects, draft)) ?? (await this.readyVmiCheck(objects, draft));
-    if (unusable) return unusable;
-    // A deleted Route comes back with the host the identity was issued for.
-    const endpoint = await this.conflictAs(Reason.APIEndpointConflict, () =>
-      ensureCrcEndpoint(this.manager, objects),
-    );
-    if (endpoint.routeCreated)
-      this.tell(
-        objects.instance,
-        'APIRouteRestored',
-        `Restored API Route for ${endpoint.hostname}`,
-        context,
-      );
-    return this.healthCheck(objects, draft, endpoint.hostname, context);
-  }
-
-  /** Agent RBAC and, for turnkey instances, the boot key binding still hold. */
-  private async readyKeyCheck(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-  ): Promise<ReconcileResult | undefined> {
-    const instance = objects.instance;
-    try {
-      await ensureAgentRbac(this.manager, objects, instance.status?.crc?.vmiUID);
-    } catch (error) {
-      throw new Error(`reconciling CRC agent permissions: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    const bundleName = crcBundleName(instance);
-    if (!bundleName) return undefined;
-    const binding = instance.status?.crc?.bootKey;
-    if (!binding)
-      return this.apiUnavailable(
-        draft,
-        Reason.BootKeyUnavailable,
-        'CRC boot disk/key binding is missing; automatic recovery is unsafe',
-      );
-    try {
-      await ensureBootKey(objects, bundleName, binding);
-      return undefined;
-    } catch (error) {
-      if (error instanceof BootKeyError)
-        return this.apiUnavailable(draft, Reason.BootKeyUnavailable, error.message);
-      throw error;
-    }
-  }
-
-  /** The VMI the handoff was made for still runs; else readiness is invalidated. */
-  private async readyVmiCheck(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-  ): Promise<ReconcileResult | undefined> {
-    const recorded = objects.instance.status?.crc?.vmiUID;
-    const vmi = objects.cached<PlatformObject>(
-      VIRTUAL_MACHINE_INSTANCES,
-      crcVmName(objects.instance),
-    );
-    const notRunning = 'CRC VirtualMachineInstance is not running';
-    if (!vmi) return this.invalidate(objects, draft, Reason.VMIUnavailable, notRunning);
-    await objects.verify(VIRTUAL_MACHINE_INSTANCES, vmi);
-    const uid = vmi.metadata?.uid;
-    if ((vmi.status as { phase?: string } | undefined)?.phase !== 'Running')
-      return this.invalidate(objects, draft, Reason.VMIUnavailable, notRunning, uid);
-    if (!recorded)
-      return this.invalidate(
-        objects,
-        draft,
-        Reason.VMIIdentityUnknown,
-        'CRC VirtualMachineInstance identity was not recorded; rerunning post-boot setup',
-        uid,
-      );
-    if (recorded !== uid)
-      return this.invalidate(
-        objects,
-        draft,
-        Reason.VMIReplaced,
-        'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
-        uid,
-      );
-    return undefined;
-  }
-
-  /** The published kubeconfig (re-published from the handoff when gone) still reaches the guest. */
-  private async healthCheck(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-    hostname: string,
-    context: ReconcileContext,
-  ): Promise<ReconcileResult> {
-    const instance = objects.instance;
-    const name = `${objects.namespace}/${instance.metadata!.name}-kubeconfig`;
-    const published = objects.cached<Secret>(SECRETS, `${instance.metadata!.name}-kubeconfig`);
-    if (published && !controlledBy(published, instance))
-      throw new InstanceFailure(
-        Reason.APIEndpointConflict,
-        `kubeconfig Secret ${name} is not owned by ClusterInstance ${instance.metadata!.name}`,
-      );
-    const handoff = published
-      ? undefined
-      : await this.handoff(objects, instance.status!.crc!.vmiUID!);
-    if (!published && !handoff)
-      return this.apiUnavailable(
-        draft,
-        Reason.KubeconfigUnavailable,
-        'published CRC kubeconfig is missing',
-      );
-    const kubeconfig = handoff
-      ? handoff.kubeconfig
-      : Buffer.from(published!.data?.kubeconfig ?? '', 'base64').toString('utf8');
-    try {
-      await this.probe(kubeconfig);
-    } catch (error) {
-      return this.apiUnavailable(
-        draft,
-        Reason.GuestAPIUnavailable,
-        `guest API readiness check failed: ${(error as Error).message}`,
-      );
-    }
-    if (handoff) await this.markReady(objects, draft, { ...handoff, hostname }, context);
-    else await writeInstanceStatus(this.manager, draft.condition(GUEST_API_READY));
-    return { requeueAfterMs: READY_RECHECK_MS };
-  }
-
-  /** "API unavailable" (spec §2.3.3): back to Provisioning, keeping the handoff and the Job. */
-  private async apiUnavailable(
-    draft: InstanceStatusDraft,
-    reason: string,
-    message: string,
-  ): Promise<ReconcileResult> {
-    draft.status.kubeconfigSecretRef = {};
-    draft.condition({ type: 'GuestAPIReachable', status: 'False', reason, message });
-    await writeInstanceStatus(this.manager, draft.waiting(reason, message));
-    return { requeueAfterMs: RECHECK_MS };
-  }
-
-  /**
-   * Invalidate readiness (spec §2.3.3): the old VMI's agent Job and the published kubeconfig go,
-   * then the new VMI is recorded and the agent runs again for it. Waits on deletion events.
-   */
-  private async invalidate(
-    objects: CrcObjects,
-    draft: InstanceStatusDraft,
-    reason: string,
-    message: string,
-    newVmiUid?: string,
-  ): Promise<ReconcileResult> {
-    const instance = objects.instance;
-    const recorded = instance.status?.crc?.vmiUID;
-    if (
-      recorded &&
-      (await objects.remove(JOBS, agentJobName(instance.metadata!.name!, recorded), {
-        propagationPolicy: 'Foreground',
-      }))
-    )
-      return {};
-    if (await objects.remove(SECRETS, `${instance.metadata!.name}-kubeconfig`)) return {};
-    draft.status.crc = {
-      ...draft.status.crc,
-      vmName: crcVmName(instance),
-      dataVolumeName: crcDiskName(instance),
-      ...(newVmiUid ? { vmiUID: newVmiUid } : {}),
-    };
-    draft.status.kubeconfigSecretRef = {};
-    draft.removeCondition('CRCAgent');
-    await writeInstanceStatus(this.manager, draft.waiting(reason, message));
-    if (draft.instance.status?.phase === 'Ready')
-      void this.manager.events.record(instance, 'Warning', reason, message);
-    return {};
-  }
-
   /** The pull secret in the instance namespace (spec §2.3.1); crc uses it in place. */
   private pullSecret(objects: CrcObjects): Promise<string> {
     return resolvePullSecret(objects.instance, (name) => objects.current<Secret>(SECRETS, name));
@@ -792,26 +552,5 @@ export class CrcTopology implements Topology {
         `bundle SSH key Secret ${objects.namespace}/${name} has none of the data keys ${BUNDLE_KEY_NAMES.join(', ')}`,
       );
     return key;
-  }
-
-  /** A Kubernetes Event and a log line for a transition a person cares about. */
-  private tell(
-    instance: ClusterInstance,
-    reason: string,
-    message: string,
-    context: ReconcileContext,
-  ): void {
-    context.logger.info({ reason }, message);
-    void this.manager.events.record(instance, 'Normal', reason, message);
-  }
-
-  /** Runs a step whose ownership conflicts fail the instance with `reason`. */
-  private async conflictAs<T>(reason: string, step: () => T | Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
-      throw error;
-    }
   }
 }
