@@ -1,12 +1,11 @@
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists } from '../../operator/kube/api-error.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
-import { Manager } from '../../operator/runtime/manager.js';
-import { testConfig } from '../operator/test-manager.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { simulatedManager } from './simulated-controller.js';
 import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
 import { withTransitions, writeStatus } from './platform-status.js';
@@ -71,11 +70,7 @@ export class SimulatedCdi {
   private constructor(private readonly manager: Manager) {}
 
   static async start(options: SimulatedCdiOptions): Promise<SimulatedCdi> {
-    const manager = new Manager({
-      config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
-      kubeConfig: options.kubeConfig,
-      logger: pino({ level: process.env.PLATFORM_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
-      watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+    const manager = simulatedManager(options.kubeConfig, {
       retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
     });
     const dataVolumes = manager.informer<DataVolumeObject>(DATA_VOLUMES);

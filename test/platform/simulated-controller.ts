@@ -1,23 +1,33 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import type { BackoffPolicy } from '../../operator/runtime/backoff.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { testConfig } from '../operator/test-manager.js';
 
 /**
- * A manager for one simulated platform controller: its own client, caches and work queue, no
+ * A manager for simulated platform controllers: its own client, caches and work queues, no
  * endpoints, quiet. Simulated controllers act through the real API like the ones they stand for.
  */
-export async function startSimulatedController(
+export function simulatedManager(
   kubeConfig: KubeConfig,
-  registration: (manager: Manager) => ControllerRegistration,
-): Promise<Manager> {
-  const manager = new Manager({
+  options: { retryBackoff?: BackoffPolicy } = {},
+): Manager {
+  return new Manager({
     config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
     kubeConfig,
     logger: pino({ level: process.env.PLATFORM_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+    retryBackoff: options.retryBackoff,
   });
+}
+
+/** A simulated platform controller on a manager of its own, started. */
+export async function startSimulatedController(
+  kubeConfig: KubeConfig,
+  registration: (manager: Manager) => ControllerRegistration,
+): Promise<Manager> {
+  const manager = simulatedManager(kubeConfig);
   manager.addController(registration(manager));
   await manager.start();
   return manager;

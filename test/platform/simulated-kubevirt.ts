@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { PODS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { Pod } from '../../operator/kube/workloads.js';
 import type { Controller } from '../../operator/runtime/controller.js';
-import { Manager } from '../../operator/runtime/manager.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { simulatedManager } from './simulated-controller.js';
 import { ownerKeys } from '../../operator/runtime/owner-keys.js';
-import { testConfig } from '../operator/test-manager.js';
 import type {
   DataVolumeObject,
   PodStatusIp,
@@ -84,11 +83,7 @@ export class SimulatedKubeVirt {
   private constructor(private readonly manager: Manager) {}
 
   static async start(options: SimulatedKubeVirtOptions): Promise<SimulatedKubeVirt> {
-    const manager = new Manager({
-      config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
-      kubeConfig: options.kubeConfig,
-      logger: pino({ level: process.env.PLATFORM_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
-      watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+    const manager = simulatedManager(options.kubeConfig, {
       retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
     });
     const kubevirt = new SimulatedKubeVirt(manager);
