@@ -7,7 +7,7 @@ import { INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Job } from '../../operator/kube/workloads.js';
-import { enableNamespace } from '../operator/pool-fixtures.js';
+import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../platform/kubevirt-resources.js';
 import {
   DATA_VOLUMES,
@@ -68,14 +68,7 @@ describe('crc instances under injected platform failures', () => {
       .catch(() => null);
     for (const instance of instances?.items ?? [])
       await ns.api.delete(INSTANCES, instance.metadata!.name!, ns.name).catch(() => undefined);
-    if (env)
-      await waitForList(ns.kubeConfig, {
-        type: INSTANCES,
-        namespace: ns.name,
-        until: (items) => items.length === 0,
-        description: 'every instance to be torn down',
-        timeoutMs: 120_000,
-      });
+    if (env) await instancesTornDown(ns.kubeConfig, ns.name);
     await env?.stop();
   });
 

@@ -9,11 +9,11 @@ import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { TEST_DISK_BYTES } from '../crc-agent/test-bundle.js';
 import type { TestBundle } from '../crc-agent/test-bundle.js';
 import { createBundlePrepAccount, TestMirror } from '../operator/bundle-fixtures.js';
-import { enableNamespace } from '../operator/pool-fixtures.js';
+import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../platform/kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../platform/kubevirt-resources.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { createPullSecret } from '../hcp/hcp-environment.js';
 import { CrcEnvironment } from './crc-environment.js';
 import ssh2 from 'ssh2';
@@ -67,14 +67,7 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
   afterAll(async () => {
     for (const pool of ['first', 'second'])
       await ns.api.delete(POOLS, pool, ns.name).catch(() => undefined);
-    if (env)
-      await waitForList(ns.kubeConfig, {
-        type: INSTANCES,
-        namespace: ns.name,
-        until: (items) => items.length === 0,
-        description: 'every instance to be torn down',
-        timeoutMs: 120_000,
-      });
+    if (env) await instancesTornDown(ns.kubeConfig, ns.name);
     if (bundleName) await ns.api.delete(BUNDLES, bundleName).catch(() => undefined);
     await env?.stop();
     await mirror?.stop();

@@ -11,7 +11,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import { runCommand } from '../control-plane/run-command.js';
-import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
+import { enableNamespace, hcpPool, instancesTornDown, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
@@ -40,13 +40,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
     await ns.api.delete(POOLS, 'hcp', ns.name).catch(() => undefined);
     const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
     await Promise.all(leases.items.map((l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name)));
-    await waitForList(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      until: (items) => items.length === 0,
-      description: 'every instance to be torn down',
-      timeoutMs: 120_000,
-    });
+    await instancesTornDown(ns.kubeConfig, ns.name);
     await env?.stop();
     await rm(dir, { recursive: true, force: true });
   });

@@ -6,9 +6,9 @@ import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resourc
 import { hostedClusterName } from '../../operator/controllers/clusterinstance/hcp/hcp-naming.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { enableNamespace } from '../operator/pool-fixtures.js';
+import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
 
 const ns = useTestNamespace('place');
@@ -87,13 +87,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
       await Promise.all(
         items.items.map((i) => ns.api.delete(INSTANCES, i.metadata!.name!, namespace)),
       );
-      await waitForList(ns.kubeConfig, {
-        type: INSTANCES,
-        namespace,
-        until: (left) => left.length === 0,
-        description: `every instance in ${namespace} to be torn down`,
-        timeoutMs: 120_000,
-      });
+      await instancesTornDown(ns.kubeConfig, namespace);
     }
     await env?.stop();
     await Promise.all(

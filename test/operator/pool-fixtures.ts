@@ -235,3 +235,21 @@ export async function releaseAllLeases(
     timeoutMs,
   });
 }
+
+/**
+ * Waits until a namespace has no ClusterInstance left: their finalizers tear the backing objects
+ * down, so the instance controller must still run. Stop it only after this.
+ */
+export async function instancesTornDown(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  await waitForList(kubeConfig, {
+    type: INSTANCES,
+    namespace,
+    until: (items) => items.length === 0,
+    description: `every instance in ${namespace} to be torn down`,
+    timeoutMs,
+  });
+}
