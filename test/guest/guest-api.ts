@@ -8,6 +8,7 @@ import type { ClientTls } from './admin-rest.js';
 import { clientTlsFromKubeconfig, directRestClient } from './admin-rest.js';
 import type { BundlePki } from './guest-pki.js';
 import { REQUIRED_OPERATORS } from '../../crc-agent/cluster-fixups.js';
+import { kubeletReadyCondition } from '../platform/kubelet-ready.js';
 
 const CONFIG = '/apis/config.openshift.io/v1';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -158,23 +159,13 @@ export class GuestApiServer {
         },
       },
     });
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     await this.admin.json({
       method: 'PUT',
       path: `/api/v1/nodes/${name}/status`,
       body: {
         metadata: created.metadata,
         status: {
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'kubelet is posting ready status',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
+          conditions: [kubeletReadyCondition()],
           nodeInfo: { kubeletVersion: 'v1.29.7', osImage: 'Red Hat Enterprise Linux CoreOS' },
         },
       },

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { NODES } from '../../operator/api/platform-resources.js';
+import { kubeletReadyCondition } from './kubelet-ready.js';
 
 /**
  * A Ready, schedulable management-cluster Node with an InternalIP on loopback, as a kubelet
@@ -22,20 +23,10 @@ export class SimulatedManagementNode {
       kind: 'Node',
       metadata: { name, labels: { 'node-role.kubernetes.io/worker': '' } },
     });
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     await client.updateStatus(NODES, {
       ...created,
       status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'kubelet is posting ready status',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
-          },
-        ],
+        conditions: [kubeletReadyCondition()],
         addresses: [
           { type: 'InternalIP', address },
           { type: 'Hostname', address: name },
