@@ -1,5 +1,5 @@
 import https from 'node:https';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
@@ -70,16 +70,21 @@ function launcherPods(vm: string): Promise<(Pod & PodStatusIp)[]> {
     .then((list) => list.items);
 }
 
-/** Whether the guest's sshd lets `core` in with this key. */
+/**
+ * Whether the guest's sshd lets `core` in with this key: false when it refuses the key; any other
+ * failure (no connection, a handshake timeout) is an error of its own, not an answer.
+ */
 function canLogIn(host: string, port: number, privateKey: string): Promise<boolean> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     client.once('ready', () => {
       client.end();
       resolve(true);
     });
-    client.once('error', () => resolve(false));
-    client.connect({ host, port, username: 'core', privateKey, readyTimeout: 10_000 });
+    client.once('error', (error: Error & { level?: string }) =>
+      error.level === 'client-authentication' ? resolve(false) : reject(error),
+    );
+    client.connect({ host, port, username: 'core', privateKey, readyTimeout: 30_000 });
   });
 }
 
@@ -238,7 +243,7 @@ describe('the simulated crc platform', () => {
     expect(env.guests.guestOf(after!.metadata!.uid!)).toBeDefined();
   });
 
-  test('a PVC clone waits for its source, then copies the source volume', async () => {
+  test('a PVC clone waits for its source to exist and be populated, then copies it once', async () => {
     await createVm('beta', { pvc: { namespace: ns.name, name: 'beta-golden' } });
     const waiting = await waitFor<DataVolumeObject>(ns.kubeConfig, {
       type: DATA_VOLUMES,
@@ -254,24 +259,35 @@ describe('the simulated crc platform', () => {
     const vm = await ns.api.get<VirtualMachineObject>(VIRTUAL_MACHINES, 'beta', ns.name);
     expect(vm.status?.printableStatus).toBe('Provisioning');
 
+    // The golden content is written into a claim of its own, then a DataVolume fills the source
+    // claim from it, as a bundle's golden disk is filled: the source claim is Bound well before
+    // it is populated, and the clone must wait for the DataVolume to have Succeeded.
     await ns.api.create(PVCS, {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
-      metadata: { name: 'beta-golden', namespace: ns.name },
+      metadata: { name: 'beta-staging', namespace: ns.name },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '35Gi' } } },
     });
     await waitFor<PersistentVolumeClaim>(ns.kubeConfig, {
       type: PVCS,
       namespace: ns.name,
-      name: 'beta-golden',
+      name: 'beta-staging',
       until: (c) => c?.status?.phase === 'Bound',
     });
-    // The clone may start as soon as the source is Bound: its content must already be there.
-    const golden = env.volumePath(ns.name, 'beta-golden')!;
+    const staging = env.volumePath(ns.name, 'beta-staging')!;
     const goldenKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
-    await writeSimulatedDisk(path.join(golden, DISK_FILE), goldenKey.public);
-    await mkdir(path.join(golden, 'extra'), { recursive: true });
-    await writeFile(path.join(golden, 'extra', 'marker'), 'golden content');
+    await writeSimulatedDisk(path.join(staging, DISK_FILE), goldenKey.public);
+    await mkdir(path.join(staging, 'extra'), { recursive: true });
+    await writeFile(path.join(staging, 'extra', 'marker'), 'golden content');
+    await ns.api.create(DATA_VOLUMES, {
+      apiVersion: DATA_VOLUMES.apiVersion,
+      kind: DATA_VOLUMES.kind,
+      metadata: { name: 'beta-golden', namespace: ns.name },
+      spec: {
+        source: { pvc: { namespace: ns.name, name: 'beta-staging' } },
+        storage: { resources: { requests: { storage: '35Gi' } } },
+      },
+    });
 
     const done = await waitFor<DataVolumeObject>(ns.kubeConfig, {
       type: DATA_VOLUMES,
@@ -281,8 +297,9 @@ describe('the simulated crc platform', () => {
     });
     expect(done!.status!.progress).toBe('100.0%');
     const copy = env.volumePath(ns.name, 'beta-rootdisk')!;
+    const copied = await stat(path.join(copy, DISK_FILE));
     expect(await readFile(path.join(copy, DISK_FILE))).toEqual(
-      await readFile(path.join(golden, DISK_FILE)),
+      await readFile(path.join(staging, DISK_FILE)),
     );
     expect(await readFile(path.join(copy, 'extra', 'marker'), 'utf8')).toBe('golden content');
 
@@ -291,6 +308,8 @@ describe('the simulated crc platform', () => {
     const guest = env.guests.guestAt(ipOf(vmi)!)!;
     expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, goldenKey.private)).toBe(true);
     expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, env.bundleKey.private)).toBe(false);
+    // A finished clone is never copied again (under the guest that boots from it).
+    expect((await stat(path.join(copy, DISK_FILE))).mtimeMs).toBe(copied.mtimeMs);
   });
 });
 

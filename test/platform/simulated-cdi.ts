@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists } from '../../operator/kube/api-error.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { simulatedManager } from './simulated-controller.js';
@@ -62,9 +63,10 @@ function isLocal(url: string): boolean {
  * name (owned by it) that the simulated storage binds; then an HTTP import writes `disk.img` into
  * the claim's folder (fetched when the URL is a local test server, else a small disk that accepts
  * `importedDiskKeys`), and a PVC clone copies the Bound source claim's folder (the DataVolume
- * waits in CloneScheduled while the source is missing or not Bound). Phases and conditions follow
- * CDI's: ImportScheduled/CloneScheduled, ImportInProgress/CloneInProgress, Succeeded with
- * progress "100.0%"; an error ends in Failed with Running=False and CDI's reason and message.
+ * waits in CloneScheduled while the source is missing, not Bound, or still being filled by its
+ * own DataVolume). Phases and conditions follow CDI's: ImportScheduled/CloneScheduled,
+ * ImportInProgress/CloneInProgress, Succeeded with progress "100.0%"; an error ends in Failed
+ * with Running=False and CDI's reason and message.
  */
 export class SimulatedCdi {
   private constructor(private readonly manager: Manager) {}
@@ -74,24 +76,25 @@ export class SimulatedCdi {
       retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
     });
     const dataVolumes = manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    /** The DataVolumes that clone the claim of this name and namespace. */
+    const clonesOf = (source: KubeObject): string[] =>
+      dataVolumes
+        .list(
+          (dv) =>
+            dv.spec?.source?.pvc?.name === source.metadata?.name &&
+            (dv.spec?.source?.pvc?.namespace ?? dv.metadata?.namespace) ===
+              source.metadata?.namespace,
+        )
+        .map((dv) => `${dv.metadata!.namespace}/${dv.metadata!.name}`);
     manager.addController({
       name: 'simulated-cdi-datavolumes',
       forType: DATA_VOLUMES,
       owns: [PVCS],
       watches: [
-        {
-          // A clone waits for its source claim to exist and be Bound.
-          type: PVCS,
-          map: (claim) =>
-            dataVolumes
-              .list(
-                (dv) =>
-                  dv.spec?.source?.pvc?.name === claim.metadata?.name &&
-                  (dv.spec?.source?.pvc?.namespace ?? dv.metadata?.namespace) ===
-                    claim.metadata?.namespace,
-              )
-              .map((dv) => `${dv.metadata!.namespace}/${dv.metadata!.name}`),
-        },
+        // A clone waits for its source claim to exist, be Bound and be populated (when a
+        // DataVolume fills the source, that DataVolume has Succeeded; its claim has its name).
+        { type: PVCS, map: (claim) => clonesOf(claim) },
+        { type: DATA_VOLUMES, map: (source) => clonesOf(source) },
       ],
       reconcile: async (key) => {
         const dv = dataVolumes.get(key);
@@ -160,23 +163,40 @@ class DataVolumePass {
     return { url: source?.http?.url };
   }
 
-  /** Whether a clone's source claim is Bound; else the DataVolume says what it waits for. */
+  /** Whether a clone's source claim is Bound and populated; else the DataVolume says what it waits for. */
   private async sourceReady(sourceKey: string): Promise<boolean> {
     const claim = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
-    if (claim?.status?.phase === 'Bound') return true;
+    const filling = claim && this.fillingPhase(claim);
+    if (claim?.status?.phase === 'Bound' && !filling) return true;
+    const waitingFor = !claim
+      ? `source PVC ${sourceKey} not found`
+      : filling
+        ? `source PVC ${sourceKey} is not populated: its DataVolume is ${filling}`
+        : `source PVC ${sourceKey} is not Bound`;
     await this.step({
       phase: 'CloneScheduled',
       conditions: [
         boundCondition(this.name, false),
         ready(false, 'CloneScheduled'),
-        running(
-          'False',
-          claim ? 'CloneScheduled' : 'CloneWithoutSource',
-          claim ? `source PVC ${sourceKey} is not Bound` : `source PVC ${sourceKey} not found`,
-        ),
+        running('False', claim ? 'CloneScheduled' : 'CloneWithoutSource', waitingFor),
       ],
     });
     return false;
+  }
+
+  /**
+   * The phase of the DataVolume still filling a claim, as CDI's populated check sees it: a claim
+   * controlled by a DataVolume is populated only once that DataVolume has Succeeded.
+   */
+  private fillingPhase(claim: PersistentVolumeClaim): string | undefined {
+    const owner = claim.metadata?.ownerReferences?.find(
+      (o) => o.controller && o.kind === DATA_VOLUMES.kind,
+    );
+    if (!owner) return undefined;
+    const phase = this.manager
+      .informer<DataVolumeObject>(DATA_VOLUMES)
+      .get(`${claim.metadata!.namespace}/${owner.name}`)?.status?.phase;
+    return phase === 'Succeeded' ? undefined : (phase ?? 'Pending');
   }
 
   /** The importer's or cloner's work, from InProgress to Succeeded or Failed. */
@@ -185,15 +205,21 @@ class DataVolumePass {
     url: string | undefined,
     folder: string,
   ): Promise<void> {
-    await this.step({
-      phase: clone ? 'CloneInProgress' : 'ImportInProgress',
-      progress: '0.00%',
-      conditions: [
-        boundCondition(this.name, true),
-        ready(false, 'TransferRunning'),
-        running('True', 'Pod is running'),
-      ],
-    });
+    // Written even when the cache already says InProgress: against the cached version, it fails
+    // with a conflict when this pass works from a stale cache (the transfer has already ended), so
+    // a finished volume is never copied or imported again under a guest that boots from it.
+    await this.step(
+      {
+        phase: clone ? 'CloneInProgress' : 'ImportInProgress',
+        progress: '0.00%',
+        conditions: [
+          boundCondition(this.name, true),
+          ready(false, 'TransferRunning'),
+          running('True', 'Pod is running'),
+        ],
+      },
+      { evenIfUnchanged: true },
+    );
     if (this.options.fails?.(this.dv))
       return this.fail(
         'Error',
@@ -291,14 +317,17 @@ class DataVolumePass {
     });
   }
 
-  private async step(step: Step): Promise<void> {
-    const written = await writeStatus(this.manager.client, DATA_VOLUMES, this.dv, {
+  private async step(step: Step, options: { evenIfUnchanged?: boolean } = {}): Promise<void> {
+    const status = {
       ...this.dv.status,
       phase: step.phase,
       progress: step.progress ?? this.dv.status?.progress ?? 'N/A',
       claimName: this.name,
       conditions: withTransitions(this.dv.status?.conditions, step.conditions),
-    });
+    };
+    const written = options.evenIfUnchanged
+      ? await this.manager.client.updateStatus(DATA_VOLUMES, { ...this.dv, status })
+      : await writeStatus(this.manager.client, DATA_VOLUMES, this.dv, status);
     if (written) this.dv = written;
   }
 }
