@@ -74,18 +74,21 @@ export interface ClusterAccess {
  * type are supported.
  */
 export class ApiClient {
-  private readonly agents: { requests?: Agent; watches?: Agent } = {};
+  private pool?: Agent;
 
   constructor(private readonly kubeConfig: ClusterAccess) {}
 
   /**
-   * Connection pools for the client's lifetime, made from the kubeconfig's TLS settings on first
-   * use (client-node builds a new agent, and so a new TLS connection, for every request). Watch
-   * streams get a pool of their own: on one HTTP/2 connection, their steady flow of events would
-   * hold up the responses to writes behind them.
+   * The connection pool for the client's lifetime, made from the kubeconfig's TLS settings on
+   * first use (client-node builds a new agent, and so a new TLS connection, for every request).
+   * HTTP/1.1 only: closed just after a request, undici's HTTP/2 client could end the process
+   * with an 'error' event on a finished stream that no longer had a listener (an operator stopped
+   * this way exited 1 in about one stop in ten). Over HTTP/1.1 each request under way has a
+   * connection of its own, so a watch's steady flow of events never holds up a write either.
    */
-  private connectionPool(tls: https.RequestOptions, purpose: 'requests' | 'watches'): Agent {
-    this.agents[purpose] ??= new Agent({
+  private connectionPool(tls: https.RequestOptions): Agent {
+    this.pool ??= new Agent({
+      allowH2: false,
       connect: {
         ca: tls.ca,
         cert: tls.cert,
@@ -101,7 +104,7 @@ export class ApiClient {
           factory: (url, clientOptions) => quiet(new Client(url, clientOptions)),
         }),
     });
-    return this.agents[purpose];
+    return this.pool;
   }
 
   /**
@@ -110,21 +113,16 @@ export class ApiClient {
    * is cut off. Destroying at once failed those requests while their callers had already moved on.
    */
   async close(): Promise<void> {
-    const agents = [this.agents.requests, this.agents.watches];
-    delete this.agents.requests;
-    delete this.agents.watches;
-    await Promise.all(
-      agents.map(async (agent) => {
-        if (!agent) return;
-        // A close overtaken by the destroy below settles with it: nothing to report then.
-        const closed = agent.close().then(
-          () => 'closed' as const,
-          () => 'closed' as const,
-        );
-        const grace = delay(CLOSE_GRACE_MS, 'late' as const, { ref: false });
-        if ((await Promise.race([closed, grace])) === 'late') await agent.destroy();
-      }),
+    const pool = this.pool;
+    delete this.pool;
+    if (!pool) return;
+    // A close overtaken by the destroy below settles with it: nothing to report then.
+    const closed = pool.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
     );
+    const grace = delay(CLOSE_GRACE_MS, 'late' as const, { ref: false });
+    if ((await Promise.race([closed, grace])) === 'late') await pool.destroy();
   }
 
   get server(): string {
@@ -252,7 +250,7 @@ export class ApiClient {
       collectionPath(type, options.namespace),
       query,
       undefined,
-      { signal, stream: true },
+      { signal },
     );
     if (!response.body) return;
     const decoder = new TextDecoder();
@@ -285,7 +283,7 @@ export class ApiClient {
     path: string,
     query: Record<string, string> | undefined,
     body: unknown,
-    options: { contentType?: string; signal?: AbortSignal; stream?: boolean },
+    options: { contentType?: string; signal?: AbortSignal },
   ): Promise<Awaited<ReturnType<typeof fetch>>> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
@@ -299,7 +297,7 @@ export class ApiClient {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.connectionPool(tls, options.stream ? 'watches' : 'requests'),
+        dispatcher: this.connectionPool(tls),
         signal: options.signal,
       });
       if (response.ok) return response;
