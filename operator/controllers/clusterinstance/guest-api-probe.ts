@@ -37,6 +37,9 @@ export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
       key: credentials.key,
       servername: context.servername ?? url.hostname,
       timeout: PROBE_TIMEOUT_MS,
+      // HTTP/1.1, like the ApiClient: undici's HTTP/2 client, destroyed right after a request as
+      // here, can end the process with an 'error' event on a finished stream.
+      allowH2: false,
       ...(credentials.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
     } as buildConnector.BuildOptions;
     const dispatcher = connectAddress
