@@ -74,21 +74,18 @@ export interface ClusterAccess {
  * type are supported.
  */
 export class ApiClient {
-  private pool?: Agent;
+  private readonly agents: { requests?: Agent; watches?: Agent } = {};
 
   constructor(private readonly kubeConfig: ClusterAccess) {}
 
   /**
-   * The connection pool for the client's lifetime, made from the kubeconfig's TLS settings on
-   * first use (client-node builds a new agent, and so a new TLS connection, for every request).
-   * HTTP/1.1 only: closed just after a request, undici's HTTP/2 client could end the process
-   * with an 'error' event on a finished stream that no longer had a listener (an operator stopped
-   * this way exited 1 in about one stop in ten). Over HTTP/1.1 each request under way has a
-   * connection of its own, so a watch's steady flow of events never holds up a write either.
+   * Connection pools for the client's lifetime, made from the kubeconfig's TLS settings on first
+   * use (client-node builds a new agent, and so a new TLS connection, for every request). Watch
+   * streams get a pool of their own: on one HTTP/2 connection, their steady flow of events would
+   * hold up the responses to writes behind them.
    */
-  private connectionPool(tls: https.RequestOptions): Agent {
-    this.pool ??= new Agent({
-      allowH2: false,
+  private connectionPool(tls: https.RequestOptions, purpose: 'requests' | 'watches'): Agent {
+    this.agents[purpose] ??= new Agent({
       connect: {
         ca: tls.ca,
         cert: tls.cert,
@@ -104,7 +101,7 @@ export class ApiClient {
           factory: (url, clientOptions) => quiet(new Client(url, clientOptions)),
         }),
     });
-    return this.pool;
+    return this.agents[purpose];
   }
 
   /**
@@ -113,16 +110,21 @@ export class ApiClient {
    * is cut off. Destroying at once failed those requests while their callers had already moved on.
    */
   async close(): Promise<void> {
-    const pool = this.pool;
-    delete this.pool;
-    if (!pool) return;
-    // A close overtaken by the destroy below settles with it: nothing to report then.
-    const closed = pool.close().then(
-      () => 'closed' as const,
-      () => 'closed' as const,
+    const agents = [this.agents.requests, this.agents.watches];
+    delete this.agents.requests;
+    delete this.agents.watches;
+    await Promise.all(
+      agents.map(async (agent) => {
+        if (!agent) return;
+        // A close overtaken by the destroy below settles with it: nothing to report then.
+        const closed = agent.close().then(
+          () => 'closed' as const,
+          () => 'closed' as const,
+        );
+        const grace = delay(CLOSE_GRACE_MS, 'late' as const, { ref: false });
+        if ((await Promise.race([closed, grace])) === 'late') await agent.destroy();
+      }),
     );
-    const grace = delay(CLOSE_GRACE_MS, 'late' as const, { ref: false });
-    if ((await Promise.race([closed, grace])) === 'late') await pool.destroy();
   }
 
   get server(): string {
@@ -245,24 +247,31 @@ export class ApiClient {
       resourceVersion: options.resourceVersion,
     };
     if (options.timeoutSeconds) query.timeoutSeconds = String(options.timeoutSeconds);
-    const response = await this.send(
-      'GET',
-      collectionPath(type, options.namespace),
-      query,
-      undefined,
-      { signal },
-    );
-    if (!response.body) return;
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of response.body) {
-      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line) dispatchWatchLine<T>(line, onEvent);
-      }
+    // A stop is passed on to the request only once its response has begun (or after a grace,
+    // should it never begin). Over HTTP/2, a request cut off while its response headers are on
+    // the way leaves a stream that the server's late headers bring back without any 'error'
+    // listener; closing the connection then destroys it with an error that ends the process.
+    if (signal.aborted) return;
+    const request = new AbortController();
+    let responding = false;
+    const stop = (): void => {
+      if (responding) request.abort(signal.reason);
+      else setTimeout(() => request.abort(signal.reason), CLOSE_GRACE_MS).unref();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const response = await this.send(
+        'GET',
+        collectionPath(type, options.namespace),
+        query,
+        undefined,
+        { signal: request.signal, stream: true },
+      );
+      responding = true;
+      if (signal.aborted) request.abort(signal.reason);
+      await readWatchEvents(response, onEvent);
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
   }
 
@@ -283,7 +292,7 @@ export class ApiClient {
     path: string,
     query: Record<string, string> | undefined,
     body: unknown,
-    options: { contentType?: string; signal?: AbortSignal },
+    options: { contentType?: string; signal?: AbortSignal; stream?: boolean },
   ): Promise<Awaited<ReturnType<typeof fetch>>> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
@@ -297,7 +306,7 @@ export class ApiClient {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.connectionPool(tls),
+        dispatcher: this.connectionPool(tls, options.stream ? 'watches' : 'requests'),
         signal: options.signal,
       });
       if (response.ok) return response;
@@ -313,6 +322,25 @@ export class ApiClient {
 }
 
 const MAX_THROTTLED_ATTEMPTS = 10;
+
+/** Watch events, one JSON object per line, as they arrive until the stream ends. */
+async function readWatchEvents<T extends KubeObject>(
+  response: Awaited<ReturnType<typeof fetch>>,
+  onEvent: (event: WatchEvent<T>) => void,
+): Promise<void> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of response.body) {
+    buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) dispatchWatchLine<T>(line, onEvent);
+    }
+  }
+}
 
 /**
  * A connection that does not take the process down with it: when a request's handler fails while

@@ -101,9 +101,8 @@ describe('leader election', () => {
   });
 
   it('stops cleanly when told to just after it starts its controllers, every time', async () => {
-    // Its last requests (the lease release among them) finish just before it closes its
-    // connections: a client that errors on a connection closed right after a request crashes
-    // the process here in some of the stops.
+    // Its informers' watches are still being set up when the stop comes: a watch cut off before
+    // its response headers arrived used to crash the process as it closed its connections.
     const exits: { code: number | null; log: string }[] = [];
     for (let i = 0; i < 12; i++) {
       const operator = await start(`op-stop${i}`);

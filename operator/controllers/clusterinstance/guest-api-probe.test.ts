@@ -52,7 +52,7 @@ describe('guest API probe', () => {
       ],
     });
 
-  // Destroyed right after each probe, an HTTP/2 connection of undici's can end the process.
+  // Over HTTP/2, a probe that timed out before the headers came could end the process.
   it('probes over HTTP/1.1 when it connects to the server itself', async () => {
     versions.length = 0;
     await guestApiProbe()(kubeconfig(`https://127.0.0.1:${port}`, 'api.crc.testing'));

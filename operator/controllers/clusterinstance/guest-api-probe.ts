@@ -37,8 +37,9 @@ export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
       key: credentials.key,
       servername: context.servername ?? url.hostname,
       timeout: PROBE_TIMEOUT_MS,
-      // HTTP/1.1, like the ApiClient: undici's HTTP/2 client, destroyed right after a request as
-      // here, can end the process with an 'error' event on a finished stream.
+      // HTTP/1.1: over HTTP/2, a probe that times out while the response headers are on the way
+      // leaves a stream the late headers bring back with no 'error' listener, and destroying the
+      // connection right after, as below, would then end the process.
       allowH2: false,
       ...(credentials.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
     } as buildConnector.BuildOptions;
