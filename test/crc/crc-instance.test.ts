@@ -161,9 +161,17 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     );
     expect(route.spec?.host).toBe(host);
     expect(route.spec?.tls?.termination).toBe('passthrough');
-    const job = await ns.api.get<Job>(JOBS, agentJobName(INSTANCE, vmiUid), ns.name);
-    expect(job.status?.succeeded).toBe(1);
-    expect(owned(job)).toBe(true);
+    // The instance is Ready once the agent has published its handoff; its pod exits right after,
+    // so the Job's success may be recorded a moment later.
+    const job = await waitFor<Job>(ns.kubeConfig, {
+      type: JOBS,
+      namespace: ns.name,
+      name: agentJobName(INSTANCE, vmiUid),
+      until: (j) => j?.status?.succeeded === 1 || (j?.status?.failed ?? 0) > 0,
+      description: 'the crc-agent Job to end',
+    });
+    expect(job!.status?.succeeded).toBe(1);
+    expect(owned(job!)).toBe(true);
     const handoff = await ns.api.get<Secret>(SECRETS, handoffSecretName(INSTANCE, vmiUid), ns.name);
     expect(decode(handoff.data?.vmiUID)).toBe(vmiUid);
     const published = await ns.api.get<Secret>(SECRETS, `${INSTANCE}-kubeconfig`, ns.name);
