@@ -144,7 +144,7 @@ export interface ClusterPoolStatus {
    */
   leasedInstances?: number;
   /**
-   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), and a condition that reports when provisioning keeps failing and why.
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), and Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances).
    *
    * Items: One condition (metav1.Condition).
    */
