@@ -59,7 +59,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
-export interface DeleteOptions {
+export interface DeleteOptions extends RequestOptions {
   /** Delete only this exact object (not a new one with the same name). */
   uid?: string;
   resourceVersion?: string;
@@ -266,7 +266,9 @@ export class ApiClient {
             gracePeriodSeconds: options.gracePeriodSeconds,
           }
         : undefined;
-    await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body);
+    await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body, {
+      signal: options.signal,
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { parseGoDuration } from '../../api/duration.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../api/duration.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import { isConflict, isNotFound } from '../../kube/api-error.js';
@@ -6,8 +6,6 @@ import type { ReconcileResult } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { isoSeconds } from './lease-status.js';
 
-/** The longest spec.ttl (8760h, 365 days); the CRD refuses longer ones with the same limit. */
-export const MAX_TTL_MS = 8760 * 3_600_000;
 /** The Warning Event comes this long before expiry (or a tenth of the TTL, if that is shorter). */
 const EXPIRY_WARNING_MS = 5 * 60_000;
 
@@ -22,7 +20,7 @@ export function leaseTtl(lease: ClusterLease): Ttl {
   if (!text) return { ms: 0 };
   const ms = parseGoDuration(text);
   if (ms === undefined) return { invalid: `spec.ttl "${text}" is not a Go duration` };
-  if (ms > MAX_TTL_MS) return { invalid: `spec.ttl "${text}" is above the maximum of 8760h` };
+  if (ms > MAX_LEASE_TTL_MS) return { invalid: `spec.ttl "${text}" is above the maximum of 8760h` };
   return { ms };
 }
 
@@ -32,7 +30,7 @@ export function leaseDeadline(lease: ClusterLease): number | undefined {
   const boundTime = lease.status?.boundTime;
   if (!boundTime) return undefined;
   // A bound lease whose stored TTL is beyond the maximum gets the maximum.
-  const ms = 'ms' in ttl ? ttl.ms : MAX_TTL_MS;
+  const ms = 'ms' in ttl ? ttl.ms : MAX_LEASE_TTL_MS;
   return ms > 0 ? Date.parse(boundTime) + ms : undefined;
 }
 
