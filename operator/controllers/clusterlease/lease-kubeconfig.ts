@@ -85,7 +85,12 @@ export class LeaseSecrets {
     instance: ClusterInstance,
     context: ReconcileContext,
   ): Promise<boolean> {
-    const data = await leaseSecretData(this.manager, instance);
+    const data = await leaseSecretData(this.manager, instance).catch((error: unknown) => {
+      // An instance between two kubeconfigs (being provisioned again) has nothing to compare with.
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    if (!data) return false;
     const { namespace } = lease.metadata!;
     const cached = this.manager
       .informer<SecretObject>(SECRETS)
