@@ -40,7 +40,8 @@ export async function deleteInstanceIf(
   }
 }
 
-async function readInstance(
+/** The instance read live; undefined when it does not exist. */
+export async function readInstance(
   client: ApiClient,
   name: string,
   namespace: string,

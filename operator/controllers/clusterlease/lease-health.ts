@@ -1,8 +1,8 @@
 import { findCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
-import { isNotFound } from '../../kube/api-error.js';
 import type { Manager } from '../../runtime/manager.js';
+import { readInstance } from '../instance-deletion.js';
 
 /** How long a bound instance may be not Ready before its lease says so (phase NotReady). */
 export const NOT_READY_GRACE_MS = 3 * 60_000;
@@ -25,7 +25,11 @@ export async function boundInstance(manager: Manager, lease: ClusterLease): Prom
   const cached = manager.informer<ClusterInstance>(INSTANCES).get(`${namespace}/${name}`);
   let verdict = judge(lease, cached, manager.clock.now());
   if (verdict.state === 'lost' || (verdict.state === 'not-ready' && verdict.lasting))
-    verdict = judge(lease, await readLive(manager, name, namespace!), manager.clock.now());
+    verdict = judge(
+      lease,
+      await readInstance(manager.client, name, namespace!),
+      manager.clock.now(),
+    );
   return verdict;
 }
 
@@ -63,19 +67,6 @@ function lostBecause(
   return claim?.uid
     ? `${what} is now claimed by ClusterLease ${claim.name} (UID ${claim.uid})`
     : `${what} no longer carries this lease's claim (status.leaseRef)`;
-}
-
-async function readLive(
-  manager: Manager,
-  name: string,
-  namespace: string,
-): Promise<ClusterInstance | undefined> {
-  try {
-    return await manager.client.get<ClusterInstance>(INSTANCES, name, namespace);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }
 
 /** A one-line account of an instance that is not Ready, for the lease's condition. */

@@ -5,7 +5,7 @@ import { isNotFound } from '../../kube/api-error.js';
 import { splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
-import { deleteInstanceIf } from '../instance-deletion.js';
+import { deleteInstanceIf, readInstance } from '../instance-deletion.js';
 
 const claimedBy =
   (uid: string | undefined) =>
@@ -32,7 +32,7 @@ export async function releaseLease(
     .list((i) => i.metadata!.namespace === namespace && ours(i));
   const boundName = lease.status?.instanceRef?.name;
   if (boundName && !claimed.some((i) => i.metadata!.name === boundName)) {
-    const live = await readInstance(manager, boundName, namespace!);
+    const live = await readInstance(manager.client, boundName, namespace!);
     if (live && ours(live)) claimed.push(live);
   }
   for (const instance of claimed) {
@@ -97,17 +97,4 @@ export async function deleteOrphanedClaims(
       );
   }
   return {};
-}
-
-async function readInstance(
-  manager: Manager,
-  name: string,
-  namespace: string,
-): Promise<ClusterInstance | undefined> {
-  try {
-    return await manager.client.get<ClusterInstance>(INSTANCES, name, namespace);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }

@@ -2,9 +2,9 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
+import { isAlreadyExists, isConflict } from '../../kube/api-error.js';
 import { sameContent, splitKey } from '../../kube/objects.js';
-import { deleteInstanceIf } from '../instance-deletion.js';
+import { deleteInstanceIf, readInstance } from '../instance-deletion.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import { labelKey } from '../../runtime/owner-keys.js';
@@ -154,12 +154,7 @@ export class PoolController {
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
-      const holder = await this.manager.client
-        .get<ClusterInstance>(INSTANCES, name, pool.metadata!.namespace)
-        .catch((error: unknown) => {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        });
+      const holder = await readInstance(this.manager.client, name, pool.metadata!.namespace!);
       if (holder?.metadata?.labels?.[LABEL_POOL] === pool.metadata!.name) return;
       if (!taken.includes(name)) taken.push(name);
       skipped.push({ metadata: { name } });
