@@ -34,7 +34,8 @@ const RETRY_DELAY_MS = 2000;
 function settled(lease: ClusterLease): WaitOutcome | undefined {
   const phase = lease.status?.phase;
   if (phase === 'Bound') return { kind: 'bound', lease };
-  if (phase === 'Failed') {
+  // A lease that lost its instance (one a retried step takes over) never binds again.
+  if (phase === 'Failed' || phase === 'Lost') {
     const ready = findCondition(lease.status?.conditions, 'Ready');
     return {
       kind: 'failed',
