@@ -63,12 +63,14 @@ export interface DataVolumeObject extends KubeObject {
     storage?: {
       storageClassName?: string;
       accessModes?: string[];
+      volumeMode?: string;
       resources?: { requests?: Record<string, string> };
     };
   };
   status?: {
     phase?: string;
     progress?: string;
+    restartCount?: number;
     claimName?: string;
     conditions?: Condition[];
   };

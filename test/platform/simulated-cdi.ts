@@ -9,6 +9,7 @@ import type { Manager } from '../../operator/runtime/manager.js';
 import { simulatedManager } from './simulated-controller.js';
 import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
+import { claimRequestBytes, cloneSizeProblem } from './cdi-storage-rules.js';
 import { withTransitions, writeStatus } from './platform-status.js';
 import { DISK_FILE, writeSimulatedDisk } from './simulated-disk.js';
 
@@ -23,13 +24,17 @@ export interface SimulatedCdiOptions {
    * `core` user accepts these keys (as a real CRC disk image accepts its bundle's key).
    */
   importedDiskKeys: () => string;
-  /** Failure injection: a DataVolume for which this is true fails its import or clone. */
+  /**
+   * Failure injection: a DataVolume for which this is true fails its import or clone the way CDI
+   * reports it (see DataVolumePass.importerFailed).
+   */
   fails?: (dataVolume: DataVolumeObject) => boolean;
 }
 
 type Step = {
   phase: string;
   progress?: string;
+  restartCount?: number;
   conditions: Omit<Condition, 'lastTransitionTime'>[];
 };
 
@@ -60,13 +65,16 @@ function isLocal(url: string): boolean {
 
 /**
  * CDI's DataVolume controller and importer/cloner pods, simulated: a DataVolume gets a claim of its
- * name (owned by it) that the simulated storage binds; then an HTTP import writes `disk.img` into
- * the claim's folder (fetched when the URL is a local test server, else a small disk that accepts
+ * name (owned by it, its request inflated by the filesystem overhead as CDI's `storage` API does)
+ * that the simulated storage binds; then an HTTP import writes `disk.img` into the claim's folder
+ * (fetched when the URL is a local test server, else a small disk that accepts
  * `importedDiskKeys`), and a PVC clone copies the Bound source claim's folder (the DataVolume
  * waits in CloneScheduled while the source is missing, not Bound, or still being filled by its
- * own DataVolume). Phases and conditions follow CDI's: ImportScheduled/CloneScheduled,
- * ImportInProgress/CloneInProgress, Succeeded with progress "100.0%"; an error ends in Failed
- * with Running=False and CDI's reason and message.
+ * own DataVolume). Every simulated storage class is a CSI one: a clone goes through CDI's clone
+ * populator, which refuses a target smaller than its source. Phases and conditions follow CDI's:
+ * ImportScheduled/CloneScheduled, ImportInProgress/CloneInProgress, Succeeded with progress
+ * "100.0%". An error never makes the phase Failed (CDI sets that only for a lost claim, which
+ * this storage never loses): it shows in the Running condition, as real CDI reports it.
  */
 export class SimulatedCdi {
   private constructor(private readonly manager: Manager) {}
@@ -128,10 +136,10 @@ class DataVolumePass {
   /** One pass; asks to come back soon while the storage has not yet seen its claim Bound. */
   async run(): Promise<{ requeueAfterMs?: number }> {
     const phase = this.dv.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') return {};
+    if (phase === 'Succeeded' || phase === 'Failed' || this.crashLooping()) return {};
     const { clone, url } = this.source();
     if (!clone && !url) {
-      await this.fail('InvalidSource', 'the DataVolume has neither an http nor a pvc source');
+      await this.failed('Pending', 'the DataVolume has neither an http nor a pvc source');
       return {};
     }
     if (clone && !(await this.sourceReady(clone))) return {};
@@ -151,7 +159,7 @@ class DataVolumePass {
       // Bound here, but the storage's own cache has not seen it yet: no event will follow.
       return bound ? { requeueAfterMs: 100 } : {};
     }
-    await this.transfer(clone, url, folder);
+    await this.transfer({ clone, url, target }, folder);
     return {};
   }
 
@@ -201,10 +209,13 @@ class DataVolumePass {
 
   /** The importer's or cloner's work, from InProgress to Succeeded or Failed. */
   private async transfer(
-    clone: string | undefined,
-    url: string | undefined,
+    { clone, url, target }: { clone?: string; url?: string; target: PersistentVolumeClaim },
     folder: string,
   ): Promise<void> {
+    if (clone) {
+      const refused = this.cloneRefused(clone, target);
+      if (refused) return this.failed('CloneScheduled', refused);
+    }
     // Written even when the cache already says InProgress: against the cached version, it fails
     // with a conflict when this pass works from a stale cache (the transfer has already ended), so
     // a finished volume is never copied or imported again under a guest that boots from it.
@@ -221,14 +232,16 @@ class DataVolumePass {
       { evenIfUnchanged: true },
     );
     if (this.options.fails?.(this.dv))
-      return this.fail(
-        'Error',
-        clone
-          ? 'Unable to clone: the clone source pod failed (injected failure)'
-          : `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
-      );
+      return clone
+        ? this.failed(
+            'CloneScheduled',
+            'Unable to clone: the clone source pod failed (injected failure)',
+          )
+        : this.importerFailed(
+            `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
+          );
     const error = clone ? await this.copyClaim(clone, folder) : await this.importDisk(url!, folder);
-    if (error) return this.fail('Error', error);
+    if (error) return clone ? this.failed('CloneScheduled', error) : this.importerFailed(error);
     await this.step({
       phase: 'Succeeded',
       progress: '100.0%',
@@ -269,7 +282,17 @@ class DataVolumePass {
         spec: {
           // The storage profile's defaults for a class without one of its own.
           accessModes: storage.accessModes ?? ['ReadWriteOnce'],
-          resources: { requests: { storage: storage.resources?.requests?.storage ?? '1Gi' } },
+          resources: {
+            requests: {
+              storage: String(
+                claimRequestBytes(
+                  storage.resources?.requests?.storage ?? '1Gi',
+                  storage.volumeMode,
+                ),
+              ),
+            },
+          },
+          ...(storage.volumeMode ? { volumeMode: storage.volumeMode } : {}),
           ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
         },
       });
@@ -302,19 +325,60 @@ class DataVolumePass {
     return undefined;
   }
 
-  private async fail(reason: string, message: string): Promise<void> {
+  /** The clone populator's size check between the source claim and this DataVolume's claim. */
+  private cloneRefused(sourceKey: string, target: PersistentVolumeClaim): string | undefined {
+    const source = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
+    return source ? cloneSizeProblem(source, target) : undefined;
+  }
+
+  /**
+   * A transfer that cannot go on, as CDI's clone populator reports an error: the phase stays,
+   * Running=False with reason Error and the error as its message.
+   */
+  private async failed(phase: string, message: string): Promise<void> {
     await this.step({
-      phase: 'Failed',
+      phase,
       conditions: [
-        boundCondition(
-          this.name,
-          this.dv.status?.conditions?.some((c) => c.type === 'Bound' && c.status === 'True') ??
-            false,
-        ),
-        ready(false, reason),
-        running('False', reason, message),
+        this.boundNow(),
+        ready(false, phase === 'Pending' ? 'Pending' : 'TransferRunning'),
+        running('False', 'Error', message),
       ],
     });
+  }
+
+  /**
+   * The importer pod's container exited with an error: with restartPolicy OnFailure the pod keeps
+   * running and the container restarts, so the phase stays ImportInProgress; CDI copies the
+   * container's termination message into the Running condition (False, reason Error) and counts
+   * the restarts (setAnnotationsFromPodWithPrefix).
+   */
+  private async importerFailed(message: string): Promise<void> {
+    await this.step({
+      phase: 'ImportInProgress',
+      restartCount: (this.dv.status?.restartCount ?? 0) + 1,
+      conditions: [
+        this.boundNow(),
+        ready(false, 'TransferRunning'),
+        running('False', 'Error', message),
+      ],
+    });
+  }
+
+  /** An importer that failed stays so here: each restart would fail the same way. */
+  private crashLooping(): boolean {
+    const running = this.dv.status?.conditions?.find((c) => c.type === 'Running');
+    return (
+      (this.dv.status?.restartCount ?? 0) > 0 &&
+      running?.status === 'False' &&
+      running.reason === 'Error'
+    );
+  }
+
+  private boundNow(): Omit<Condition, 'lastTransitionTime'> {
+    const claim = this.manager
+      .informer<PersistentVolumeClaim>(PVCS)
+      .get(`${this.namespace}/${this.name}`);
+    return boundCondition(this.name, claim?.status?.phase === 'Bound');
   }
 
   private async step(step: Step, options: { evenIfUnchanged?: boolean } = {}): Promise<void> {
@@ -322,6 +386,7 @@ class DataVolumePass {
       ...this.dv.status,
       phase: step.phase,
       progress: step.progress ?? this.dv.status?.progress ?? 'N/A',
+      ...(step.restartCount ? { restartCount: step.restartCount } : {}),
       claimName: this.name,
       conditions: withTransitions(this.dv.status?.conditions, step.conditions),
     };
