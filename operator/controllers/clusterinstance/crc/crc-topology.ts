@@ -105,7 +105,7 @@ const waitFor = (reason: string, message: string, requeueAfterMs?: number): Wait
  * and the handoff's cache grace are looked at again after a while.
  */
 export class CrcTopology implements Topology {
-  readonly platformGate = { multiClusterEngine: false, whenReady: true };
+  readonly platformGate = { multiClusterEngine: false, wildcardRoutes: false, whenReady: true };
   private readonly probe: GuestApiProbe;
   private readonly readiness: CrcReadiness;
 
