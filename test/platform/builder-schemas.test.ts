@@ -13,6 +13,7 @@ import {
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
+import { useStandIns } from '../control-plane/platform-crds/platform-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 
@@ -91,7 +92,8 @@ describe("the operator's platform objects", () => {
     expect(stdout.trim()).not.toBe('');
   });
 
-  it('would show a field the real schema does not know', async () => {
+  // The open stand-ins (GUESTCLUSTER_PLATFORM_CRDS=stand-ins) know every field.
+  (useStandIns() ? it.skip : it)('would show a field the real schema does not know', async () => {
     const vm = here(buildVirtualMachine(instance('crc'))) as KubeObject & {
       spec: { template: { spec: Record<string, unknown> } };
     };

@@ -28,7 +28,8 @@ const GUEST_OPENSHIFT_KINDS = [
   'oauths.config.openshift.io',
 ];
 
-function useStandIns(): boolean {
+/** Whether the proxy-served kinds get open stand-ins (GUESTCLUSTER_PLATFORM_CRDS=stand-ins). */
+export function useStandIns(): boolean {
   const value = process.env[PLATFORM_CRDS_ENV];
   if (value === undefined || value === '' || value === 'upstream') return false;
   if (value === 'stand-ins') return true;
