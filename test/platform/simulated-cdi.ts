@@ -1,5 +1,3 @@
-import { cp, mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists } from '../../operator/kube/api-error.js';
@@ -11,7 +9,7 @@ import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
 import { claimRequestBytes, cloneSizeProblem } from './cdi-storage-rules.js';
 import { withTransitions, writeStatus } from './platform-status.js';
-import { DISK_FILE, writeSimulatedDisk } from './simulated-disk.js';
+import { boundCondition, copyClaim, importDisk, ready, running } from './cdi-transfers.js';
 
 export interface SimulatedCdiOptions {
   kubeConfig: KubeConfig;
@@ -37,31 +35,6 @@ type Step = {
   restartCount?: number;
   conditions: Omit<Condition, 'lastTransitionTime'>[];
 };
-
-const boundCondition = (claim: string, ok: boolean): Omit<Condition, 'lastTransitionTime'> =>
-  ok
-    ? { type: 'Bound', status: 'True', reason: 'Bound', message: `PVC ${claim} Bound` }
-    : { type: 'Bound', status: 'False', reason: 'Pending', message: `PVC ${claim} Pending` };
-const ready = (ok: boolean, reason: string): Omit<Condition, 'lastTransitionTime'> => ({
-  type: 'Ready',
-  status: ok ? 'True' : 'False',
-  reason,
-});
-const running = (
-  status: 'True' | 'False',
-  reason: string,
-  message = '',
-): Omit<Condition, 'lastTransitionTime'> => ({ type: 'Running', status, reason, message });
-
-/** Whether an import URL points at a test server on this host (which the importer then reads). */
-function isLocal(url: string): boolean {
-  try {
-    const { hostname, protocol } = new URL(url);
-    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost');
-  } catch {
-    return false;
-  }
-}
 
 /**
  * CDI's DataVolume controller and importer/cloner pods, simulated: a DataVolume gets a claim of its
@@ -240,7 +213,9 @@ class DataVolumePass {
         : this.importerFailed(
             `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
           );
-    const error = clone ? await this.copyClaim(clone, folder) : await this.importDisk(url!, folder);
+    const error = clone
+      ? await copyClaim(clone, folder, this.options.volumePath)
+      : await importDisk(url!, folder, this.options.importedDiskKeys);
     if (error) return clone ? this.failed('CloneScheduled', error) : this.importerFailed(error);
     await this.step({
       phase: 'Succeeded',
@@ -300,29 +275,6 @@ class DataVolumePass {
       if (!isAlreadyExists(error)) throw error;
       return this.manager.client.get<PersistentVolumeClaim>(PVCS, this.name, this.namespace);
     }
-  }
-
-  private async copyClaim(sourceKey: string, folder: string): Promise<string | undefined> {
-    const [namespace, name] = sourceKey.split('/') as [string, string];
-    const source = this.options.volumePath(namespace, name);
-    if (!source) return `Unable to clone: source PVC ${sourceKey} has no volume on this storage`;
-    await mkdir(folder, { recursive: true });
-    await cp(source, folder, { recursive: true, force: true });
-    return undefined;
-  }
-
-  private async importDisk(url: string, folder: string): Promise<string | undefined> {
-    const file = path.join(folder, DISK_FILE);
-    if (!isLocal(url)) {
-      await writeSimulatedDisk(file, this.options.importedDiskKeys());
-      return undefined;
-    }
-    const answer = await fetch(url).catch((error: unknown) => error as Error);
-    if (answer instanceof Error) return `Unable to connect to http data source: ${answer.message}`;
-    if (!answer.ok)
-      return `Unable to connect to http data source: expected status code 200, got ${answer.status}. Status: ${answer.status} ${answer.statusText}`;
-    await writeFile(file, Buffer.from(await answer.arrayBuffer()));
-    return undefined;
   }
 
   /** The clone populator's size check between the source claim and this DataVolume's claim. */
