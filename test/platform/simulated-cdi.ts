@@ -24,7 +24,7 @@ export interface SimulatedCdiOptions {
   importedDiskKeys: () => string;
   /**
    * Failure injection: a DataVolume for which this is true fails its import or clone the way CDI
-   * reports it (see DataVolumePass.importerFailed).
+   * reports it (see DataVolumePass.importerFailed and failed).
    */
   fails?: (dataVolume: DataVolumeObject) => boolean;
 }
@@ -109,7 +109,7 @@ class DataVolumePass {
   /** One pass; asks to come back soon while the storage has not yet seen its claim Bound. */
   async run(): Promise<{ requeueAfterMs?: number }> {
     const phase = this.dv.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed' || this.crashLooping()) return {};
+    if (phase === 'Succeeded' || phase === 'Failed' || this.stoppedByError()) return {};
     const { clone, url } = this.source();
     if (!clone && !url) {
       await this.failed('Pending', 'the DataVolume has neither an http nor a pvc source');
@@ -316,14 +316,13 @@ class DataVolumePass {
     });
   }
 
-  /** An importer that failed stays so here: each restart would fail the same way. */
-  private crashLooping(): boolean {
+  /**
+   * A transfer that stopped with an error stays so here: each restart of the importer, or retry of
+   * the clone populator, would fail the same way.
+   */
+  private stoppedByError(): boolean {
     const running = this.dv.status?.conditions?.find((c) => c.type === 'Running');
-    return (
-      (this.dv.status?.restartCount ?? 0) > 0 &&
-      running?.status === 'False' &&
-      running.reason === 'Error'
-    );
+    return running?.status === 'False' && running.reason === 'Error';
   }
 
   private boundNow(): Omit<Condition, 'lastTransitionTime'> {
