@@ -25,6 +25,7 @@ function released(lockFile: string): Promise<void> {
     const watcher = watch(path.dirname(lockFile), (_event, name) => {
       if (name === path.basename(lockFile)) done();
     });
+    watcher.once('error', done);
     const timer = setTimeout(done, HOLDER_CHECK_MS);
     function done(): void {
       clearTimeout(timer);

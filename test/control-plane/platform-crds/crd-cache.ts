@@ -3,8 +3,12 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { guestclusterCacheDir } from '../binaries.js';
 import { withCacheLock } from '../cache-lock.js';
+import { ControlPlaneError } from '../errors.js';
 import { removeAbandonedWorkDirs } from '../go-build.js';
 import type { CrdManifest } from './crd-manifest.js';
+
+/** The setting that selects stand-ins for the proxy-served kinds (see platform-crds.ts). */
+export const PLATFORM_CRDS_ENV = 'GUESTCLUSTER_PLATFORM_CRDS';
 
 /** A source of real CRDs, obtained once per version and cached outside the repository. */
 export interface CrdSource {
@@ -60,7 +64,12 @@ export async function cachedCrds(
       const workDir = path.join(dir, `work-${source.key}-${suffix}`);
       await mkdir(workDir);
       try {
-        const crds = await source.produce(workDir, log);
+        const crds = await source.produce(workDir, log).catch((error: unknown) => {
+          throw new ControlPlaneError(
+            `Could not obtain the CRDs of ${source.label}: ${(error as Error).message}. ` +
+              `They come from the Go module proxy with the go command; without either, set ${PLATFORM_CRDS_ENV}=stand-ins.`,
+          );
+        });
         const partial = `${file}.${suffix}`;
         await writeFile(partial, JSON.stringify(crds));
         await rename(partial, file);

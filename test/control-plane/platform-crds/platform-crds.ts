@@ -5,15 +5,14 @@ import { OPEN_STAND_INS } from '../../platform/stand-in-crds/open.js';
 import { OPERAND_STAND_INS } from '../../platform/stand-in-crds/operands.js';
 import { CDI_CRDS } from './cdi-crds.js';
 import type { CrdCacheOptions } from './crd-cache.js';
-import { cachedCrds } from './crd-cache.js';
+import { cachedCrds, PLATFORM_CRDS_ENV } from './crd-cache.js';
 import type { CrdManifest } from './crd-manifest.js';
 import { pick } from './crd-manifest.js';
 import { KUBEVIRT_CRDS } from './kubevirt-crds.js';
 import { OPENSHIFT_CRDS } from './openshift-crds.js';
 import { upstreamCrdFolder, upstreamFolderCrds } from './upstream-folder-crds.js';
 
-/** `stand-ins`: the proxy-served kinds get open stand-ins (a machine without the module proxy). */
-export const PLATFORM_CRDS_ENV = 'GUESTCLUSTER_PLATFORM_CRDS';
+export { PLATFORM_CRDS_ENV };
 
 const MANAGEMENT_OPENSHIFT_KINDS = [
   'routes.route.openshift.io',
