@@ -34,6 +34,7 @@ export const Reason = {
   MissingBundleSSHKey: 'MissingBundleSSHKey',
   ResourceOwnershipConflict: 'ResourceOwnershipConflict',
   AgentJobFailed: 'AgentJobFailed',
+  DataVolumeFailed: 'DataVolumeFailed',
   BootKeyUnavailable: 'BootKeyUnavailable',
   GuestAPIUnavailable: 'GuestAPIUnavailable',
   GuestAPIReady: 'GuestAPIReady',
