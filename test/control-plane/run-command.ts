@@ -37,6 +37,9 @@ export function runCommand(
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
+    // A program that exits without reading its input closes the pipe under our write (EPIPE);
+    // its exit status, below, says how it ended.
+    child.stdin.on('error', () => undefined);
     child.on('close', (code) => {
       const result = {
         stdout: Buffer.concat(stdout).toString('utf8'),
