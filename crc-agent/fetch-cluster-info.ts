@@ -1,8 +1,8 @@
 import type { AgentConfig } from './config.js';
 import { ClusterFixups, runClusterFixups } from './cluster-fixups.js';
 import { AgentError, errorMessage } from './errors.js';
-import { readGuestKubeconfig, runGuestFixups } from './guest-fixups.js';
-import { rewriteKubeconfig } from './guest-kubeconfig.js';
+import { runGuestFixups } from './guest-fixups.js';
+import { handoffKubeconfig } from './guest-kubeconfig.js';
 import { GuestShell } from './guest-shell.js';
 import { GUEST_API_HOST, guestApiConnections } from './guest-tunnel.js';
 import type { Logger } from './logger.js';
@@ -115,19 +115,7 @@ export async function fetchClusterInfo(
       servingKeyPem: inputs.identity.servingKeyPem,
     });
     log.info({ ocpVersion }, 'Guest cluster is configured');
-    const text = await readGuestKubeconfig(GuestShell.over(second), guestRetry).catch(
-      (error: unknown) => {
-        throw new AgentError(
-          `reading the guest kubeconfig again failed: ${errorMessage(error)}`,
-          'check /opt/kubeconfig in the guest',
-          { cause: error },
-        );
-      },
-    );
-    return {
-      kubeconfig: rewriteKubeconfig(text, config.apiHostname, inputs.identity.servingCertPem),
-      ocpVersion,
-    };
+    return { kubeconfig: handoffKubeconfig(config.apiHostname, inputs.identity), ocpVersion };
   } finally {
     second.close();
   }

@@ -15,6 +15,7 @@ const otherCa = issueCertificate({
   commonName: 'api.guest.example',
   isCa: true,
   keyCertSign: true,
+  validityDays: 1,
 });
 const client = issueCertificate({
   commonName: 'system:admin',
@@ -24,7 +25,7 @@ const client = issueCertificate({
   validityDays: 1,
 });
 const SERVER = 'https://api.guest.example:443';
-const expected = { server: 'https://api.guest.example', ca: ca.certificatePem };
+const expected = { servers: ['https://api.guest.example'], ca: ca.certificatePem };
 
 type Fields = Record<string, unknown>;
 
@@ -122,7 +123,7 @@ describe('readStrictKubeconfig', () => {
 
   it('accepts the expected server with or without the default port', () => {
     const text = kubeconfig((f) => (cluster(f).server = 'https://API.guest.example'));
-    expect(readStrictKubeconfig(text, { server: SERVER }).server).toBe('https://api.guest.example');
+    expect(readStrictKubeconfig(text, { servers: [SERVER] }).server).toBe('https://api.guest.example');
   });
 
   it('refuses a CA other than the one the operator issued', () => {
@@ -133,7 +134,7 @@ describe('readStrictKubeconfig', () => {
       'clusters[0].cluster.certificate-authority-data is not the CA the operator issued for this instance',
     );
     // Without an expected CA, any inline certificate will do.
-    expect(readStrictKubeconfig(text, { server: SERVER }).ca).toBe(otherCa.certificatePem);
+    expect(readStrictKubeconfig(text, { servers: [SERVER] }).ca).toBe(otherCa.certificatePem);
   });
 
   it.each([

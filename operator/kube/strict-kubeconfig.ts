@@ -20,8 +20,8 @@ export interface GuestAccess {
 }
 
 export interface KubeconfigExpectations {
-  /** The only server allowed (`https://host`, `https://host:port`; port 443 may be left out). */
-  server: string;
+  /** The servers allowed (`https://host`, `https://host:port`; port 443 may be left out). */
+  servers: string[];
   /** The CA (PEM) it must carry; absent: any inline certificate (the caller does not use it). */
   ca?: string;
 }
@@ -103,13 +103,13 @@ export function canonicalServer(server: string): string | undefined {
   return `https://${url.host}`;
 }
 
-function checkServer(cluster: Fields, expected: string): string {
+function checkServer(cluster: Fields, expected: string[]): string {
   const field = 'clusters[0].cluster.server';
   const server = text(cluster, 'server', 'clusters[0].cluster');
   const canonical = canonicalServer(server);
   if (!canonical) reject(field, `is "${server}", not https://<host>[:<port>]`);
-  if (canonical !== canonicalServer(expected))
-    reject(field, `is "${server}", not the instance's endpoint ${expected}`);
+  if (!expected.some((allowed) => canonicalServer(allowed) === canonical))
+    reject(field, `is "${server}", not the instance's endpoint ${expected.join(' or ')}`);
   return canonical!;
 }
 
@@ -176,7 +176,7 @@ export function readStrictKubeconfig(text: string, expected: KubeconfigExpectati
   if (current !== undefined && current !== context.name)
     reject('current-context', 'must name contexts[0]');
   return {
-    server: checkServer(cluster.fields, expected.server),
+    server: checkServer(cluster.fields, expected.servers),
     ca: checkCa(cluster.fields, expected.ca),
     credentials: checkCredentials(user.fields),
   };

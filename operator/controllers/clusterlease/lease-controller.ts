@@ -1,6 +1,11 @@
 import { setCondition } from '../../api/conditions.js';
 import { parseGoDuration } from '../../api/duration.js';
-import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
+import {
+  FINALIZER_LEASE_RELEASE,
+  LABEL_MANAGED_BY,
+  LABEL_POOL,
+  MANAGED_BY_OPERATOR,
+} from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
@@ -9,6 +14,7 @@ import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import { namespacePolicy } from '../namespace-policy.js';
+import { leaseKubeconfigData } from './lease-kubeconfig-source.js';
 import { placeLease } from './lease-queue.js';
 import { isPendingLease } from '../clusterpool/pool-accounting.js';
 
@@ -18,6 +24,8 @@ interface SecretObject extends KubeObject {
   data?: Record<string, string>;
 }
 
+/** The operator caches only the Secrets it manages (label selector of the Secret informer). */
+const LEASE_SECRET_LABELS = { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR };
 const TERMINATING_RECHECK_MS = 10_000;
 /** A slow safety pass for waiting leases; every change that can free capacity is an event already. */
 const WAITING_RESYNC_MS = 5 * 60_000;
@@ -289,18 +297,10 @@ export class LeaseController {
     }
   }
 
-  /** Copies the instance's kubeconfig Secret (from the cache when it has it) into the lease's. */
+  /** Writes the instance's kubeconfig, as the operator published it, into the lease's Secret. */
   private async writeLeaseSecret(lease: ClusterLease, instance: ClusterInstance): Promise<void> {
-    const sourceName = instance.status?.kubeconfigSecretRef?.name;
-    if (!sourceName)
-      throw new Error(
-        `ClusterInstance ${instance.metadata!.name} is Ready but has no status.kubeconfigSecretRef`,
-      );
-    const namespace = instance.metadata!.namespace!;
-    const source =
-      this.manager.informer<SecretObject>(SECRETS).get(`${namespace}/${sourceName}`) ??
-      (await this.manager.client.get<SecretObject>(SECRETS, sourceName, namespace));
-    await this.ensureLeaseSecret(lease, `${lease.metadata!.name}-kubeconfig`, source.data ?? {});
+    const data = await leaseKubeconfigData(this.manager, instance);
+    await this.ensureLeaseSecret(lease, `${lease.metadata!.name}-kubeconfig`, data);
   }
 
   /**
@@ -376,7 +376,7 @@ export class LeaseController {
       await this.manager.client.create<SecretObject>(SECRETS, {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name, namespace, ownerReferences: [owner] },
+        metadata: { name, namespace, labels: LEASE_SECRET_LABELS, ownerReferences: [owner] },
         type: 'Opaque',
         data,
       });
@@ -392,7 +392,12 @@ export class LeaseController {
     ) {
       throw new Error(`lease kubeconfig Secret ${namespace}/${name} belongs to another owner`);
     }
-    await this.manager.client.update(SECRETS, { ...existing, data });
+    const labels = { ...existing.metadata.labels, ...LEASE_SECRET_LABELS };
+    await this.manager.client.update(SECRETS, {
+      ...existing,
+      metadata: { ...existing.metadata, labels },
+      data,
+    });
   }
 
   private async whileBound(

@@ -43,6 +43,7 @@ import type { DiskSource, RbacObject, SshKeyRef } from './crc-builders.js';
 import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { ensureCrcEndpoint } from './crc-endpoint.js';
 import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
+import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
 import {
   agentAccountName,
   agentJobName,
@@ -388,8 +389,12 @@ export class CrcTopology implements Topology {
       const graceLeft = agent.reason === 'HandoffPending' ? HANDOFF_GRACE_MS : undefined;
       return { reason: agent.reason, message: agent.message, agent, requeueAfterMs: graceLeft };
     }
+    const access = await crcGuestAccess(objects, endpoint.hostname, this.now());
+    if ('unavailable' in access) throw new Error(access.unavailable);
+    const rejected = handoffRejection(objects, inputs.vmiUid, handoff.kubeconfig, access);
+    if (rejected) return { reason: Reason.KubeconfigRejected, message: rejected, agent };
     try {
-      await this.probe(handoff.kubeconfig);
+      await this.probe(access);
     } catch (error) {
       context.logger.info(
         { err: (error as Error).message },
@@ -403,7 +408,11 @@ export class CrcTopology implements Topology {
         requeueAfterMs: RECHECK_MS,
       };
     }
-    return { ...handoff, hostname: endpoint.hostname };
+    return { access, ocpVersion: handoff.ocpVersion, hostname: endpoint.hostname };
+  }
+
+  private now(): Date {
+    return new Date(this.manager.clock.now());
   }
 
   /** The identity Secret for the host: made once, then only checked (spec §3.12). */

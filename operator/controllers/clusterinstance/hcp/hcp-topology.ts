@@ -13,6 +13,8 @@ import {
 } from '../../../api/platform-resources.js';
 import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
 import type { KubeObject } from '../../../kube/objects.js';
+import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
+import { KubeconfigRejectedError } from '../../../kube/strict-kubeconfig.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
@@ -41,7 +43,7 @@ import type { HcpPlacement } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 import { hcpWatches } from './hcp-watches.js';
 import { ensureKasServingCert, resolveApiHostname } from './hcp-endpoint.js';
-import { rewriteKubeconfig } from './kubeconfig-rewrite.js';
+import { controlPlaneEndpoint, hcpGuestAccess } from './kubeconfig-rewrite.js';
 
 /** The guest API gives no events: while it does not answer, look again after this long. */
 const ENDPOINT_RECHECK_MS = 20_000;
@@ -98,19 +100,17 @@ export class HcpTopology implements Topology {
       await writeInstanceStatus(this.manager, draft.phase('Provisioning'));
       return {};
     }
-    const secret = await upsertInstanceKubeconfig(
-      this.manager,
-      instance,
-      outcome.kubeconfig,
-      outcome.ocpVersion,
-    );
+    const published = await upsertInstanceKubeconfig(this.manager, instance, {
+      ...outcome,
+      context,
+    });
     const wasReady = instance.status?.phase === 'Ready';
     await writeInstanceStatus(
       this.manager,
       draft.ready({
         ocpVersion: outcome.ocpVersion,
         apiEndpoint: instance.status!.apiEndpoint!,
-        kubeconfigSecret: secret,
+        kubeconfig: published,
       }),
     );
     if (!wasReady)
@@ -166,7 +166,7 @@ export class HcpTopology implements Topology {
     draft: InstanceStatusDraft,
     context: ReconcileContext,
   ): Promise<
-    Wait | { persist: true } | { persist?: false; kubeconfig: string; ocpVersion: string }
+    Wait | { persist: true } | { persist?: false; access: GuestAccess; ocpVersion: string }
   > {
     const pullSecret = await this.pullSecret(instance);
     const sshKey = await this.workerSshKey(instance);
@@ -217,9 +217,13 @@ export class HcpTopology implements Topology {
         reason: Reason.APIEndpointRouteNotAdmitted,
         message: `waiting for the API Route for endpoint "${instance.status.apiEndpoint}" to be admitted`,
       };
-    const kubeconfig = rewriteKubeconfig(admin, instance.status.apiEndpoint, cert);
+    const access = this.publishedAccess(placement, hostedCluster, admin, {
+      endpoint: instance.status.apiEndpoint,
+      caPem: cert,
+    });
+    if ('reason' in access) return access;
     try {
-      await this.probe(kubeconfig);
+      await this.probe(access);
     } catch (error) {
       return {
         reason: Reason.APIEndpointUnavailable,
@@ -227,7 +231,32 @@ export class HcpTopology implements Topology {
         requeueAfterMs: ENDPOINT_RECHECK_MS,
       };
     }
-    return { kubeconfig, ocpVersion: observedVersion(hostedCluster) };
+    return { access, ocpVersion: observedVersion(hostedCluster) };
+  }
+
+  /** What the instance publishes, from HyperShift's admin kubeconfig read strictly; or why not. */
+  private publishedAccess(
+    placement: HcpPlacement,
+    hostedCluster: PlatformObject,
+    adminKubeconfig: string,
+    published: { endpoint: string; caPem: string },
+  ): GuestAccess | Wait {
+    const kas = controlPlaneEndpoint(hostedCluster.status);
+    if (!kas)
+      return {
+        reason: Reason.KubeconfigUnavailable,
+        message: `HostedCluster ${placement.hostedClusterName} has no status.controlPlaneEndpoint yet`,
+      };
+    try {
+      return hcpGuestAccess(adminKubeconfig, { controlPlaneEndpoint: kas, ...published });
+    } catch (error) {
+      if (!(error instanceof KubeconfigRejectedError)) throw error;
+      const name = (hostedCluster.status?.kubeconfig as { name?: string } | undefined)?.name;
+      return {
+        reason: Reason.KubeconfigRejected,
+        message: `admin kubeconfig Secret ${placement.hostedClusterNamespace}/${name} was refused: ${error.message}; no request was sent with it`,
+      };
+    }
   }
 
   /** The pull secret in the instance namespace (spec §2.3.1): the HostedCluster uses it as it is. */
