@@ -123,7 +123,9 @@ function reportDrift(
   const heldDigest = kubeconfigDigest(
     Buffer.from(held.kubeconfig ?? '', 'base64').toString('utf8'),
   );
-  if (!recorded || heldDigest === recorded) return;
+  // A legitimate update (a renewed KAS certificate) starts from what was recorded; anything else
+  // was written by someone else (or by an operator version that published other content).
+  if (heldDigest === recorded) return;
   const name = kubeconfigSecretName(instance.metadata!.name!);
   context?.logger.info({ secret: name }, 'Rewrote a changed kubeconfig Secret');
   void manager.events.record(

@@ -1,0 +1,228 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { EVENTS } from '../../operator/api/core-resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { handoffSecretName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
+import type { Secret } from '../../operator/kube/workloads.js';
+import { enableNamespace, lease } from '../operator/pool-fixtures.js';
+import { useTestNamespace } from '../support/cluster.js';
+import { CredentialListener } from '../support/credential-listener.js';
+import { Tenant } from '../support/tenant.js';
+import { waitFor, waitForList } from '../support/wait-for.js';
+import { CrcEnvironment } from './crc-environment.js';
+
+/**
+ * What a tenant who may only read and write Secrets in the namespace can do to the operator's
+ * crc instances: point a kubeconfig the operator reads at a server of their own with the
+ * operator's token file. Nothing reaches that server, and nothing of it gets published.
+ */
+const ns = useTestNamespace('crc-tenant');
+/** Gets a guest API of its own, and becomes Ready. */
+const READY = 'ready';
+/** Its guest API never answers: the agent never finishes, the handoff Secret stays empty. */
+const STUCK = 'stuck';
+const READY_TIMEOUT_MS = 240_000;
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+const decode = (data: string | undefined): string => Buffer.from(data ?? '', 'base64').toString();
+
+function crcPool(name: string): ClusterPool {
+  return {
+    apiVersion: POOLS.apiVersion,
+    kind: POOLS.kind,
+    metadata: { name, namespace: ns.name },
+    spec: {
+      type: 'crc',
+      maxSize: 1,
+      minSize: 0,
+      warmSpares: 1,
+      template: {
+        releaseImage: 'https://mirror.example.test/crc/4.16.0/crc.qcow2',
+        bundleSSHKeyRef: { name: 'crc-bundle-ssh-key' },
+        ocpVersion: '4.16.0',
+        memory: '16Gi',
+        cores: 4,
+      },
+    },
+  };
+}
+
+let env: CrcEnvironment;
+let tenant: Tenant;
+let listener: CredentialListener;
+let dir: string;
+/** Stands for the operator's ServiceAccount token file (what a pod mounts). */
+let tokenFile: string;
+const OPERATOR_TOKEN = `operator-token-${Date.now()}`;
+
+/** The tenant's kubeconfig: their server, trusting their CA, with the operator's token file. */
+function craftedKubeconfig(): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'guest',
+        cluster: { server: listener.url, 'certificate-authority-data': b64(listener.ca) },
+      },
+    ],
+    users: [{ name: 'admin', user: { tokenFile } }],
+    contexts: [{ name: 'admin', context: { cluster: 'guest', user: 'admin' } }],
+    'current-context': 'admin',
+  });
+}
+
+const instanceOf = (pool: string): Promise<ClusterInstance | undefined> =>
+  waitFor<ClusterInstance>(ns.kubeConfig, {
+    type: INSTANCES,
+    namespace: ns.name,
+    name: `${pool}-0`,
+    until: (i) => !!i,
+  });
+
+interface CoreEvent extends KubeObject {
+  type?: string;
+  reason?: string;
+  message?: string;
+  involvedObject?: { name?: string };
+}
+
+/** Waits for an Event of `reason` on the instance, and returns it. */
+async function event(instance: string, reason: string): Promise<CoreEvent> {
+  const matches = (e: CoreEvent): boolean =>
+    e.reason === reason && e.involvedObject?.name === instance;
+  const events = await waitForList<CoreEvent>(ns.kubeConfig, {
+    type: EVENTS,
+    namespace: ns.name,
+    until: (items) => items.some(matches),
+    description: `a ${reason} Event on ${instance}`,
+    timeoutMs: 60_000,
+  });
+  return events.find(matches)!;
+}
+
+beforeAll(async () => {
+  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
+    guestApi: (vmi) => (vmi.metadata?.name === `${READY}-0` ? 'per-guest' : 'never-ready'),
+  });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'crc-tenant-'));
+  tokenFile = path.join(dir, 'token');
+  await writeFile(tokenFile, OPERATOR_TOKEN, { mode: 0o600 });
+  listener = await CredentialListener.start();
+  tenant = await Tenant.create(ns, ns.name, 'tenant-of-ci', [
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+  ]);
+  await enableNamespace(ns.api, ns.name);
+  await env.createCrcPrerequisites(ns.api, ns.name);
+  await env.startOperator();
+  await ns.api.create(POOLS, crcPool(READY));
+  await ns.api.create(POOLS, crcPool(STUCK));
+});
+
+afterAll(async () => {
+  await env?.stop();
+  await tenant?.close();
+  await listener?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a tenant with only Secret rights in the namespace', () => {
+  it('cannot get a handoff naming their server accepted: not Ready, KubeconfigRejected, nothing sent', async () => {
+    const name = `${STUCK}-0`;
+    const waiting = await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) =>
+        !!i?.status?.crc?.vmiUID && !!i.status.conditions?.some((c) => c.type === 'CRCAgent'),
+      description: `${name} to run its crc-agent`,
+      timeoutMs: READY_TIMEOUT_MS,
+    });
+    const vmiUid = waiting!.status!.crc!.vmiUID!;
+    // The VMI UID is public (instance status); the operator made the handoff Secret, empty.
+    await tenant.api.patch(
+      SECRETS,
+      { name: handoffSecretName(name, vmiUid), namespace: ns.name },
+      {
+        data: {
+          kubeconfig: b64(craftedKubeconfig()),
+          ocpVersion: b64('4.16.0'),
+          vmiUID: b64(vmiUid),
+        },
+      },
+    );
+    const refused = await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) =>
+        i?.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'KubeconfigRejected',
+      description: `${name} to refuse the crafted handoff`,
+      timeoutMs: 60_000,
+    });
+    expect(refused!.status!.phase).toBe('Provisioning');
+    expect(refused!.status!.kubeconfigSecretRef).toEqual({});
+    const ready = refused!.status!.conditions!.find((c) => c.type === 'Ready')!;
+    expect(ready.status).toBe('False');
+    expect(ready.message).toContain('users[0].user.tokenFile is not allowed');
+    expect(await event(name, 'KubeconfigRejected')).toMatchObject({ type: 'Warning' });
+    await expect(ns.api.get(SECRETS, `${name}-kubeconfig`, ns.name)).rejects.toMatchObject({
+      status: 404,
+    });
+    expect(listener.received).toEqual([]);
+  });
+
+  it('cannot redirect the published kubeconfig: it is rewritten and reported, leases get the original', async () => {
+    const name = `${READY}-0`;
+    await instanceOf(READY);
+    const ready = await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) => i?.status?.phase === 'Ready',
+      description: `${name} to be Ready`,
+      timeoutMs: READY_TIMEOUT_MS,
+    });
+    const published = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
+    const original = decode(published.data?.kubeconfig);
+
+    await tenant.api.patch(
+      SECRETS,
+      { name: `${name}-kubeconfig`, namespace: ns.name },
+      { data: { kubeconfig: b64(craftedKubeconfig()) } },
+    );
+    // A lease asked for right now gets the instance's own kubeconfig, never the tenant's.
+    await ns.api.create(LEASES, lease(ns.name, 'job-1', READY));
+    expect(await event(name, 'KubeconfigRewritten')).toMatchObject({ type: 'Warning' });
+    const restored = await waitFor<Secret>(ns.kubeConfig, {
+      type: SECRETS,
+      namespace: ns.name,
+      name: `${name}-kubeconfig`,
+      until: (s) => decode(s?.data?.kubeconfig) === original,
+      description: 'the published kubeconfig to be rewritten',
+      timeoutMs: 60_000,
+    });
+    expect(restored).toBeDefined();
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'job-1',
+      until: (l) => l?.status?.phase === 'Bound',
+      timeoutMs: 60_000,
+    });
+    const copy = await ns.api.get<Secret>(SECRETS, 'job-1-kubeconfig', ns.name);
+    expect(decode(copy.data?.kubeconfig)).toBe(original);
+    // The original reaches nothing but the instance's endpoint, with inline credentials.
+    const access = readStrictKubeconfig(original, { servers: [ready!.status!.apiEndpoint!] });
+    expect(access.server).toBe(ready!.status!.apiEndpoint);
+    const now = await ns.api.get<ClusterInstance>(INSTANCES, name, ns.name);
+    expect(now.status?.phase).toBe('Ready');
+    expect(listener.received).toEqual([]);
+  });
+});
