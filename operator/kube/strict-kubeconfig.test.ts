@@ -123,7 +123,9 @@ describe('readStrictKubeconfig', () => {
 
   it('accepts the expected server with or without the default port', () => {
     const text = kubeconfig((f) => (cluster(f).server = 'https://API.guest.example'));
-    expect(readStrictKubeconfig(text, { servers: [SERVER] }).server).toBe('https://api.guest.example');
+    expect(readStrictKubeconfig(text, { servers: [SERVER] }).server).toBe(
+      'https://api.guest.example',
+    );
   });
 
   it('refuses a CA other than the one the operator issued', () => {
