@@ -4,29 +4,32 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { EVENTS } from '../../operator/api/core-resources.js';
+import { HOSTED_CLUSTERS } from '../../operator/api/platform-resources.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { handoffSecretName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import type { Secret } from '../../operator/kube/workloads.js';
-import { enableNamespace, lease } from '../operator/pool-fixtures.js';
+import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { CredentialListener } from '../support/credential-listener.js';
 import { Tenant } from '../support/tenant.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
-import { CrcEnvironment } from './crc-environment.js';
+import { CrcEnvironment } from '../crc/crc-environment.js';
 
 /**
  * What a tenant who may only read and write Secrets in the namespace can do to the operator's
- * crc instances: point a kubeconfig the operator reads at a server of their own with the
+ * crc and hcp instances: point a kubeconfig the operator reads at a server of their own with the
  * operator's token file. Nothing reaches that server, and nothing of it gets published.
  */
-const ns = useTestNamespace('crc-tenant');
+const ns = useTestNamespace('kubeconfig-attacks');
 /** Gets a guest API of its own, and becomes Ready. */
 const READY = 'ready';
 /** Its guest API never answers: the agent never finishes, the handoff Secret stays empty. */
 const STUCK = 'stuck';
+/** An hcp pool: HyperShift's admin kubeconfig Secret sits in the namespace too. */
+const HOSTED = 'hosted';
 const READY_TIMEOUT_MS = 240_000;
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -110,8 +113,9 @@ async function event(instance: string, reason: string): Promise<CoreEvent> {
 beforeAll(async () => {
   env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
     guestApi: (vmi) => (vmi.metadata?.name === `${READY}-0` ? 'per-guest' : 'never-ready'),
+    hcp: true,
   });
-  dir = await mkdtemp(path.join(os.tmpdir(), 'crc-tenant-'));
+  dir = await mkdtemp(path.join(os.tmpdir(), 'kubeconfig-attacks-'));
   tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, OPERATOR_TOKEN, { mode: 0o600 });
   listener = await CredentialListener.start();
@@ -123,6 +127,7 @@ beforeAll(async () => {
   await env.startOperator();
   await ns.api.create(POOLS, crcPool(READY));
   await ns.api.create(POOLS, crcPool(STUCK));
+  await ns.api.create(POOLS, hcpPool(ns.name, HOSTED, { maxSize: 1, warmSpares: 1 }));
 });
 
 afterAll(async () => {
@@ -223,6 +228,51 @@ describe('a tenant with only Secret rights in the namespace', () => {
     expect(access.server).toBe(ready!.status!.apiEndpoint);
     const now = await ns.api.get<ClusterInstance>(INSTANCES, name, ns.name);
     expect(now.status?.phase).toBe('Ready');
+    expect(listener.received).toEqual([]);
+  });
+
+  it("cannot slip a token file into HyperShift's admin kubeconfig: KubeconfigRejected, nothing sent", async () => {
+    const name = `${HOSTED}-0`;
+    const ready = await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) => i?.status?.phase === 'Ready',
+      description: `${name} to be Ready`,
+      timeoutMs: READY_TIMEOUT_MS,
+    });
+    const published = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
+    const hostedCluster = await ns.api.get<
+      KubeObject & { status?: { kubeconfig?: { name?: string } } }
+    >(HOSTED_CLUSTERS, ready!.status!.hyperShift!.hostedClusterName!, ns.name);
+    const adminSecret = hostedCluster.status!.kubeconfig!.name!;
+    await tenant.api.patch(
+      SECRETS,
+      { name: adminSecret, namespace: ns.name },
+      { data: { kubeconfig: b64(craftedKubeconfig()) } },
+    );
+    // The next pass over the instance (any change of it or of its HostedCluster brings one).
+    await ns.api.patch(
+      INSTANCES,
+      { name, namespace: ns.name },
+      { metadata: { annotations: { 'test.guestcluster.opdev.io/pass': '1' } } },
+    );
+    const refused = await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) =>
+        i?.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'KubeconfigRejected',
+      description: `${name} to refuse the changed admin kubeconfig`,
+      timeoutMs: 60_000,
+    });
+    expect(refused!.status!.phase).toBe('Provisioning');
+    expect(refused!.status!.conditions!.find((c) => c.type === 'Ready')!.message).toContain(
+      `admin kubeconfig Secret ${ns.name}/${adminSecret} was refused: users[0].user.tokenFile is not allowed`,
+    );
+    expect(await event(name, 'KubeconfigRejected')).toMatchObject({ type: 'Warning' });
+    const after = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
+    expect(after.data).toEqual(published.data);
     expect(listener.received).toEqual([]);
   });
 });
