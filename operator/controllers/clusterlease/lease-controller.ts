@@ -14,6 +14,7 @@ import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
 import { namespacePolicy } from '../namespace-policy.js';
+import { ensureLeaseAccess } from './lease-access.js';
 import { leaseKubeconfigData } from './lease-kubeconfig-source.js';
 import { placeLease } from './lease-queue.js';
 import { isPendingLease } from '../clusterpool/pool-accounting.js';
@@ -297,10 +298,14 @@ export class LeaseController {
     }
   }
 
-  /** Writes the instance's kubeconfig, as the operator published it, into the lease's Secret. */
+  /**
+   * Writes the instance's kubeconfig, as the operator published it, into the lease's Secret, and
+   * lets the lease's subjects read it.
+   */
   private async writeLeaseSecret(lease: ClusterLease, instance: ClusterInstance): Promise<void> {
     const data = await leaseKubeconfigData(this.manager, instance);
     await this.ensureLeaseSecret(lease, `${lease.metadata!.name}-kubeconfig`, data);
+    await ensureLeaseAccess(this.manager, lease);
   }
 
   /**
@@ -404,6 +409,7 @@ export class LeaseController {
     lease: ClusterLease,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
+    await ensureLeaseAccess(this.manager, lease);
     // Release claims of this lease on instances other than the one it is bound to (a race lost).
     const stale = this.manager
       .informer<ClusterInstance>(INSTANCES)
