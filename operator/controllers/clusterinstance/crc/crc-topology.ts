@@ -44,6 +44,9 @@ import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-build
 import { ensureCrcEndpoint } from './crc-endpoint.js';
 import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
 import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
+import { recordHostKey } from './crc-host-key.js';
+import { ensureGuestNetworkPolicy } from './crc-network-policy.js';
+import { ensureInstanceSshKey } from './crc-ssh-key.js';
 import {
   agentAccountName,
   agentJobName,
@@ -382,7 +385,10 @@ export class CrcTopology implements Topology {
       return PERSIST;
     }
     await this.ensureIdentity(objects, endpoint.hostname);
+    await ensureInstanceSshKey(objects);
+    await ensureGuestNetworkPolicy(this.manager, objects);
     const job = await this.ensureAgentJob(objects, inputs, endpoint.hostname, context);
+    recordHostKey(objects, draft, inputs.vmiUid);
     const handoff = await this.readiness.handoff(objects, inputs.vmiUid);
     const agent = await this.inspectAgent(objects, job, !!handoff);
     if (!handoff) {

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS, PODS } from '../../operator/api/core-resources.js';
+import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
 import { HOSTED_CLUSTERS } from '../../operator/api/platform-resources.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
@@ -15,6 +16,7 @@ import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { CredentialListener } from '../support/credential-listener.js';
 import { Tenant } from '../support/tenant.js';
+import { sshLogin } from '../guest/ssh-login.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
 import { CrcEnvironment } from '../crc/crc-environment.js';
 
@@ -23,7 +25,7 @@ import { CrcEnvironment } from '../crc/crc-environment.js';
  * crc and hcp instances: point a kubeconfig the operator reads at a server of their own with the
  * operator's token file. Nothing reaches that server, and nothing of it gets published.
  */
-const ns = useTestNamespace('kubeconfig-attacks');
+const ns = useTestNamespace('tenant-attacks');
 /** Gets a guest API of its own, and becomes Ready. */
 const READY = 'ready';
 /** Its guest API never answers: the agent never finishes, the handoff Secret stays empty. */
@@ -54,6 +56,15 @@ function crcPool(name: string): ClusterPool {
       },
     },
   };
+}
+
+interface Peer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+}
+interface NetworkPolicySpec {
+  podSelector: { matchLabels?: Record<string, string> };
+  ingress: { from: Peer[]; ports: unknown[] }[];
 }
 
 let env: CrcEnvironment;
@@ -115,7 +126,7 @@ beforeAll(async () => {
     guestApi: (vmi) => (vmi.metadata?.name === `${READY}-0` ? 'per-guest' : 'never-ready'),
     hcp: true,
   });
-  dir = await mkdtemp(path.join(os.tmpdir(), 'kubeconfig-attacks-'));
+  dir = await mkdtemp(path.join(os.tmpdir(), 'tenant-attacks-'));
   tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, OPERATOR_TOKEN, { mode: 0o600 });
   listener = await CredentialListener.start();
@@ -274,5 +285,72 @@ describe('a tenant with only Secret rights in the namespace', () => {
     const after = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
     expect(after.data).toEqual(published.data);
     expect(listener.received).toEqual([]);
+  });
+});
+
+/** Whether a label selector's matchLabels select an object with these labels. */
+const selects = (selector: { matchLabels?: Record<string, string> }, labels = {}): boolean =>
+  Object.entries(selector.matchLabels ?? {}).every(
+    ([key, value]) => (labels as Record<string, string>)[key] === value,
+  );
+
+describe("the guest's SSH, after the crc-agent handed it over", () => {
+  const name = `${READY}-0`;
+  let instance: ClusterInstance;
+  beforeAll(async () => {
+    instance = (await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name,
+      until: (i) => i?.status?.phase === 'Ready',
+      timeoutMs: READY_TIMEOUT_MS,
+    }))!;
+  });
+
+  it('refuses the bundle key, takes the instance key, and its host key is recorded for the VMI', async () => {
+    const vmiUid = instance.status!.crc!.vmiUID!;
+    const guest = env.guests.guestOf(vmiUid)!;
+    const login = { host: guest.address, port: guest.ssh.port, username: 'core' };
+    await expect(sshLogin({ ...login, privateKey: env.bundleKey.private })).rejects.toThrow(
+      /All configured authentication methods failed/,
+    );
+    const key = await ns.api.get<Secret>(SECRETS, `${name}-crc-ssh-key`, ns.name);
+    await expect(sshLogin({ ...login, privateKey: decode(key.data?.id_ed25519) })).resolves.toBe(
+      guest.ssh.hostKey,
+    );
+    expect(instance.status!.crc!.sshHostKey).toEqual({
+      vmiUID: vmiUid,
+      publicKey: guest.ssh.hostKey,
+    });
+  });
+
+  it('lets only its own agent pods reach port 22 of its launcher pod (the selectors match the pods)', async () => {
+    const policy = await ns.api.get<KubeObject & { spec: NetworkPolicySpec }>(
+      NETWORK_POLICIES,
+      `${name}-crc-guest`,
+      ns.name,
+    );
+    expect(policy.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'ClusterInstance',
+      uid: instance.metadata!.uid,
+    });
+    const [ssh, api] = policy.spec.ingress;
+    expect(ssh!.ports).toEqual([{ protocol: 'TCP', port: 22 }]);
+    expect(api!.ports).toEqual([{ protocol: 'TCP', port: 6443 }]);
+    expect(api!.from.every((peer) => peer.namespaceSelector && !peer.podSelector)).toBe(true);
+    const pods = (await ns.api.list<KubeObject>(PODS, { namespace: ns.name })).items;
+    const launchers = pods.filter((p) => p.metadata?.labels?.['kubevirt.io'] === 'virt-launcher');
+    const agents = pods.filter((p) => p.metadata?.labels?.['batch.kubernetes.io/job-name']);
+    const of = (items: KubeObject[], instanceName: string): KubeObject[] =>
+      items.filter((p) => p.metadata?.labels?.['opdev.io/cluster-instance'] === instanceName);
+    // The real pods: the VM's launcher pod and the agent's Job pods, of this and another instance.
+    expect(of(launchers, name)).toHaveLength(1);
+    expect(of(launchers, `${STUCK}-0`)).toHaveLength(1);
+    expect(of(agents, name).length).toBeGreaterThan(0);
+    expect(of(agents, `${STUCK}-0`).length).toBeGreaterThan(0);
+    const guarded = pods.filter((p) => selects(policy.spec.podSelector, p.metadata?.labels));
+    expect(guarded).toEqual(of(launchers, name));
+    const admitted = pods.filter((p) => selects(ssh!.from[0]!.podSelector!, p.metadata?.labels));
+    expect(admitted).toEqual(of(agents, name));
   });
 });
