@@ -11,6 +11,8 @@ import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicy } from '../namespace-policy.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool, nextInstanceName } from './pool-accounting.js';
+import { crcVersionRefusal } from '../../crc-bounds.js';
+import { refusedCrcVersion } from './crc-version-gate.js';
 import { buildPoolInstance } from './pool-instance.js';
 
 const DISABLED_RECHECK_MS = 20_000;
@@ -73,7 +75,8 @@ export class PoolController {
     const { namespace } = splitKey(key);
     const now = this.manager.clock.now();
     const policy = await namespacePolicy(this.manager, namespace!);
-    if (policy.enabled && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
+    const allowed = !crcVersionRefusal(this.manager.config.crc, pool.spec.template.crcVersion);
+    if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
       await this.ensureBundle(pool, context);
 
     const instances = this.manager
@@ -89,6 +92,11 @@ export class PoolController {
     const accounting = accountPool(pool, instances, leases);
     const status = this.poolStatus(key, pool, policy, accounting, now);
     const writeStatus = (): Promise<void> => this.writeStatus(pool, status);
+    const refused = refusedCrcVersion(this.manager, pool, status);
+    if (refused) {
+      await this.writeStatus(pool, refused);
+      return {};
+    }
 
     if (!policy.enabled) {
       await writeStatus();

@@ -19,6 +19,12 @@ import { controlledBy } from './bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
+import { PreparationSlots } from './preparation-slots.js';
+
+/** A Pending bundle that waits for the admin's cap on bundles prepared at once. */
+const waitingForSlot = (bundle: CRCBundle): boolean =>
+  bundle.status?.phase === PHASE.pending &&
+  findCondition(bundle.status.conditions, 'Ready')?.reason === READY_REASON.waitingForPreparation;
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
 
@@ -51,6 +57,7 @@ export class BundleController {
   private readonly retries = new Map<string, RetryState>();
   private readonly accept: (bundle: CRCBundle) => boolean;
   private readonly retryBackoff: BackoffPolicy;
+  private readonly slots: PreparationSlots;
 
   constructor(
     private readonly manager: Manager,
@@ -58,13 +65,26 @@ export class BundleController {
   ) {
     this.accept = options.accept ?? (() => true);
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
+    this.slots = new PreparationSlots(manager, this.accept);
   }
 
   registration(): ControllerRegistration {
+    const bundles = this.manager.informer<CRCBundle>(BUNDLES);
     return {
       name: 'crcbundle',
       forType: BUNDLES,
       owns: [PVCS, JOBS, SECRETS, CONFIG_MAPS],
+      watches: [
+        {
+          // A bundle that stops preparing frees a slot: the ones waiting for one go again.
+          type: BUNDLES,
+          mapChange: (previous, current) =>
+            (previous as CRCBundle | undefined)?.status?.phase === PHASE.preparing &&
+            (current as CRCBundle | undefined)?.status?.phase !== PHASE.preparing
+              ? bundles.list((b) => waitingForSlot(b)).map((b) => b.metadata!.name!)
+              : [],
+        },
+      ],
       reconcile: (key, context) => this.reconcile(key, context),
     };
   }
@@ -93,17 +113,37 @@ export class BundleController {
     }
   }
 
-  /** Pending: PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  /** Pending: waits for a preparation slot (the admin's cap), then starts preparing. */
   private async pending(
     bundle: CRCBundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const config = this.manager.config;
     // A PVC on its way out (reprovisioning after it was deleted) is waited for, not reused.
     for (const name of [names.golden, names.scratch])
       if (this.manager.informer(PVCS).get(`${this.namespace}/${name}`)?.metadata?.deletionTimestamp)
         return {};
+    const slot = await this.slots.take(bundle);
+    if ('waiting' in slot) {
+      await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, [
+        ready('False', READY_REASON.waitingForPreparation, slot.waiting),
+      ]);
+      return {};
+    }
+    try {
+      return await this.start(bundle, names, context);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /** PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  private async start(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const config = this.manager.config;
     await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
     await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
     const job = buildPrepJob(bundle, {
