@@ -116,7 +116,7 @@ describe('the admin bounds of CRC bundles', () => {
         kind: BUNDLES.kind,
         metadata: { name: bundleName(suffix) },
         spec: { version: '4.16.0' },
-      } as CRCBundle);
+      });
     const phases = (items: CRCBundle[]): (string | undefined)[] =>
       items
         .filter((b) => b.metadata!.name!.startsWith(`bounds-${tag}-`))
