@@ -92,13 +92,26 @@ function craftedKubeconfig(): string {
   });
 }
 
-const instanceOf = (pool: string): Promise<ClusterInstance | undefined> =>
-  waitFor<ClusterInstance>(ns.kubeConfig, {
+/** Waits until the instance is as `until` says, and returns it. */
+async function instanceWhen(
+  name: string,
+  description: string,
+  until: (instance: ClusterInstance | undefined) => boolean,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<ClusterInstance> {
+  return (await waitFor<ClusterInstance>(ns.kubeConfig, {
     type: INSTANCES,
     namespace: ns.name,
-    name: `${pool}-0`,
-    until: (i) => !!i,
-  });
+    name,
+    until,
+    description: `${name} ${description}`,
+    timeoutMs,
+  }))!;
+}
+
+const isReady = (i: ClusterInstance | undefined): boolean => i?.status?.phase === 'Ready';
+const rejected = (i: ClusterInstance | undefined): boolean =>
+  i?.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'KubeconfigRejected';
 
 interface CoreEvent extends KubeObject {
   type?: string;
@@ -151,16 +164,12 @@ afterAll(async () => {
 describe('a tenant with only Secret rights in the namespace', () => {
   it('cannot get a handoff naming their server accepted: not Ready, KubeconfigRejected, nothing sent', async () => {
     const name = `${STUCK}-0`;
-    const waiting = await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
+    const waiting = await instanceWhen(
       name,
-      until: (i) =>
-        !!i?.status?.crc?.vmiUID && !!i.status.conditions?.some((c) => c.type === 'CRCAgent'),
-      description: `${name} to run its crc-agent`,
-      timeoutMs: READY_TIMEOUT_MS,
-    });
-    const vmiUid = waiting!.status!.crc!.vmiUID!;
+      'to run its crc-agent',
+      (i) => !!i?.status?.crc?.vmiUID && !!i.status.conditions?.some((c) => c.type === 'CRCAgent'),
+    );
+    const vmiUid = waiting.status!.crc!.vmiUID!;
     // The VMI UID is public (instance status); the operator made the handoff Secret, empty.
     await tenant.api.patch(
       SECRETS,
@@ -173,18 +182,10 @@ describe('a tenant with only Secret rights in the namespace', () => {
         },
       },
     );
-    const refused = await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      name,
-      until: (i) =>
-        i?.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'KubeconfigRejected',
-      description: `${name} to refuse the crafted handoff`,
-      timeoutMs: 60_000,
-    });
-    expect(refused!.status!.phase).toBe('Provisioning');
-    expect(refused!.status!.kubeconfigSecretRef).toEqual({});
-    const ready = refused!.status!.conditions!.find((c) => c.type === 'Ready')!;
+    const refused = await instanceWhen(name, 'to refuse the crafted handoff', rejected, 60_000);
+    expect(refused.status!.phase).toBe('Provisioning');
+    expect(refused.status!.kubeconfigSecretRef).toEqual({});
+    const ready = refused.status!.conditions!.find((c) => c.type === 'Ready')!;
     expect(ready.status).toBe('False');
     expect(ready.message).toContain('users[0].user.tokenFile is not allowed');
     expect(await event(name, 'KubeconfigRejected')).toMatchObject({ type: 'Warning' });
@@ -196,15 +197,7 @@ describe('a tenant with only Secret rights in the namespace', () => {
 
   it('cannot redirect the published kubeconfig: it is rewritten and reported, leases get the original', async () => {
     const name = `${READY}-0`;
-    await instanceOf(READY);
-    const ready = await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      name,
-      until: (i) => i?.status?.phase === 'Ready',
-      description: `${name} to be Ready`,
-      timeoutMs: READY_TIMEOUT_MS,
-    });
+    const ready = await instanceWhen(name, 'to be Ready', isReady);
     const published = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
     const original = decode(published.data?.kubeconfig);
 
@@ -235,8 +228,8 @@ describe('a tenant with only Secret rights in the namespace', () => {
     const copy = await ns.api.get<Secret>(SECRETS, 'job-1-kubeconfig', ns.name);
     expect(decode(copy.data?.kubeconfig)).toBe(original);
     // The original reaches nothing but the instance's endpoint, with inline credentials.
-    const access = readStrictKubeconfig(original, { servers: [ready!.status!.apiEndpoint!] });
-    expect(access.server).toBe(ready!.status!.apiEndpoint);
+    const access = readStrictKubeconfig(original, { servers: [ready.status!.apiEndpoint!] });
+    expect(access.server).toBe(ready.status!.apiEndpoint);
     const now = await ns.api.get<ClusterInstance>(INSTANCES, name, ns.name);
     expect(now.status?.phase).toBe('Ready');
     expect(listener.received).toEqual([]);
@@ -244,18 +237,11 @@ describe('a tenant with only Secret rights in the namespace', () => {
 
   it("cannot slip a token file into HyperShift's admin kubeconfig: KubeconfigRejected, nothing sent", async () => {
     const name = `${HOSTED}-0`;
-    const ready = await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      name,
-      until: (i) => i?.status?.phase === 'Ready',
-      description: `${name} to be Ready`,
-      timeoutMs: READY_TIMEOUT_MS,
-    });
+    const ready = await instanceWhen(name, 'to be Ready', isReady);
     const published = await ns.api.get<Secret>(SECRETS, `${name}-kubeconfig`, ns.name);
     const hostedCluster = await ns.api.get<
       KubeObject & { status?: { kubeconfig?: { name?: string } } }
-    >(HOSTED_CLUSTERS, ready!.status!.hyperShift!.hostedClusterName!, ns.name);
+    >(HOSTED_CLUSTERS, ready.status!.hyperShift!.hostedClusterName!, ns.name);
     const adminSecret = hostedCluster.status!.kubeconfig!.name!;
     await tenant.api.patch(
       SECRETS,
@@ -268,17 +254,9 @@ describe('a tenant with only Secret rights in the namespace', () => {
       { name, namespace: ns.name },
       { metadata: { annotations: { 'test.guestcluster.opdev.io/pass': '1' } } },
     );
-    const refused = await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      name,
-      until: (i) =>
-        i?.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'KubeconfigRejected',
-      description: `${name} to refuse the changed admin kubeconfig`,
-      timeoutMs: 60_000,
-    });
-    expect(refused!.status!.phase).toBe('Provisioning');
-    expect(refused!.status!.conditions!.find((c) => c.type === 'Ready')!.message).toContain(
+    const refused = await instanceWhen(name, 'to refuse the admin kubeconfig', rejected, 60_000);
+    expect(refused.status!.phase).toBe('Provisioning');
+    expect(refused.status!.conditions!.find((c) => c.type === 'Ready')!.message).toContain(
       `admin kubeconfig Secret ${ns.name}/${adminSecret} was refused: users[0].user.tokenFile is not allowed`,
     );
     expect(await event(name, 'KubeconfigRejected')).toMatchObject({ type: 'Warning' });
@@ -298,13 +276,7 @@ describe("the guest's SSH, after the crc-agent handed it over", () => {
   const name = `${READY}-0`;
   let instance: ClusterInstance;
   beforeAll(async () => {
-    instance = (await waitFor<ClusterInstance>(ns.kubeConfig, {
-      type: INSTANCES,
-      namespace: ns.name,
-      name,
-      until: (i) => i?.status?.phase === 'Ready',
-      timeoutMs: READY_TIMEOUT_MS,
-    }))!;
+    instance = await instanceWhen(name, 'to be Ready', isReady);
   });
 
   it('refuses the bundle key, takes the instance key, and its host key is recorded for the VMI', async () => {

@@ -187,8 +187,8 @@ export class CrcReadiness {
 
   /**
    * The guest still answers the operator's own credentials, and the published kubeconfig still
-   * holds them (rewritten when changed; re-published once a valid handoff shows the agent is done
-   * when it is gone).
+   * holds them: rewritten when someone changed it; when it is gone, published again once a valid
+   * handoff shows that the agent is done with this VMI.
    */
   private async healthCheck(
     objects: CrcObjects,
@@ -207,6 +207,7 @@ export class CrcReadiness {
     const access = await crcGuestAccess(objects, hostname, new Date(this.manager.clock.now()));
     if ('unavailable' in access)
       return this.apiUnavailable(draft, Reason.KubeconfigUnavailable, access.unavailable);
+    let ocpVersion = instance.status?.ocpVersion ?? '';
     if (!published) {
       const vmiUid = instance.status!.crc!.vmiUID!;
       const handoff = await this.handoff(objects, vmiUid);
@@ -218,6 +219,7 @@ export class CrcReadiness {
         );
       const rejected = handoffRejection(objects, vmiUid, handoff.kubeconfig, access);
       if (rejected) return this.apiUnavailable(draft, Reason.KubeconfigRejected, rejected);
+      ocpVersion = handoff.ocpVersion;
     }
     try {
       await this.probe(access);
@@ -228,7 +230,6 @@ export class CrcReadiness {
         `guest API readiness check failed: ${(error as Error).message}`,
       );
     }
-    const ocpVersion = instance.status?.ocpVersion ?? '';
     await this.markReady(objects, draft, { access, ocpVersion, hostname }, context);
     return { requeueAfterMs: READY_RECHECK_MS };
   }
