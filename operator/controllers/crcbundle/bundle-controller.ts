@@ -19,12 +19,7 @@ import { controlledBy } from './bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
-import { PreparationSlots } from './preparation-slots.js';
-
-/** A Pending bundle that waits for the admin's cap on bundles prepared at once. */
-const waitingForSlot = (bundle: CRCBundle): boolean =>
-  bundle.status?.phase === PHASE.pending &&
-  findCondition(bundle.status.conditions, 'Ready')?.reason === READY_REASON.waitingForPreparation;
+import { freedSlots, PreparationSlots } from './preparation-slots.js';
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
 
@@ -69,22 +64,11 @@ export class BundleController {
   }
 
   registration(): ControllerRegistration {
-    const bundles = this.manager.informer<CRCBundle>(BUNDLES);
     return {
       name: 'crcbundle',
       forType: BUNDLES,
       owns: [PVCS, JOBS, SECRETS, CONFIG_MAPS],
-      watches: [
-        {
-          // A bundle that stops preparing frees a slot: the ones waiting for one go again.
-          type: BUNDLES,
-          mapChange: (previous, current) =>
-            (previous as CRCBundle | undefined)?.status?.phase === PHASE.preparing &&
-            (current as CRCBundle | undefined)?.status?.phase !== PHASE.preparing
-              ? bundles.list((b) => waitingForSlot(b)).map((b) => b.metadata!.name!)
-              : [],
-        },
-      ],
+      watches: [freedSlots(this.manager)],
       reconcile: (key, context) => this.reconcile(key, context),
     };
   }

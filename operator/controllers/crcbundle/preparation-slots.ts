@@ -1,8 +1,27 @@
+import { findCondition } from '../../api/conditions.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES } from '../../api/resources.js';
 import { MAX_PREPARING_BUNDLES_SETTING } from '../../crc-bounds.js';
-import type { Manager } from '../../runtime/manager.js';
-import { PHASE } from './bundle-conditions.js';
+import type { Manager, WatchSpec } from '../../runtime/manager.js';
+import { PHASE, READY_REASON } from './bundle-conditions.js';
+
+/** A Pending bundle that waits for the admin's cap on bundles prepared at once. */
+const waitingForSlot = (bundle: CRCBundle): boolean =>
+  bundle.status?.phase === PHASE.pending &&
+  findCondition(bundle.status.conditions, 'Ready')?.reason === READY_REASON.waitingForPreparation;
+
+/** A bundle that stops preparing frees a slot: the ones waiting for one go again. */
+export function freedSlots(manager: Manager): WatchSpec {
+  const bundles = manager.informer<CRCBundle>(BUNDLES);
+  return {
+    type: BUNDLES,
+    mapChange: (previous, current) =>
+      (previous as CRCBundle | undefined)?.status?.phase === PHASE.preparing &&
+      (current as CRCBundle | undefined)?.status?.phase !== PHASE.preparing
+        ? bundles.list(waitingForSlot).map((b) => b.metadata!.name!)
+        : [],
+  };
+}
 
 /**
  * The admin's cap on CRCBundles prepared at once (--max-preparing-bundles): each holds a golden

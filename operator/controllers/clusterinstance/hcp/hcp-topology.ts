@@ -14,7 +14,6 @@ import {
 import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
-import { KubeconfigRejectedError } from '../../../kube/strict-kubeconfig.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
@@ -43,7 +42,7 @@ import type { HcpPlacement } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 import { hcpWatches } from './hcp-watches.js';
 import { ensureKasServingCert, resolveApiHostname } from './hcp-endpoint.js';
-import { controlPlaneEndpoint, hcpGuestAccess } from './kubeconfig-rewrite.js';
+import { publishedAccess } from './kubeconfig-rewrite.js';
 
 /** The guest API gives no events: while it does not answer, look again after this long. */
 const ENDPOINT_RECHECK_MS = 20_000;
@@ -217,7 +216,7 @@ export class HcpTopology implements Topology {
         reason: Reason.APIEndpointRouteNotAdmitted,
         message: `waiting for the API Route for endpoint "${instance.status.apiEndpoint}" to be admitted`,
       };
-    const access = this.publishedAccess(placement, hostedCluster, admin, {
+    const access = publishedAccess(placement.hostedClusterNamespace, hostedCluster, admin, {
       endpoint: instance.status.apiEndpoint,
       caPem: cert,
     });
@@ -232,31 +231,6 @@ export class HcpTopology implements Topology {
       };
     }
     return { access, ocpVersion: observedVersion(hostedCluster) };
-  }
-
-  /** What the instance publishes, from HyperShift's admin kubeconfig read strictly; or why not. */
-  private publishedAccess(
-    placement: HcpPlacement,
-    hostedCluster: PlatformObject,
-    adminKubeconfig: string,
-    published: { endpoint: string; caPem: string },
-  ): GuestAccess | Wait {
-    const kas = controlPlaneEndpoint(hostedCluster.status);
-    if (!kas)
-      return {
-        reason: Reason.KubeconfigUnavailable,
-        message: `HostedCluster ${placement.hostedClusterName} has no status.controlPlaneEndpoint yet`,
-      };
-    try {
-      return hcpGuestAccess(adminKubeconfig, { controlPlaneEndpoint: kas, ...published });
-    } catch (error) {
-      if (!(error instanceof KubeconfigRejectedError)) throw error;
-      const name = (hostedCluster.status?.kubeconfig as { name?: string } | undefined)?.name;
-      return {
-        reason: Reason.KubeconfigRejected,
-        message: `admin kubeconfig Secret ${placement.hostedClusterNamespace}/${name} was refused: ${error.message}; no request was sent with it`,
-      };
-    }
   }
 
   /** The pull secret in the instance namespace (spec §2.3.1): the HostedCluster uses it as it is. */

@@ -1,5 +1,7 @@
+import type { KubeObject } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
-import { readStrictKubeconfig } from '../../../kube/strict-kubeconfig.js';
+import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/strict-kubeconfig.js';
+import { Reason } from '../instance-status.js';
 
 /**
  * The access the operator publishes for a hosted cluster (spec §3.14, tightened): HyperShift's
@@ -26,4 +28,33 @@ export function controlPlaneEndpoint(
   if (!endpoint?.host || !endpoint.port) return undefined;
   const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
   return `https://${host}:${endpoint.port}`;
+}
+
+/**
+ * What an hcp instance publishes, from the admin kubeconfig of its HostedCluster (in
+ * `namespace`); or why it cannot yet (KubeconfigUnavailable) or will not (KubeconfigRejected, the
+ * message naming the Secret and the field).
+ */
+export function publishedAccess(
+  namespace: string,
+  hostedCluster: KubeObject & { status?: Record<string, unknown> },
+  adminKubeconfig: string,
+  published: { endpoint: string; caPem: string },
+): GuestAccess | { reason: string; message: string } {
+  const kas = controlPlaneEndpoint(hostedCluster.status);
+  if (!kas)
+    return {
+      reason: Reason.KubeconfigUnavailable,
+      message: `HostedCluster ${hostedCluster.metadata!.name} has no status.controlPlaneEndpoint yet`,
+    };
+  try {
+    return hcpGuestAccess(adminKubeconfig, { controlPlaneEndpoint: kas, ...published });
+  } catch (error) {
+    if (!(error instanceof KubeconfigRejectedError)) throw error;
+    const secret = (hostedCluster.status?.kubeconfig as { name?: string } | undefined)?.name;
+    return {
+      reason: Reason.KubeconfigRejected,
+      message: `admin kubeconfig Secret ${namespace}/${secret} was refused: ${error.message}; no request was sent with it`,
+    };
+  }
 }
