@@ -155,8 +155,9 @@ async function remove(manager: Manager, lease: ClusterLease, type: ResourceType)
  */
 export async function ensureLeaseAccess(manager: Manager, lease: ClusterLease): Promise<void> {
   if (!lease.spec.subjects?.length) {
-    // Nothing was granted, unless the spec changed since the lease was bound (observedGeneration).
-    if (lease.metadata?.generation === lease.status?.observedGeneration) return;
+    // Nothing can have been granted to a lease whose spec never changed (and so never named
+    // subjects): no request then, on the bind path above all.
+    if (lease.metadata?.generation === 1) return;
     await remove(manager, lease, ROLE_BINDINGS);
     await remove(manager, lease, ROLES);
     return;
