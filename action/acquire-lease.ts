@@ -41,8 +41,8 @@ export class LeaseConflictError extends Error {
   override name = 'LeaseConflictError';
 }
 
-/** Only the very run, attempt and job that created a lease may take it over. */
-function belongsTo(lease: ClusterLease, run: GitHubRun): boolean {
+/** Only the very run, attempt and job that created a lease may take it over (or release it by name). */
+export function belongsTo(lease: ClusterLease, run: GitHubRun): boolean {
   const annotations = lease.metadata?.annotations ?? {};
   return (
     run.runId !== '' &&

@@ -74,6 +74,7 @@ describe('readSettings', () => {
 
   it.each([
     [{ ttl: 'soon' }, 'Input "ttl" is "soon"; expected a duration'],
+    [{ ttl: '9000h' }, 'Input "ttl" is "9000h"; expected at most 8760h (365 days)'],
     [{ timeout: '0' }, 'Input "timeout" is "0"; expected more than 0'],
     [{ namespace: 'CI_Team' }, 'Input "namespace" is "CI_Team"; expected a Kubernetes name'],
     [{ pool: '' }, 'Input "pool" is not set'],

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { parseGoDuration } from '../operator/api/duration.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../operator/api/duration.js';
 import type { GitHubRun } from './github-run.js';
 import { defaultLeaseName, defaultRequestedBy } from './github-run.js';
 import type { KubeconfigContext } from '../operator/kube/kubeconfig.js';
@@ -67,6 +67,17 @@ function positive(value: { text: string; ms: number }, name: string): number {
   if (value.ms <= 0)
     throw new InputError(`Input "${name}" is "${value.text}"; expected more than 0`);
   return value.ms;
+}
+
+function atMost(
+  value: { text: string; ms: number },
+  name: string,
+  max: number,
+  maxText: string,
+): string {
+  if (value.ms > max)
+    throw new InputError(`Input "${name}" is "${value.text}"; expected at most ${maxText}`);
+  return value.text;
 }
 
 function boolean(input: InputReader, name: string, fallback: boolean): boolean {
@@ -147,7 +158,7 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
     access,
     namespace,
     pool,
-    ttl: duration(input, 'ttl', '6h').text,
+    ttl: atMost(duration(input, 'ttl', '6h'), 'ttl', MAX_LEASE_TTL_MS, '8760h (365 days)'),
     timeoutMs: positive(duration(input, 'timeout', '30m'), 'timeout'),
     requestedBy: input('requested-by') || defaultRequestedBy(run),
     leaseName,

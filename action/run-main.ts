@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import type { ClusterLease } from '../operator/api/resources.js';
 import { ApiClient } from '../operator/kube/api-client.js';
-import { createOrAdoptLease } from './acquire-lease.js';
+import { LeaseConflictError, createOrAdoptLease } from './acquire-lease.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
 import { cancelSignal } from './cancel-signal.js';
@@ -15,13 +15,15 @@ import { maskKubeconfig, maskManagementInputs } from './masking.js';
 import type { LeaseSubject } from './own-identity.js';
 import { ownSubject } from './own-identity.js';
 import { releaseLease } from './release-lease.js';
-import { saveLease } from './state.js';
+import { forgetLease, saveLease } from './state.js';
 import { writeSummary } from './summary.js';
 import type { WaitOutcome } from './wait-for-lease.js';
 import { waitForLease } from './wait-for-lease.js';
 import { formatSeconds, leaseState, WaitProgress } from './wait-progress.js';
 
 const HEARTBEAT_MS = 30_000;
+/** How long a lease may wait for a pool that does not exist before the step fails (README). */
+const POOL_MISSING_GRACE_MS = 15_000;
 /** A cancelled run is killed a few seconds after its first signal: release without waiting long. */
 const CANCEL_RELEASE_WAIT_MS = 5_000;
 const RELEASE_WAIT_MS = 60_000;
@@ -72,6 +74,16 @@ async function createLease(
   actions.info(
     `Management cluster ${settings.access.server}, namespace ${namespace}, pool ${pool}`,
   );
+  const subjects = await leaseSubjects(actions, api);
+  const saved = {
+    leaseName: name,
+    namespace,
+    leaseUid: '',
+    release: settings.release,
+    kubeconfigPath: settings.kubeconfigPath,
+  };
+  // Before the create: should its response be lost, post still knows which lease to release.
+  saveLease(actions, saved);
   const { lease, adopted } = await createOrAdoptLease(api, {
     name,
     namespace,
@@ -79,15 +91,12 @@ async function createLease(
     ttl: settings.ttl,
     requestedBy: settings.requestedBy,
     run,
-    subjects: await leaseSubjects(actions, api),
+    subjects,
+  }).catch((error: unknown) => {
+    if (error instanceof LeaseConflictError) forgetLease(actions);
+    throw error;
   });
-  saveLease(actions, {
-    leaseName: name,
-    namespace,
-    leaseUid: lease.metadata!.uid!,
-    release: settings.release,
-    kubeconfigPath: settings.kubeconfigPath,
-  });
+  saveLease(actions, { ...saved, leaseUid: lease.metadata!.uid! });
   actions.setOutput('lease-name', name);
   actions.info(
     adopted
@@ -123,6 +132,7 @@ async function waitWithProgress(
   try {
     return await waitForLease(step.api, step.lease, {
       timeoutMs: step.settings.timeoutMs,
+      poolMissingGraceMs: POOL_MISSING_GRACE_MS,
       signal: cancelled,
       onUpdate: (lease) => void progress.update(lease),
       onRetry: (error) =>
@@ -161,7 +171,13 @@ async function releaseNow(step: Step, waitMs: number): Promise<void> {
     const result = await releaseLease(
       step.api,
       { name, namespace, uid: step.lease.metadata?.uid },
-      waitMs,
+      {
+        budgetMs: waitMs,
+        onRetry: (error) =>
+          step.actions.info(
+            `Releasing ClusterLease ${namespace}/${name} failed (${errorMessage(error)}); retrying`,
+          ),
+      },
     );
     step.actions.info(`Released ClusterLease ${namespace}/${name} (${result})`);
   } catch (error) {

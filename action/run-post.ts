@@ -3,15 +3,22 @@ import { ApiClient } from '../operator/kube/api-client.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
+import { gitHubRun } from './github-run.js';
 import { removeFile } from './guest-kubeconfig.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
 import { releaseLease } from './release-lease.js';
+import { RetriesExhaustedError } from './retry.js';
 import type { SavedLease } from './state.js';
 import { loadLease } from './state.js';
+import { formatSeconds } from './wait-progress.js';
 
-/** How long post waits for the operator to let go of the instance before it moves on. */
-const RELEASE_WAIT_MS = 120_000;
+/**
+ * How long post keeps trying to release the lease, waiting for the operator to let go of its
+ * instance included. GitHub gives the steps that still run in a cancelled job five minutes
+ * before it stops the runner; this leaves a minute of them to the job's other post steps.
+ */
+const POST_RELEASE_BUDGET_MS = 4 * 60_000;
 
 const RESULTS = {
   released: 'Released',
@@ -22,9 +29,10 @@ const RESULTS = {
 
 /**
  * The post step: release the lease main created and remove the kubeconfig file. A problem here
- * is a warning, never a failure: it must not hide the job's own result.
+ * is a warning, never a failure: it must not hide the job's own result. Running it twice is
+ * harmless: the second run finds the lease gone.
  */
-export async function runPost(actions: ActionCore = core): Promise<void> {
+export async function runPost(actions: ActionCore = core, env = process.env): Promise<void> {
   const saved = loadLease(actions);
   if (!saved) {
     actions.info('The main step created no lease; nothing to release.');
@@ -41,23 +49,42 @@ export async function runPost(actions: ActionCore = core): Promise<void> {
     );
     return;
   }
+  const where = `ClusterLease ${saved.namespace}/${saved.leaseName}`;
   try {
-    await release(actions, saved);
+    await release(actions, saved, env);
   } catch (error) {
-    actions.warning(
-      `Could not release ClusterLease ${saved.namespace}/${saved.leaseName}: ${errorMessage(error)}; delete it with kubectl, or its TTL will`,
-    );
+    const gaveUp =
+      error instanceof RetriesExhaustedError
+        ? `Gave up releasing ${where} after ${error.attempts} attempts in ${formatSeconds(Math.round(error.elapsedMs / 1000))}`
+        : `Could not release ${where}`;
+    actions.warning(`${gaveUp}: ${errorMessage(error)}; delete it with kubectl, or its TTL will`);
   }
 }
 
-async function release(actions: ActionCore, saved: SavedLease): Promise<void> {
+async function release(
+  actions: ActionCore,
+  saved: SavedLease,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   maskManagementInputs(actions);
   const api = new ApiClient(clusterAccess(readAccess((name) => actions.getInput(name))));
+  const where = `ClusterLease ${saved.namespace}/${saved.leaseName}`;
   try {
     const result = await releaseLease(
       api,
-      { name: saved.leaseName, namespace: saved.namespace, uid: saved.leaseUid || undefined },
-      RELEASE_WAIT_MS,
+      {
+        name: saved.leaseName,
+        namespace: saved.namespace,
+        uid: saved.leaseUid || undefined,
+        run: gitHubRun(env),
+      },
+      {
+        budgetMs: POST_RELEASE_BUDGET_MS,
+        onRetry: (error, attempt, delayMs) =>
+          actions.info(
+            `Releasing ${where} failed (${errorMessage(error)}); try ${attempt + 1} in ${formatSeconds(Math.round(delayMs / 1000))}`,
+          ),
+      },
     );
     const line = `${RESULTS[result]} ClusterLease ${saved.namespace}/${saved.leaseName}`;
     if (result === 'still-releasing') actions.warning(line);

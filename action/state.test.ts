@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StateStore } from './state.js';
-import { loadLease, saveLease } from './state.js';
+import { forgetLease, loadLease, saveLease } from './state.js';
 
 /** The runner's state: strings by name, "" when unset. */
 function memoryStore(): StateStore & { values: Map<string, string> } {
@@ -28,6 +28,31 @@ describe('the state main leaves for post', () => {
 
   it('says there is nothing to release when main saved nothing', () => {
     expect(loadLease(memoryStore())).toBeUndefined();
+  });
+
+  it('keeps the name of a lease whose create has not answered yet, without a UID', () => {
+    const store = memoryStore();
+    saveLease(store, {
+      leaseName: 'gh-1-1-abcd',
+      namespace: 'ci',
+      leaseUid: '',
+      release: true,
+      kubeconfigPath: '/tmp/x.kubeconfig',
+    });
+    expect(loadLease(store)).toMatchObject({ leaseName: 'gh-1-1-abcd', leaseUid: '' });
+  });
+
+  it('has nothing to release once main found the name taken by another job', () => {
+    const store = memoryStore();
+    saveLease(store, {
+      leaseName: 'taken',
+      namespace: 'ci',
+      leaseUid: '',
+      release: true,
+      kubeconfigPath: '/tmp/x.kubeconfig',
+    });
+    forgetLease(store);
+    expect(loadLease(store)).toBeUndefined();
   });
 
   it('releases unless main said not to', () => {

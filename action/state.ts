@@ -1,8 +1,15 @@
-/** What main leaves for post (`core.saveState`), under one set of keys. */
+/**
+ * What main leaves for post (`core.saveState`), under one set of keys. Main saves it before it
+ * sends the create (the lease's name is known then), and again with the UID once it has one.
+ */
 export interface SavedLease {
   leaseName: string;
   namespace: string;
-  /** Post deletes only this exact lease, never a later one that took the same name. */
+  /**
+   * Post deletes only this exact lease, never a later one that took the same name. Empty when
+   * the create's response never came back: post then releases the lease of that name only if
+   * this run, attempt and job created it.
+   */
   leaseUid: string;
   release: boolean;
   kubeconfigPath: string;
@@ -27,6 +34,11 @@ export function saveLease(store: StateStore, lease: SavedLease): void {
   store.saveState(KEYS.leaseUid, lease.leaseUid);
   store.saveState(KEYS.release, String(lease.release));
   store.saveState(KEYS.kubeconfigPath, lease.kubeconfigPath);
+}
+
+/** Main created no lease after all (the name was another job's): post has nothing to release. */
+export function forgetLease(store: StateStore): void {
+  store.saveState(KEYS.leaseName, '');
 }
 
 /** The lease main created, or undefined when main created none (post has nothing to do). */

@@ -14,6 +14,11 @@ export type WaitOutcome =
 
 export interface WaitOptions {
   timeoutMs: number;
+  /**
+   * A lease waits for a pool that does not exist (yet): the pool may be applied a moment after
+   * the lease. The Action fails once the pool has been missing this long.
+   */
+  poolMissingGraceMs: number;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
   /** Every version of the lease seen, in order. */
@@ -29,7 +34,8 @@ const RETRY_DELAY_MS = 2000;
 function settled(lease: ClusterLease): WaitOutcome | undefined {
   const phase = lease.status?.phase;
   if (phase === 'Bound') return { kind: 'bound', lease };
-  if (phase === 'Failed') {
+  // A lease that lost its instance (one a retried step takes over) never binds again.
+  if (phase === 'Failed' || phase === 'Lost') {
     const ready = findCondition(lease.status?.conditions, 'Ready');
     return {
       kind: 'failed',
@@ -39,6 +45,44 @@ function settled(lease: ClusterLease): WaitOutcome | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * Aborts `grace` after the lease first said its pool does not exist, unless it says otherwise
+ * before that.
+ */
+class PoolMissing {
+  private readonly expired = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private lease: ClusterLease | undefined;
+
+  constructor(private readonly graceMs: number) {}
+
+  get signal(): AbortSignal {
+    return this.expired.signal;
+  }
+
+  note(lease: ClusterLease): void {
+    const missing = findCondition(lease.status?.conditions, 'Ready')?.reason === 'PoolNotFound';
+    this.lease = lease;
+    if (!missing) this.dispose();
+    else this.timer ??= setTimeout(() => this.expired.abort(), this.graceMs);
+  }
+
+  outcome(): WaitOutcome {
+    const lease = this.lease!;
+    return {
+      kind: 'failed',
+      lease,
+      reason: 'PoolNotFound',
+      message: `ClusterPool "${lease.spec.poolRef.name}" does not exist in namespace "${lease.metadata!.namespace}" (waited ${Math.round(this.graceMs / 1000)}s for it)`,
+    };
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }
 
 /** Errors that retrying cannot fix: the identity lacks a permission, or its token is rejected. */
@@ -82,30 +126,50 @@ async function watchLease(
 
 /**
  * Waits until the lease is Bound or Failed, through a watch. Ends early when the lease is
- * deleted by someone else, when `timeoutMs` passes, or when the run is cancelled.
+ * deleted by someone else, when `timeoutMs` passes, when the run is cancelled, or when the
+ * lease's pool has not existed for the grace.
  */
 export async function waitForLease(
   api: ApiClient,
   lease: ClusterLease,
   options: WaitOptions,
 ): Promise<WaitOutcome> {
+  const poolMissing = new PoolMissing(options.poolMissingGraceMs);
+  try {
+    return await waitUntilSettled(api, lease, options, poolMissing);
+  } finally {
+    poolMissing.dispose();
+  }
+}
+
+async function waitUntilSettled(
+  api: ApiClient,
+  lease: ClusterLease,
+  options: WaitOptions,
+  poolMissing: PoolMissing,
+): Promise<WaitOutcome> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
-  const stop = AbortSignal.any([timeout, options.signal]);
+  const stop = AbortSignal.any([timeout, options.signal, poolMissing.signal]);
   const { name, namespace } = lease.metadata!;
+  const seen = (lease: ClusterLease): void => {
+    poolMissing.note(lease);
+    options.onUpdate(lease);
+  };
   let current = lease;
   for (;;) {
     const outcome = settled(current);
     if (outcome) return outcome;
     if (options.signal.aborted) return { kind: 'cancelled', lease: current };
     if (timeout.aborted) return { kind: 'timed-out', lease: current };
+    if (poolMissing.signal.aborted) return poolMissing.outcome();
     try {
-      const latest = await watchLease(api, current, stop, (lease) => options.onUpdate(lease));
+      const latest = await watchLease(api, current, stop, seen);
       if (latest === 'deleted') return { kind: 'deleted' };
       current = latest;
       if (settled(current) || stop.aborted) continue;
       // The stream ended (server timeout, or a 410 Gone): read the lease and watch again.
       current = await api.get<ClusterLease>(LEASES, name!, namespace);
-      options.onUpdate(current);
+      seen(current);
     } catch (error) {
       if (isNotFound(error)) return { kind: 'deleted' };
       if (permanent(error)) throw error;

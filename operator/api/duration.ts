@@ -8,6 +8,9 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/** The longest ClusterLease spec.ttl, 8760h (365 days): the CRD refuses longer ones. */
+export const MAX_LEASE_TTL_MS = 8760 * 3_600_000;
+
 /** Parses a Go duration ("2h", "1h30m", "90m", "1.5h", "0") into milliseconds; undefined if invalid. */
 export function parseGoDuration(value: string): number | undefined {
   if (value === '0') return 0;

@@ -5,5 +5,7 @@ export const LABEL_POOL = 'opdev.io/pool';
 export const LABEL_NAMESPACE_ENABLED = 'guestcluster.opdev.io/enabled';
 export const FINALIZER_LEASE_RELEASE = 'guestcluster.opdev.io/release';
 export const FINALIZER_INSTANCE_CLEANUP = 'guestcluster.opdev.io/cleanup';
+/** On a pool while leases hold its instances: a deleted pool waits until they release them. */
+export const FINALIZER_POOL_PROTECTION = 'guestcluster.opdev.io/pool-protection';
 export const LABEL_CLUSTER_INSTANCE = 'opdev.io/cluster-instance';
 export const LABEL_CLUSTER_INSTANCE_NAMESPACE = 'opdev.io/cluster-instance-namespace';

@@ -14,6 +14,12 @@ export const INGRESS_CONFIGS = resourceType(
   'ingresses',
   false,
 );
+/** The management cluster's routers (operator.openshift.io). */
+export const INGRESS_CONTROLLERS = resourceType(
+  'operator.openshift.io/v1',
+  'IngressController',
+  'ingresscontrollers',
+);
 export const VIRTUAL_MACHINE_INSTANCES = resourceType(
   'kubevirt.io/v1',
   'VirtualMachineInstance',

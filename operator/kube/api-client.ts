@@ -35,13 +35,31 @@ export interface WatchEvent<T> {
 
 export type PatchType = 'merge' | 'json' | 'apply';
 
+/** Per request: `signal` ends it (and its waits on 429 answers) early, with an AbortError. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface ApiClientOptions {
+  /**
+   * false: HTTP/1.1 only. Over HTTP/1.1 a request cut off before its response began closes its
+   * own connection; over HTTP/2 that can leave a stream nobody listens to (see watch()).
+   */
+  allowH2?: boolean;
+}
+
+/** What send() throws once stopSending() was called. */
+export class ClientStoppedError extends Error {
+  override name = 'ClientStoppedError';
+}
+
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   apply: 'application/apply-patch+yaml',
 };
 
-export interface DeleteOptions {
+export interface DeleteOptions extends RequestOptions {
   /** Delete only this exact object (not a new one with the same name). */
   uid?: string;
   resourceVersion?: string;
@@ -75,8 +93,21 @@ export interface ClusterAccess {
  */
 export class ApiClient {
   private readonly agents: { requests?: Agent; watches?: Agent } = {};
+  private stopped: string | undefined;
 
-  constructor(private readonly kubeConfig: ClusterAccess) {}
+  constructor(
+    private readonly kubeConfig: ClusterAccess,
+    private readonly options: ApiClientOptions = {},
+  ) {}
+
+  /**
+   * From now on every request fails at once with a ClientStoppedError, retries of requests under
+   * way included; requests already on the wire finish (cutting them off would not take them back).
+   * For a leader that lost its lease: it must send nothing more.
+   */
+  stopSending(reason: string): void {
+    this.stopped ??= reason;
+  }
 
   /**
    * Connection pools for the client's lifetime, made from the kubeconfig's TLS settings on first
@@ -86,6 +117,7 @@ export class ApiClient {
    */
   private connectionPool(tls: https.RequestOptions, purpose: 'requests' | 'watches'): Agent {
     this.agents[purpose] ??= new Agent({
+      ...(this.options.allowH2 === false ? { allowH2: false } : {}),
       connect: {
         ca: tls.ca,
         cert: tls.cert,
@@ -137,8 +169,9 @@ export class ApiClient {
     type: ResourceType,
     name: string,
     namespace?: string,
+    options: RequestOptions = {},
   ): Promise<T> {
-    return this.request<T>('GET', objectPath(type, name, namespace));
+    return this.request<T>('GET', objectPath(type, name, namespace), undefined, undefined, options);
   }
 
   async list<T extends KubeObject>(
@@ -165,16 +198,22 @@ export class ApiClient {
   async create<T extends KubeObject>(
     type: ResourceType,
     object: T,
-    options: { dryRun?: boolean } = {},
+    options: RequestOptions & { dryRun?: boolean } = {},
   ): Promise<T> {
     const query = options.dryRun ? { dryRun: 'All' } : undefined;
-    return this.request<T>('POST', collectionPath(type, object.metadata?.namespace), query, object);
+    const path = collectionPath(type, object.metadata?.namespace);
+    return this.request<T>('POST', path, query, object, { signal: options.signal });
   }
 
   /** PUT of the whole object; conflicts (409) when its resourceVersion is stale. */
-  async update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  async update<T extends KubeObject>(
+    type: ResourceType,
+    object: T,
+    options: RequestOptions = {},
+  ): Promise<T> {
     const { name, namespace } = object.metadata ?? {};
-    return this.request<T>('PUT', objectPath(type, name ?? '', namespace), undefined, object);
+    const path = objectPath(type, name ?? '', namespace);
+    return this.request<T>('PUT', path, undefined, object, options);
   }
 
   /** PUT of the status subresource; only status changes are kept. */
@@ -227,7 +266,9 @@ export class ApiClient {
             gracePeriodSeconds: options.gracePeriodSeconds,
           }
         : undefined;
-    await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body);
+    await this.request<unknown>('DELETE', objectPath(type, name, namespace), undefined, body, {
+      signal: options.signal,
+    });
   }
 
   /**
@@ -280,7 +321,7 @@ export class ApiClient {
     path: string,
     query?: Record<string, string>,
     body?: unknown,
-    options: { contentType?: string } = {},
+    options: { contentType?: string; signal?: AbortSignal } = {},
   ): Promise<T> {
     const response = await this.send(method, path, query, body, options);
     const text = await response.text();
@@ -302,6 +343,7 @@ export class ApiClient {
     const headers: Record<string, string> = { ...authHeaders(tls), Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     for (let attempt = 1; ; attempt++) {
+      if (this.stopped) throw new ClientStoppedError(`${method} ${path} not sent: ${this.stopped}`);
       const response = await fetch(url, {
         method,
         headers,

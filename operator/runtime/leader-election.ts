@@ -25,7 +25,10 @@ export interface LeaderElectionOptions {
   identity: string;
   /** How long a lease stays valid without renewal: a standby takes over after it. */
   leaseDurationMs: number;
-  /** The leader gives up (and the process stops) if it cannot renew for this long. */
+  /**
+   * The leader gives up (and the process stops) when it has not renewed for this long, counted
+   * from the start of its last successful renewal; requests still under way then are cut off.
+   */
   renewDeadlineMs: number;
   retryPeriodMs: number;
   clock: Clock;
@@ -37,14 +40,20 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+type Attempt = 'renewed' | 'held-by-another' | 'failed';
+
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: the holder renews every
  * retry period; a standby takes the lease once it has seen no renewal for a lease duration (by its
  * own clock, so clock skew between hosts does not matter); every write is a compare-and-swap on
- * the Lease's resourceVersion.
+ * the Lease's resourceVersion. Every attempt has a deadline, so an apiserver that stalls or keeps
+ * answering 429 cannot hold a leader past its renew deadline: it stops before a standby, which
+ * waits a whole lease duration, can take over.
  */
 export class LeaderElector {
   private observed: { record: string; at: number } | undefined;
+  /** When the attempt that last acquired or renewed the lease began. */
+  private renewedAt = 0;
 
   constructor(private readonly options: LeaderElectionOptions) {}
 
@@ -53,7 +62,9 @@ export class LeaderElector {
     const { clock, retryPeriodMs, logger, namespace, name } = this.options;
     logger.info({ lease: `${namespace}/${name}` }, 'Waiting to acquire the leader-election lease');
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew()) {
+      const cutoff = this.deadline(clock.now() + this.options.renewDeadlineMs, signal);
+      const attempt = await this.tryAcquireOrRenew(cutoff.signal).finally(cutoff.clear);
+      if (attempt === 'renewed') {
         logger.info(
           { lease: `${namespace}/${name}`, identity: this.options.identity },
           'Acquired the leader-election lease',
@@ -66,24 +77,43 @@ export class LeaderElector {
   }
 
   /**
-   * Renews the lease every retry period. Resolves with the reason when leadership is lost (another
-   * holder, or no successful renewal within the renew deadline); resolves undefined if `signal` aborts.
+   * Renews the lease every retry period. Resolves with the reason when leadership is lost: another
+   * holder, or no successful renewal within the renew deadline of the last one (a request still
+   * under way at the deadline is cut off). Resolves undefined if `signal` aborts.
    */
   async holdUntilLost(signal: AbortSignal): Promise<string | undefined> {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.options;
-    let lastRenewal = clock.now();
     while (!signal.aborted) {
       await sleep(clock, retryPeriodMs, signal);
       if (signal.aborted) break;
-      const renewed = await this.tryAcquireOrRenew();
-      if (renewed) lastRenewal = clock.now();
-      else if (this.observedHolder() && this.observedHolder() !== this.options.identity) {
-        return `the lease is now held by ${this.observedHolder()}`;
-      } else if (clock.now() - lastRenewal > renewDeadlineMs) {
-        return `the lease could not be renewed for ${renewDeadlineMs} ms`;
+      const cutoff = this.deadline(this.renewedAt + renewDeadlineMs, signal);
+      try {
+        for (;;) {
+          const attempt = await this.tryAcquireOrRenew(cutoff.signal);
+          if (attempt === 'renewed') break;
+          if (signal.aborted) return undefined;
+          if (attempt === 'held-by-another')
+            return `the lease is now held by ${this.observedHolder()}`;
+          if (cutoff.signal.aborted)
+            return `the lease was not renewed within the renew deadline (${renewDeadlineMs} ms)`;
+          await sleep(clock, retryPeriodMs, cutoff.signal);
+        }
+      } finally {
+        cutoff.clear();
       }
     }
     return undefined;
+  }
+
+  /** A signal that aborts at `at` (by the clock) or with `parent`. */
+  private deadline(at: number, parent: AbortSignal): { signal: AbortSignal; clear: () => void } {
+    const { clock } = this.options;
+    const expired = new AbortController();
+    const timer = clock.setTimeout(() => expired.abort(), Math.max(0, at - clock.now()));
+    return {
+      signal: AbortSignal.any([expired.signal, parent]),
+      clear: () => clock.clearTimeout(timer),
+    };
   }
 
   /** Gives the lease up so a standby need not wait for it to expire. */
@@ -120,25 +150,26 @@ export class LeaderElector {
     };
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<Attempt> {
     const { client, namespace, name } = this.options;
     const now = this.options.clock.now();
     let lease: LeaseObject;
     try {
-      lease = await client.get<LeaseObject>(LEASES, name, namespace);
+      lease = await client.get<LeaseObject>(LEASES, name, namespace, { signal });
     } catch (error) {
-      return isNotFound(error) ? this.tryCreate(now) : this.failed(error);
+      return isNotFound(error) ? this.tryCreate(now, signal) : this.failed(error);
     }
     this.observe(lease, now);
     const holder = lease.spec?.holderIdentity;
     const expired = this.observed!.at + (lease.spec?.leaseDurationSeconds ?? 0) * 1000 <= now;
-    if (holder && holder !== this.options.identity && !expired) return false;
+    if (holder && holder !== this.options.identity && !expired) return 'held-by-another';
     const renewed = this.takeOrRenew(lease, now);
     try {
-      this.observe(await client.update(LEASES, renewed), now);
-      return true;
+      this.observe(await client.update(LEASES, renewed, { signal }), now);
+      this.renewedAt = now;
+      return 'renewed';
     } catch (error) {
-      return isConflict(error) ? false : this.failed(error);
+      return isConflict(error) ? 'failed' : this.failed(error);
     }
   }
 
@@ -157,19 +188,24 @@ export class LeaderElector {
     };
   }
 
-  private async tryCreate(now: number): Promise<boolean> {
+  private async tryCreate(now: number, signal: AbortSignal): Promise<Attempt> {
     const { client, namespace, name } = this.options;
     try {
-      const created = await client.create<LeaseObject>(LEASES, {
-        apiVersion: LEASES.apiVersion,
-        kind: LEASES.kind,
-        metadata: { name, namespace },
-        spec: { ...this.desiredSpec(now), acquireTime: microTime(now), leaseTransitions: 0 },
-      });
+      const created = await client.create<LeaseObject>(
+        LEASES,
+        {
+          apiVersion: LEASES.apiVersion,
+          kind: LEASES.kind,
+          metadata: { name, namespace },
+          spec: { ...this.desiredSpec(now), acquireTime: microTime(now), leaseTransitions: 0 },
+        },
+        { signal },
+      );
       this.observe(created, now);
-      return true;
+      this.renewedAt = now;
+      return 'renewed';
     } catch (error) {
-      return isAlreadyExists(error) ? false : this.failed(error);
+      return isAlreadyExists(error) ? 'failed' : this.failed(error);
     }
   }
 
@@ -179,8 +215,8 @@ export class LeaderElector {
     if (this.observed?.record !== record) this.observed = { record, at: now };
   }
 
-  private failed(error: unknown): false {
+  private failed(error: unknown): 'failed' {
     this.options.logger.warn({ err: error }, 'Failed to read or write the leader-election lease');
-    return false;
+    return 'failed';
   }
 }

@@ -6,7 +6,7 @@ import { objectKey } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import { sleep, systemClock } from './clock.js';
 import type { Reconciler } from './controller.js';
 import { Controller } from './controller.js';
 import { EventRecorder } from './event-recorder.js';
@@ -17,6 +17,9 @@ import type { Logger } from './logger.js';
 import { createLogger } from './logger.js';
 import { RuntimeMetrics } from './metrics.js';
 import { ownerKeys } from './owner-keys.js';
+
+/** How long a manager that lost its lease waits for work under way before it reports stopped. */
+const LOST_LEADERSHIP_STOP_GRACE_MS = 2000;
 
 /** A kind a controller watches besides its own, with how its objects map to the controller's keys. */
 export interface WatchSpec {
@@ -75,6 +78,8 @@ export class Manager {
   private readonly endpoints: HttpEndpoints[] = [];
   private readonly stopController = new AbortController();
   private readonly elector: LeaderElector | undefined;
+  /** The elector's own: its requests are cut off at the renew deadline (see ApiClientOptions). */
+  private readonly electionClient: ApiClient | undefined;
   private leading = false;
   private cachesSynced = false;
   private finish: (reason: string) => void = () => undefined;
@@ -94,8 +99,9 @@ export class Manager {
     this.stopped = new Promise((resolve) => (this.finish = resolve));
     const election = options.config.leaderElection;
     if (election.enabled) {
+      this.electionClient = new ApiClient(options.kubeConfig, { allowH2: false });
       this.elector = new LeaderElector({
-        client: this.client,
+        client: this.electionClient,
         namespace: options.config.operatorNamespace,
         name: election.leaseName,
         identity: election.identity,
@@ -208,7 +214,21 @@ export class Manager {
     this.leading = false;
     this.metrics.leader.set(0);
     await Promise.all(this.endpoints.map((e) => e.close()));
-    await this.client.close();
+    await Promise.all([this.client.close(), this.electionClient?.close()]);
+    this.finish(reason);
+  }
+
+  /**
+   * Leadership is lost: nothing more goes out (the requests of reconciles under way fail from
+   * now on), the lease is not touched again, and the manager stops. A standby may take over once
+   * the lease expires, so the stop waits at most a short grace for work under way.
+   */
+  private async lose(reason: string): Promise<void> {
+    this.leading = false;
+    this.client.stopSending(reason);
+    this.electionClient?.stopSending(reason);
+    this.logger.error({ reason }, 'Lost leadership; stopping the controllers');
+    await Promise.race([this.stop(reason), sleep(this.clock, LOST_LEADERSHIP_STOP_GRACE_MS)]);
     this.finish(reason);
   }
 
@@ -224,7 +244,7 @@ export class Manager {
       this.leading = true;
       this.metrics.leader.set(1);
       void this.elector.holdUntilLost(signal).then((lost) => {
-        if (lost) void this.stop(`lost leadership: ${lost}`);
+        if (lost) void this.lose(`lost leadership: ${lost}`);
       });
     }
     for (const informer of this.informers.values()) informer.start();

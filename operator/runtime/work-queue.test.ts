@@ -1,6 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { Clock } from './clock.js';
-import { WorkQueue } from './work-queue.js';
+import { MAX_TIMER_MS, WorkQueue } from './work-queue.js';
 
 /** A clock whose timers fire only when the test advances time. */
 function manualClock(): Clock & { advance(ms: number): void } {
@@ -70,6 +70,35 @@ describe('WorkQueue', () => {
     queue.done('a');
     clock.advance(5000);
     expect(queue.length).toBe(0);
+  });
+
+  it("arms no timer beyond Node's maximum: a 720h delay fires at its time, not at once", () => {
+    const clock = manualClock();
+    const armed: number[] = [];
+    const setTimer = clock.setTimeout.bind(clock);
+    clock.setTimeout = (callback, ms) => (armed.push(ms), setTimer(callback, ms));
+    const queue = new WorkQueue({ name: 'test', clock });
+    const hours720 = 720 * 3_600_000;
+    queue.addAfter('ttl', hours720);
+    expect(Math.max(...armed)).toBeLessThanOrEqual(MAX_TIMER_MS);
+    clock.advance(MAX_TIMER_MS);
+    // Re-armed for the rest, without handing the key out early.
+    expect(queue.length).toBe(0);
+    expect(armed).toEqual([MAX_TIMER_MS, hours720 - MAX_TIMER_MS]);
+    clock.advance(hours720 - MAX_TIMER_MS - 1);
+    expect(queue.length).toBe(0);
+    clock.advance(1);
+    expect(queue.length).toBe(1);
+  });
+
+  it('keeps an earlier delayed add over a later one across re-arming', () => {
+    const clock = manualClock();
+    const queue = new WorkQueue({ name: 'test', clock });
+    queue.addAfter('k', 3 * MAX_TIMER_MS);
+    clock.advance(MAX_TIMER_MS);
+    queue.addAfter('k', 10);
+    clock.advance(10);
+    expect(queue.length).toBe(1);
   });
 
   it('backs off per key exponentially and resets on forget', () => {

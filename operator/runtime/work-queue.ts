@@ -12,6 +12,9 @@ export interface WorkQueueOptions {
   metrics?: RuntimeMetrics;
 }
 
+/** The longest delay a Node.js timer can hold (2^31−1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const DEFAULT_RETRY_BACKOFF: BackoffPolicy = { baseMs: 5, maxMs: 5 * 60_000 };
 
 /**
@@ -58,7 +61,17 @@ export class WorkQueue {
     const pending = this.delayed.get(key);
     if (pending && pending.at <= at) return;
     if (pending) this.clock.clearTimeout(pending.timer);
+    this.arm(key, at);
+  }
+
+  /**
+   * A timer for the delayed add at `at`. Node turns a delay above MAX_TIMER_MS into 1 ms, so a
+   * longer one waits in steps: each step that ends early arms the next, and only the last adds.
+   */
+  private arm(key: string, at: number): void {
+    const ms = Math.min(MAX_TIMER_MS, Math.max(0, at - this.clock.now()));
     const timer = this.clock.setTimeout(() => {
+      if (this.clock.now() < at) return this.arm(key, at);
       this.delayed.delete(key);
       this.add(key);
     }, ms);

@@ -14,6 +14,7 @@ import {
   hcpPool,
   lease,
   poolInstance,
+  releaseLeasesAndPools,
   settleInstance,
   startOperator,
 } from '../operator/pool-fixtures.js';
@@ -22,6 +23,7 @@ import { canI } from '../support/tenant.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
+import { ApiProxy } from '../support/api-proxy.js';
 import type { StepResult } from './action-runner.js';
 import { ActionJob } from './action-runner.js';
 
@@ -105,6 +107,8 @@ describe('the GitHub Action, run from its committed bundles', () => {
     manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
   });
   afterAll(async () => {
+    // Leases carry the release finalizer, pools their protection: both go with the manager running.
+    if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
   });
 
@@ -261,11 +265,119 @@ describe('the GitHub Action, run from its committed bundles', () => {
     expect((await job.post(inputs('slow'))).exitCode).toBe(0);
   });
 
+  it('binds a lease whose pool appears within the grace', async () => {
+    const job = await newJob();
+    const main = job.main(inputs('appears'));
+    await main.logged('(PoolNotFound)');
+    await ns.api.create(POOLS, hcpPool(ns.name, 'appears', { maxSize: 1 }));
+    // The pool provisions an instance for the waiting lease; play its controller.
+    const [instance] = await waitForList<KubeObject>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=appears',
+      until: (items) => items.length === 1,
+      description: 'the instance pool "appears" creates for the waiting lease',
+    });
+    await settleInstance(ns.api, ns.name, instance!.metadata!.name!, 'Ready', guestKubeconfig);
+    const result = await main.done;
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.instance).toBe('appears-0');
+    expect((await job.post(inputs('appears'))).exitCode).toBe(0);
+  });
+
+  it('post releases the lease by its name when the response to its create was lost, and a second post is harmless', async () => {
+    await poolWithReadyInstance('lost-reply');
+    // The management cluster behind a proxy that delivers the create and drops its answer.
+    const proxy = await ApiProxy.start();
+    const creates = `/apis/guestcluster.opdev.io/v1alpha1/namespaces/${ns.name}/clusterleases`;
+    let dropped = false;
+    proxy.route = (request) => {
+      if (request.method !== 'POST' || !request.path.startsWith(creates) || dropped)
+        return { kind: 'forward' };
+      dropped = true;
+      return { kind: 'drop-response' };
+    };
+    try {
+      const behindProxy = {
+        'management-kubeconfig': proxy.kubeconfig(access.token),
+        namespace: ns.name,
+        pool: 'lost-reply',
+      };
+      const job = await newJob();
+      const main = await job.main(behindProxy).done;
+      expect(main.exitCode).toBe(1);
+      const name = main.state['lease-name']!;
+      expect(main.state['lease-uid']).toBe('');
+      // The apiserver did create it: only its answer got lost.
+      const leaked = await ns.api.get<ClusterLease>(LEASES, name, ns.name);
+      expect(leaked.metadata?.annotations?.['guestcluster.opdev.io/github-run-id']).toBeDefined();
+
+      const post = await job.post(behindProxy);
+      expect(post.exitCode).toBe(0);
+      expect(post.log).toContain(`Released ClusterLease ${ns.name}/${name}`);
+      await leaseGone(name);
+      const again = await job.post(behindProxy);
+      expect(again.exitCode).toBe(0);
+      expect(again.log).toContain(`Already released ClusterLease ${ns.name}/${name}`);
+      expect(again.log).not.toContain('::warning::');
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('post tries the release again when the apiserver fails it', async () => {
+    await poolWithReadyInstance('flaky-api');
+    const proxy = await ApiProxy.start();
+    const leases = `/apis/guestcluster.opdev.io/v1alpha1/namespaces/${ns.name}/clusterleases/`;
+    let refused = 0;
+    proxy.route = (request) => {
+      if (request.method !== 'DELETE' || !request.path.startsWith(leases) || refused >= 2)
+        return { kind: 'forward' };
+      refused += 1;
+      return {
+        kind: 'answer',
+        status: 503,
+        body: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: 503,
+          message: 'etcd is not ready',
+        },
+      };
+    };
+    try {
+      const behindProxy = {
+        'management-kubeconfig': proxy.kubeconfig(access.token),
+        namespace: ns.name,
+        pool: 'flaky-api',
+      };
+      const job = await newJob();
+      const main = await job.main(behindProxy).done;
+      expect(main.exitCode).toBe(0);
+      const name = main.outputs['lease-name']!;
+      const post = await job.post(behindProxy);
+      expect(post.exitCode).toBe(0);
+      expect(post.log).toContain(
+        `Releasing ClusterLease ${ns.name}/${name} failed (etcd is not ready); try 2 in 1s`,
+      );
+      expect(post.log).toContain(
+        `Releasing ClusterLease ${ns.name}/${name} failed (etcd is not ready); try 3 in 2s`,
+      );
+      expect(post.log).toContain(`Released ClusterLease ${ns.name}/${name}`);
+      await leaseGone(name);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it("fails with the lease's reason and deletes a lease that can never bind", async () => {
     const job = await newJob();
     const main = await job.main(inputs('no-such-pool')).done;
     expect(main.exitCode).toBe(1);
-    expect(main.log).toMatch(/::error::ClusterLease .* failed: PoolNotFound: /);
+    expect(main.log).toMatch(
+      /::error::ClusterLease .* failed: PoolNotFound: ClusterPool "no-such-pool" does not exist in namespace "[^"]+" \(waited 15s for it\)/,
+    );
     await leaseGone(main.state['lease-name']!);
     const post = await job.post(inputs('no-such-pool'));
     expect(post.exitCode).toBe(0);

@@ -8,7 +8,7 @@ import { EVENTS } from '../../operator/runtime/event-recorder.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   enableNamespace,
-  releaseAllLeases,
+  releaseLeasesAndPools,
   hcpPool,
   lease,
   poolInstance,
@@ -37,7 +37,7 @@ describe('bind latency', () => {
   afterAll(async () => {
     abort.abort();
     // The release finalizer needs the manager: stop it only after this.
-    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
+    await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
   });
 

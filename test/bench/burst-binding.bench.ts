@@ -5,7 +5,7 @@ import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   enableNamespace,
-  releaseAllLeases,
+  releaseLeasesAndPools,
   hcpPool,
   lease,
   startOperator,
@@ -45,7 +45,7 @@ async function withWorkers<T>(
 describe('burst binding', () => {
   let manager: Manager;
   afterAll(async () => {
-    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name, 300_000);
+    await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name, 300_000);
     await manager?.stop();
   });
 

@@ -37,7 +37,7 @@ describe('operator memory', () => {
   afterAll(async () => {
     operator?.child.kill('SIGKILL');
     await operator?.exited;
-    // No operator runs now: drop the release finalizers so the namespace can go.
+    // No operator runs now: drop the release and pool-protection finalizers so the namespace can go.
     const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
     await inBatches(leases.items, 50, (l) =>
       ns.api.patch(
@@ -45,6 +45,11 @@ describe('operator memory', () => {
         { name: l.metadata!.name!, namespace: ns.name },
         { metadata: { finalizers: null } },
       ),
+    );
+    await ns.api.patch(
+      POOLS,
+      { name: 'big', namespace: ns.name },
+      { metadata: { finalizers: null } },
     );
   });
 

@@ -1,18 +1,22 @@
-import { access, constants } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBinaries } from './go-build.js';
+import { ensureBinaries, isExecutable } from './go-build.js';
 import type { ControlPlaneBinary } from './versions.js';
 import { CONTROL_PLANE_BINARIES, ETCD_VERSION, KUBERNETES_VERSION } from './versions.js';
 
 export type BinaryPaths = Record<ControlPlaneBinary, string>;
 
-/** Where built binaries are kept between runs: outside the repository, keyed by version. */
-export function controlPlaneCacheDir(): string {
-  const base =
+/** Where the project caches what it builds or extracts between runs: outside the repository. */
+export function guestclusterCacheDir(): string {
+  return (
     process.env.GUESTCLUSTER_CACHE_DIR ??
-    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'guestcluster');
-  return path.join(base, 'control-plane');
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'guestcluster')
+  );
+}
+
+/** Where built binaries are kept between runs, keyed by version. */
+export function controlPlaneCacheDir(): string {
+  return path.join(guestclusterCacheDir(), 'control-plane');
 }
 
 function versionedBinDir(): string {
@@ -21,15 +25,6 @@ function versionedBinDir(): string {
     `kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}-${process.platform}-${process.arch}`,
     'bin',
   );
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -59,7 +54,7 @@ export async function resolveBinaries(log: (message: string) => void): Promise<B
   }
   if (missing.length > 0) {
     if (assets) log(`KUBEBUILDER_ASSETS (${assets}) has no ${missing.join(', ')}; building them`);
-    await buildBinaries(missing, cacheBin, path.join(controlPlaneCacheDir(), 'build'), log);
+    await ensureBinaries(missing, cacheBin, path.join(controlPlaneCacheDir(), 'build'), log);
     for (const binary of missing) found[binary] = path.join(cacheBin, binary);
   }
   return found as BinaryPaths;

@@ -6,6 +6,7 @@ import type {
   V1Namespace,
 } from '@kubernetes/client-node';
 import { ApiException, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { useStandIns } from './platform-crds/platform-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 import {
@@ -198,27 +199,20 @@ describe('the local control plane', () => {
     );
   });
 
-  it('serves the third-party stand-in kinds with a status subresource', async () => {
+  it("serves KubeVirt's VM with a status subresource and its VMI without one", async () => {
+    const template = { spec: { domain: { devices: {} } } };
     await kubectl(
       ['apply', '-n', ns.name, '-f', '-'],
       JSON.stringify({
         apiVersion: 'kubevirt.io/v1',
         kind: 'VirtualMachine',
         metadata: { name: 'vm' },
-        spec: { runStrategy: 'Always' },
+        spec: { runStrategy: 'Always', template },
         status: { printableStatus: 'Ignored' },
       }),
     );
     // Writes to the main resource drop status; the status subresource sets it, as on OpenShift.
-    const before = await kubectl([
-      'get',
-      '-n',
-      ns.name,
-      'virtualmachine',
-      'vm',
-      '-o',
-      'jsonpath={.status}',
-    ]);
+    const before = await kubectl(['get', '-n', ns.name, 'vm', 'vm', '-o', 'jsonpath={.status}']);
     expect(before.stdout).toBe('');
     await kubectl([
       'patch',
@@ -242,6 +236,133 @@ describe('the local control plane', () => {
       'custom-columns=STATUS:.status.printableStatus',
     ]);
     expect(table.stdout.trim()).toBe('Running');
+
+    // virt-controller and virt-handler write a VMI's status with the VMI itself.
+    await kubectl(
+      ['create', '-n', ns.name, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstance',
+        metadata: { name: 'vmi' },
+        spec: template.spec,
+        status: { phase: 'Pending' },
+      }),
+    );
+    const vmi = await kubectl([
+      'get',
+      '-n',
+      ns.name,
+      'vmi',
+      'vmi',
+      '-o',
+      'jsonpath={.status.phase}',
+    ]);
+    expect(vmi.stdout).toBe('Pending');
+    const subresource = await kubectl([
+      'patch',
+      '-n',
+      ns.name,
+      'vmi',
+      'vmi',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"phase":"Running"}}',
+    ]).catch((error: unknown) => error);
+    expect(String(subresource)).toContain('NotFound');
+  });
+
+  it('refuses platform objects the real schemas refuse, naming the field', async () => {
+    const refused = await kubectl(
+      ['create', '-n', ns.name, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'hypershift.openshift.io/v1beta1',
+        kind: 'NodePool',
+        metadata: { name: 'np' },
+        spec: {
+          clusterName: 'hc',
+          release: { image: 'quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64' },
+          platform: { type: 'KubeVirt', kubevirt: {} },
+          management: { upgradeType: 'Sometimes' },
+        },
+      }),
+    ).catch((error: unknown) => error);
+    expect(String(refused)).toContain(
+      'spec.management.upgradeType: Unsupported value: "Sometimes"',
+    );
+    // The open stand-ins of the proxy-served kinds validate nothing.
+    if (useStandIns()) return;
+    const dv = await kubectl(
+      ['create', '-n', ns.name, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'cdi.kubevirt.io/v1beta1',
+        kind: 'DataVolume',
+        metadata: { name: 'dv' },
+        spec: { source: { http: {} }, storage: {} },
+      }),
+    ).catch((error: unknown) => error);
+    expect(String(dv)).toContain('spec.source.http.url: Required value');
+  });
+
+  it("enforces owner-reference permissions as OpenShift's apiserver does", async () => {
+    const owner = await ns.core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name: 'guarded-owner' } },
+    });
+    await ns.core.createNamespacedServiceAccount({
+      namespace: ns.name,
+      body: { metadata: { name: 'writer' } },
+    });
+    await kubectl([
+      'create',
+      'role',
+      'writer',
+      '-n',
+      ns.name,
+      '--verb=create',
+      '--resource=configmaps',
+    ]);
+    await kubectl([
+      'create',
+      'rolebinding',
+      'writer',
+      '-n',
+      ns.name,
+      '--role=writer',
+      `--serviceaccount=${ns.name}:writer`,
+    ]);
+    const child = (name: string, blockOwnerDeletion: boolean): string =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name,
+          ownerReferences: [
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: 'guarded-owner',
+              uid: owner.metadata!.uid!,
+              blockOwnerDeletion,
+            },
+          ],
+        },
+      });
+    const asWriter = [
+      '--as',
+      `system:serviceaccount:${ns.name}:writer`,
+      'create',
+      '-n',
+      ns.name,
+      '-f',
+      '-',
+    ];
+    const blocked = await kubectl(asWriter, child('blocking', true)).catch((e: unknown) => e);
+    expect(String(blocked)).toContain(
+      "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on",
+    );
+    const plain = await kubectl(asWriter, child('plain', false));
+    expect(plain.stdout).toContain('configmap/plain created');
   });
 
   it('answers kubectl from the built binary', async () => {

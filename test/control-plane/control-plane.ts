@@ -270,6 +270,19 @@ rules:
   - level: None
 `;
 
+/**
+ * The upstream admission plugins OpenShift's kube-apiserver turns on by default besides
+ * upstream's own defaults (docs/adr/0015): OwnerReferencesPermissionEnforcement makes setting
+ * blockOwnerDeletion need `update` on the owner's finalizers, and changing owner references need
+ * `delete` on the object; the others are inert without their namespace annotations or kubelets.
+ */
+export const OPENSHIFT_ADMISSION_PLUGINS = [
+  'OwnerReferencesPermissionEnforcement',
+  'PodNodeSelector',
+  'PodTolerationRestriction',
+  'NodeRestriction',
+];
+
 function apiServerArgs(files: PkiFiles, port: number, etcdPort: number): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${etcdPort}`,
@@ -280,6 +293,7 @@ function apiServerArgs(files: PkiFiles, port: number, etcdPort: number): string[
     `--tls-private-key-file=${files.serverKey}`,
     `--client-ca-file=${files.caCert}`,
     '--authorization-mode=RBAC',
+    `--enable-admission-plugins=${OPENSHIFT_ADMISSION_PLUGINS.join(',')}`,
     '--service-account-issuer=https://kubernetes.default.svc',
     `--service-account-key-file=${files.serviceAccountPublicKey}`,
     `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,

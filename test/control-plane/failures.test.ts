@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveBinaries } from './binaries.js';
 import { LocalControlPlane, startEtcd } from './control-plane.js';
 import { freePort } from './free-port.js';
+import { cachedCrds } from './platform-crds/crd-cache.js';
+import { KUBEVIRT_CRDS } from './platform-crds/kubevirt-crds.js';
 import { testEnv } from '../support/test-env.js';
 
 const isAlive = (pid: number | undefined): boolean => {
@@ -48,6 +50,19 @@ describe('control plane failures', () => {
 
     await expect(resolveBinaries(() => undefined)).rejects.toThrow(
       /no `go` command on the PATH\. Install Go 1\.26 or newer .* or set KUBEBUILDER_ASSETS/,
+    );
+  });
+
+  it('says how to do without Go when the platform CRDs cannot be obtained', async () => {
+    const saved = process.env.PATH;
+    cleanups.push(() => {
+      process.env.PATH = saved;
+      return Promise.resolve();
+    });
+    process.env.PATH = await tempDir();
+
+    await expect(cachedCrds(KUBEVIRT_CRDS, { cacheDir: await tempDir() })).rejects.toThrow(
+      /^Could not obtain the CRDs of KubeVirt v1\.6\.0 .* without either, set GUESTCLUSTER_PLATFORM_CRDS=stand-ins\.$/,
     );
   });
 

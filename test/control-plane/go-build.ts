@@ -1,17 +1,20 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import {
+  access,
+  constants,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
+import { withCacheLock } from './cache-lock.js';
 import { ControlPlaneError } from './errors.js';
 import { runCommand } from './run-command.js';
-import type { ControlPlaneBinary } from './versions.js';
+import { isAlive } from './state-dir.js';
 import { ETCD_VERSION, KUBERNETES_STAGING_VERSION, KUBERNETES_VERSION } from './versions.js';
-
-/** The Go packages (main packages) that build each binary. */
-const PACKAGES: Record<ControlPlaneBinary, string> = {
-  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
-  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
-  kubectl: 'k8s.io/kubernetes/cmd/kubectl',
-  etcd: 'go.etcd.io/etcd/server/v3',
-};
 
 /** Fails with instructions when no Go toolchain is on the PATH. */
 export async function requireGo(): Promise<string> {
@@ -30,36 +33,49 @@ export async function requireGo(): Promise<string> {
   }
 }
 
+/** What `go mod download -json` says of a module: its unpacked folder, or why there is none. */
+export async function downloadGoModule(module: string, version: string): Promise<string> {
+  const { stdout } = await runCommand('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    env: { ...process.env, GOFLAGS: '-mod=mod' },
+  }).catch((error: unknown) => ({
+    stdout: String((error as { stdout?: string }).stdout ?? error),
+  }));
+  let download: { Dir?: string; Error?: string };
+  try {
+    download = JSON.parse(stdout) as { Dir?: string; Error?: string };
+  } catch {
+    download = { Error: stdout.trim() };
+  }
+  if (!download.Dir)
+    throw new ControlPlaneError(
+      `go mod download ${module}@${version} failed: ${download.Error ?? stdout}`,
+    );
+  return download.Dir;
+}
+
 /**
  * k8s.io/kubernetes points its staging modules (k8s.io/api, k8s.io/client-go, ...) at local folders
  * with `replace` directives, which do not apply to a module that depends on it. We read that list
  * from its go.mod and pin each staging module to the matching published tag instead.
  */
-async function kubernetesStagingReplaces(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const { stdout } = await runCommand(
-    'go',
-    ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`],
-    { env },
-  );
-  const download = JSON.parse(stdout) as { GoMod?: string; Error?: string };
-  if (!download.GoMod)
-    throw new ControlPlaneError(
-      `go mod download k8s.io/kubernetes@${KUBERNETES_VERSION} failed: ${download.Error ?? stdout}`,
-    );
-  const goMod = await readFile(download.GoMod, 'utf8');
+async function kubernetesStagingReplaces(): Promise<string[]> {
+  const dir = await downloadGoModule('k8s.io/kubernetes', KUBERNETES_VERSION);
+  const goMod = await readFile(path.join(dir, 'go.mod'), 'utf8');
   const modules = [...goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+=>\s+\.\/staging\//gm)].map(
     (match) => match[1]!,
   );
   if (modules.length === 0)
-    throw new ControlPlaneError(`Found no staging modules in ${download.GoMod}`);
+    throw new ControlPlaneError(`Found no staging modules in ${dir}/go.mod`);
   return modules.map((module) => `replace ${module} => ${module} ${KUBERNETES_STAGING_VERSION}`);
 }
 
-interface GoModulePlan {
+/** A generated Go module that requires what `packages` (main packages, by binary name) need. */
+export interface GoModulePlan {
   name: string;
   requires: string[];
-  replaces: (env: NodeJS.ProcessEnv) => Promise<string[]>;
+  replaces: () => Promise<string[]>;
   ldflags: string;
+  packages: Record<string, string>;
 }
 
 const KUBERNETES_MODULE: GoModulePlan = {
@@ -74,6 +90,11 @@ const KUBERNETES_MODULE: GoModulePlan = {
     `-X k8s.io/component-base/version.gitMinor=${KUBERNETES_VERSION.split('.')[1]!}`,
     `-X k8s.io/client-go/pkg/version.gitVersion=${KUBERNETES_VERSION}`,
   ].join(' '),
+  packages: {
+    'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+    'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+    kubectl: 'k8s.io/kubernetes/cmd/kubectl',
+  },
 };
 
 const ETCD_MODULE: GoModulePlan = {
@@ -81,74 +102,123 @@ const ETCD_MODULE: GoModulePlan = {
   requires: [`go.etcd.io/etcd/server/v3 ${ETCD_VERSION}`],
   replaces: () => Promise.resolve([]),
   ldflags: '-s -w',
+  packages: { etcd: 'go.etcd.io/etcd/server/v3' },
 };
 
-function moduleFor(binary: ControlPlaneBinary): GoModulePlan {
-  return binary === 'etcd' ? ETCD_MODULE : KUBERNETES_MODULE;
+/** The control plane's binaries and the modules that build them. */
+export const CONTROL_PLANE_PLANS: readonly GoModulePlan[] = [KUBERNETES_MODULE, ETCD_MODULE];
+
+/** `go build -o dir/` names a binary after its package, without a major-version suffix. */
+function builtName(pkg: string): string {
+  const parts = pkg.split('/');
+  const last = parts.at(-1)!;
+  return /^v\d+$/.test(last) ? parts.at(-2)! : last;
+}
+
+export async function isExecutable(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the work folders (`<prefix>…-<pid>-<random>`) of builds whose process is gone. */
+export async function removeAbandonedWorkDirs(workDir: string, prefix = ''): Promise<void> {
+  for (const entry of await readdir(workDir).catch(() => [])) {
+    if (!entry.startsWith(prefix)) continue;
+    const pid = Number.parseInt(/-(\d+)-[0-9a-f]+$/.exec(entry)?.[1] ?? '', 10);
+    if (Number.isInteger(pid) && !isAlive(pid))
+      await rm(path.join(workDir, entry), { recursive: true, force: true });
+  }
 }
 
 /**
- * Builds the given binaries from Go modules into `binDir`. Each module is built in a generated
- * Go module under `workDir`; the outputs are moved into place only when the build succeeded, so an
- * interrupted build never leaves a half-written binary in the cache.
+ * Makes sure `binDir` holds the given binaries, building the missing ones from Go modules. A lock
+ * next to `binDir` lets one caller build at a time: a second first run waits and then finds the
+ * binaries the first one built. Each build works in a folder of its own under `workDir`, and its
+ * outputs are renamed into place only when the build succeeded, so an interrupted build never
+ * leaves a half-written binary in the cache.
  */
-export async function buildBinaries(
-  binaries: readonly ControlPlaneBinary[],
+export async function ensureBinaries(
+  binaries: readonly string[],
   binDir: string,
   workDir: string,
   log: (message: string) => void,
+  plans: readonly GoModulePlan[] = CONTROL_PLANE_PLANS,
+): Promise<void> {
+  const lockFile = path.join(path.dirname(binDir), 'build.lock');
+  await withCacheLock(
+    lockFile,
+    async () => {
+      const missing: string[] = [];
+      for (const binary of binaries)
+        if (!(await isExecutable(path.join(binDir, binary)))) missing.push(binary);
+      if (missing.length === 0) return;
+      await mkdir(workDir, { recursive: true });
+      await removeAbandonedWorkDirs(workDir);
+      await buildBinaries(missing, binDir, workDir, log, plans);
+    },
+    (pid) => log(`Waiting for process ${pid}, which is building into ${binDir}`),
+  );
+}
+
+async function buildBinaries(
+  binaries: readonly string[],
+  binDir: string,
+  workDir: string,
+  log: (message: string) => void,
+  plans: readonly GoModulePlan[],
 ): Promise<void> {
   const goVersion = await requireGo();
   // CGO is not needed by any of these binaries; disabling it avoids needing a C toolchain.
   const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' };
-  const plans = new Map<GoModulePlan, ControlPlaneBinary[]>();
-  for (const binary of binaries)
-    plans.set(moduleFor(binary), [...(plans.get(moduleFor(binary)) ?? []), binary]);
-
+  const byPlan = new Map<GoModulePlan, string[]>();
+  for (const binary of binaries) {
+    const plan = plans.find((p) => binary in p.packages);
+    if (!plan) throw new ControlPlaneError(`No Go module builds ${binary}`);
+    byPlan.set(plan, [...(byPlan.get(plan) ?? []), binary]);
+  }
   await mkdir(binDir, { recursive: true });
-  for (const [plan, targets] of plans) {
-    const moduleDir = path.join(workDir, plan.name);
-    const outDir = path.join(moduleDir, `out-${process.pid}`);
+  for (const [plan, targets] of byPlan) {
+    const moduleDir = path.join(
+      workDir,
+      `${plan.name}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
+    const outDir = path.join(moduleDir, 'out');
     log(
-      `Building ${targets.join(', ')} from Go modules with ${goVersion} (first run only; this takes several minutes)`,
+      `Building ${targets.join(', ')} from Go modules with ${goVersion} (first run only; this may take several minutes)`,
     );
-    await rm(moduleDir, { recursive: true, force: true });
-    await mkdir(outDir, { recursive: true });
-    const goMod = [
-      'module guestcluster.local/controlplane',
-      '',
-      'go 1.26.0',
-      '',
-      ...plan.requires.map((line) => `require ${line}`),
-      ...(await plan.replaces(env)),
-      '',
-    ].join('\n');
-    await writeFile(path.join(moduleDir, 'go.mod'), goMod);
-    // The `tools` build tag keeps this file out of builds; `go mod tidy` still resolves its imports.
-    const toolsGo = `//go:build tools\n\npackage tools\n\nimport (\n${targets.map((t) => `\t_ "${PACKAGES[t]}"\n`).join('')})\n`;
-    await writeFile(path.join(moduleDir, 'tools.go'), toolsGo);
-    await runCommand('go', ['mod', 'tidy'], { cwd: moduleDir, env });
-    await runCommand(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        '-ldflags',
-        plan.ldflags,
-        '-o',
-        `${outDir}/`,
-        ...targets.map((t) => PACKAGES[t]),
-      ],
-      {
-        cwd: moduleDir,
-        env,
-      },
-    );
-    for (const target of targets) {
-      // etcd's main package is its module root, so `go build` names the binary after the module.
-      const built = path.join(outDir, target === 'etcd' ? 'server' : target);
-      await rename(built, path.join(binDir, target));
+    try {
+      await mkdir(outDir, { recursive: true });
+      const goMod = [
+        'module guestcluster.local/controlplane',
+        '',
+        'go 1.26.0',
+        '',
+        ...plan.requires.map((line) => `require ${line}`),
+        ...(await plan.replaces()),
+        '',
+      ].join('\n');
+      await writeFile(path.join(moduleDir, 'go.mod'), goMod);
+      const packages = targets.map((t) => plan.packages[t]!);
+      // The `tools` build tag keeps this file out of builds; `go mod tidy` still resolves its imports.
+      const toolsGo = `//go:build tools\n\npackage tools\n\nimport (\n${packages.map((p) => `\t_ "${p}"\n`).join('')})\n`;
+      await writeFile(path.join(moduleDir, 'tools.go'), toolsGo);
+      await runCommand('go', ['mod', 'tidy'], { cwd: moduleDir, env });
+      await runCommand(
+        'go',
+        ['build', '-trimpath', '-ldflags', plan.ldflags, '-o', `${outDir}/`, ...packages],
+        { cwd: moduleDir, env },
+      );
+      for (const target of targets)
+        await rename(
+          path.join(outDir, builtName(plan.packages[target]!)),
+          path.join(binDir, target),
+        );
+    } finally {
+      await rm(moduleDir, { recursive: true, force: true });
     }
-    await rm(moduleDir, { recursive: true, force: true });
   }
 }

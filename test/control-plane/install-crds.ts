@@ -1,28 +1,20 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
-import {
-  ApiException,
-  KubeConfig,
-  KubernetesObjectApi,
-  loadAllYaml,
-  PatchStrategy,
-} from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiError } from '../../operator/kube/api-error.js';
 import { ControlPlaneError } from './errors.js';
+import type { CrdManifest } from './platform-crds/crd-manifest.js';
+import { parseCrds } from './platform-crds/crd-manifest.js';
+import { managementPlatformCrds } from './platform-crds/platform-crds.js';
 import { projectRoot } from './project-root.js';
-import { THIRD_PARTY_KINDS, thirdPartyCrd } from '../platform/third-party-crds.js';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../support/resource-type.js';
 import { waitFor } from '../support/wait-for.js';
 
 const FIELD_MANAGER = 'guestcluster-local';
 
-/**
- * Reads every CustomResourceDefinition from the YAML files of a folder (none if it is absent).
- * client-node's loader turns them into its typed models: its serializer writes only the fields it
- * knows under their model names (`x_kubernetes_validations`), so raw YAML objects sent through it
- * would silently lose every `x-kubernetes-*` key.
- */
-export async function readCrdFolder(folder: string): Promise<V1CustomResourceDefinition[]> {
+/** Every CustomResourceDefinition in the YAML files of a folder (none if it is absent). */
+export async function readCrdFolder(folder: string): Promise<CrdManifest[]> {
   let files: string[];
   try {
     files = (await readdir(folder)).filter((file) => /\.ya?ml$/.test(file)).sort();
@@ -30,75 +22,68 @@ export async function readCrdFolder(folder: string): Promise<V1CustomResourceDef
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const crds: V1CustomResourceDefinition[] = [];
-  for (const file of files) {
-    const documents = loadAllYaml(
-      await readFile(path.join(folder, file), 'utf8'),
-    ) as (V1CustomResourceDefinition | null)[];
-    for (const object of documents) {
-      if (object?.kind === 'CustomResourceDefinition') crds.push(object);
-    }
-  }
+  const crds: CrdManifest[] = [];
+  for (const file of files)
+    crds.push(...parseCrds(await readFile(path.join(folder, file), 'utf8')));
   return crds;
 }
 
-function isEstablished(crd: V1CustomResourceDefinition | undefined): boolean {
-  return (
-    crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false
-  );
+function isEstablished(crd: CrdManifest | undefined): boolean {
+  const conditions = (crd as { status?: { conditions?: { type: string; status: string }[] } })
+    ?.status?.conditions;
+  return conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
 }
 
 /**
- * Applies our CRDs (from `crdFolder`) and the stand-ins for the third-party kinds, then waits until
- * every one is Established. Server-side apply makes this safe to repeat.
+ * Applies CRDs as plain JSON (server-side apply, so safe to repeat) and waits until every one is
+ * Established.
  */
-export async function installCrds(kubeConfig: KubeConfig, crdFolder: string): Promise<string[]> {
-  const crds = [...(await readCrdFolder(crdFolder)), ...THIRD_PARTY_KINDS.map(thirdPartyCrd)];
-  const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-  for (const crd of crds) {
-    try {
-      await objects.patch(
-        crd,
-        undefined,
-        undefined,
-        FIELD_MANAGER,
-        true,
-        PatchStrategy.ServerSideApply,
-      );
-    } catch (error) {
-      throw new ControlPlaneError(
-        `The apiserver refused CustomResourceDefinition ${crd.metadata?.name}: ${apiErrorMessage(error)}`,
-      );
+export async function installCrds(kubeConfig: KubeConfig, crds: CrdManifest[]): Promise<string[]> {
+  const client = new ApiClient(kubeConfig);
+  try {
+    for (const crd of crds) {
+      try {
+        await client.patch(CUSTOM_RESOURCE_DEFINITIONS, { name: crd.metadata.name }, crd, {
+          patchType: 'apply',
+          fieldManager: FIELD_MANAGER,
+          force: true,
+        });
+      } catch (error) {
+        const message = error instanceof ApiError ? error.message : String(error);
+        throw new ControlPlaneError(
+          `The apiserver refused CustomResourceDefinition ${crd.metadata.name}: ${message}`,
+        );
+      }
     }
+  } finally {
+    await client.close();
   }
   await Promise.all(
     crds.map((crd) =>
-      waitFor<V1CustomResourceDefinition>(kubeConfig, {
+      waitFor<CrdManifest>(kubeConfig, {
         type: CUSTOM_RESOURCE_DEFINITIONS,
-        name: crd.metadata!.name!,
+        name: crd.metadata.name,
         until: isEstablished,
-        description: `CustomResourceDefinition ${crd.metadata!.name!} to be Established`,
+        description: `CustomResourceDefinition ${crd.metadata.name} to be Established`,
       }),
     ),
   );
-  return crds.map((crd) => crd.metadata!.name!);
+  return crds.map((crd) => crd.metadata.name);
 }
 
-/** The apiserver's own message from a failed request, without client-node's dump of headers. */
-function apiErrorMessage(error: unknown): string {
-  if (error instanceof ApiException) {
-    try {
-      return (JSON.parse(String(error.body)) as { message?: string }).message ?? String(error.body);
-    } catch {
-      return String(error.body);
-    }
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Installs the project's CRDs (crds/) and the third-party stand-ins, as the given kubeconfig's user. */
-export async function installProjectCrds(kubeconfigPath: string): Promise<string[]> {
+/**
+ * Installs the project's CRDs (crds/) and the platform's (real ones where they can be had, see
+ * managementPlatformCrds), as the given kubeconfig's user; `log` says where the platform's came
+ * from.
+ */
+export async function installProjectCrds(
+  kubeconfigPath: string,
+  log: (message: string) => void = () => undefined,
+): Promise<string[]> {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
-  return installCrds(kubeConfig, path.join(projectRoot(), 'crds'));
+  const platform = await managementPlatformCrds({ log });
+  for (const source of platform.sources) log(`Platform CRDs: ${source}`);
+  const ours = await readCrdFolder(path.join(projectRoot(), 'crds'));
+  return installCrds(kubeConfig, [...ours, ...platform.crds]);
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 const PREFIX = 'guestcluster-cp-';
 const OWNER_FILE = 'owner.pid';
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this PID runs (one of another user's counts too). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -15,3 +15,18 @@ export const CONTROL_PLANE_BINARIES = [
   'kubectl',
 ] as const;
 export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
+
+/**
+ * The platform APIs the local control plane serves with their real CRDs (docs/adr/0014). Like the
+ * binaries, each is obtained through the Go module proxy and cached by version.
+ */
+export const KUBEVIRT_VERSION = 'v1.6.0';
+export const CDI_API_VERSION = 'v1.62.0';
+/** CDI generates its CRDs with controller-gen; the version CDI v1.62 uses. */
+export const CONTROLLER_TOOLS_VERSION = 'v0.17.3';
+/**
+ * github.com/openshift/api tags no OpenShift release: this pseudo-version is a commit of its
+ * release-4.19 branch that the module proxy serves (OPENSHIFT_API_BRANCH names it for people).
+ */
+export const OPENSHIFT_API_VERSION = 'v0.0.0-20251217143335-482f1b56dcc4';
+export const OPENSHIFT_API_BRANCH = 'release-4.19';

@@ -104,6 +104,7 @@ export async function createRunningVmi(
   return vmi.metadata!.uid!;
 }
 
+/** Sets a VMI's status as KubeVirt does: with the VMI itself (its CRD has no status subresource). */
 export async function setVmiStatus(namespace: string, name: string, status: object): Promise<void> {
   await kubectl([
     '-n',
@@ -111,7 +112,6 @@ export async function setVmiStatus(namespace: string, name: string, status: obje
     'patch',
     'virtualmachineinstances.kubevirt.io',
     name,
-    '--subresource=status',
     '--type=merge',
     '-p',
     JSON.stringify({ status }),

@@ -43,6 +43,7 @@ export function crcVirtualMachine(namespace: string, instance: string): VirtualM
       template: {
         metadata: { labels: labels(instance) },
         spec: {
+          evictionStrategy: 'None',
           domain: {
             resources: { requests: { memory: '16Gi', cpu: '4' } },
             devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },

@@ -39,6 +39,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
+const GI = 2 ** 30;
 const IMPORT: DiskSource = { http: { url: 'https://mirror.example.test/crc/4.16.0/crc.qcow2' } };
 
 async function createVm(instance: string, source: DiskSource = IMPORT): Promise<void> {
@@ -129,6 +130,8 @@ describe('the simulated crc platform', () => {
     expect(claim.metadata!.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'DataVolume', uid: dv!.metadata!.uid, controller: true }),
     ]);
+    // The `storage` API inflates a Filesystem claim by CDI's filesystem overhead.
+    expect(claim.spec.resources!.requests!.storage).toBe(String(Math.ceil((80 * GI) / 0.945)));
     const folder = env.volumePath(ns.name, 'alpha-rootdisk')!;
     expect(await readAuthorizedKeys(path.join(folder, DISK_FILE))).toBe(env.bundleKey.public);
 
@@ -256,8 +259,31 @@ describe('the simulated crc platform', () => {
         expect.objectContaining({ type: 'Running', status: 'False', reason: 'CloneWithoutSource' }),
       ]),
     );
-    const vm = await ns.api.get<VirtualMachineObject>(VIRTUAL_MACHINES, 'beta', ns.name);
-    expect(vm.status?.printableStatus).toBe('Provisioning');
+    const vm = await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'beta',
+      until: (v) => v?.status?.printableStatus === 'Provisioning',
+    });
+    expect(vm!.status).toMatchObject({ created: true, ready: false });
+    // KubeVirt creates the VMI at once and holds it Pending, without a launcher pod, until the
+    // standalone DataVolume it mounts is ready.
+    const pending = await waitVmi(
+      'beta',
+      (v) => !!v?.status?.conditions?.some((c) => c.type === 'DataVolumesReady'),
+      'VMI beta Pending with DataVolumesReady',
+    );
+    expect(pending!.status!.phase).toBe('Pending');
+    expect(pending!.status!.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'DataVolumesReady',
+          status: 'False',
+          reason: 'NotAllDVsReady',
+        }),
+      ]),
+    );
+    expect(await launcherPods('beta')).toEqual([]);
 
     // The golden content is written into a claim of its own, then a DataVolume fills the source
     // claim from it, as a bundle's golden disk is filled: the source claim is Bound well before
@@ -268,13 +294,7 @@ describe('the simulated crc platform', () => {
       metadata: { name: 'beta-staging', namespace: ns.name },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '35Gi' } } },
     });
-    await waitFor<PersistentVolumeClaim>(ns.kubeConfig, {
-      type: PVCS,
-      namespace: ns.name,
-      name: 'beta-staging',
-      until: (c) => c?.status?.phase === 'Bound',
-    });
-    const staging = env.volumePath(ns.name, 'beta-staging')!;
+    const staging = await env.volumeWhenBound(ns.name, 'beta-staging');
     const goldenKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
     await writeSimulatedDisk(path.join(staging, DISK_FILE), goldenKey.public);
     await mkdir(path.join(staging, 'extra'), { recursive: true });
@@ -305,6 +325,16 @@ describe('the simulated crc platform', () => {
 
     // The guest booted from the clone accepts the golden disk's key, not the import key.
     const vmi = await waitVmi('beta', runningWithIp, 'VMI beta Running');
+    expect(vmi!.metadata!.uid).toBe(pending!.metadata!.uid);
+    expect(vmi!.status!.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'DataVolumesReady',
+          status: 'True',
+          reason: 'AllDVsReady',
+        }),
+      ]),
+    );
     const guest = env.guests.guestAt(ipOf(vmi)!)!;
     expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, goldenKey.private)).toBe(true);
     expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, env.bundleKey.private)).toBe(false);
@@ -314,15 +344,16 @@ describe('the simulated crc platform', () => {
 });
 
 describe('failure injection', () => {
-  test('a failing DataVolume ends Failed with CDI reason and message; its VM gets no VMI', async () => {
+  test("a failing import keeps its phase and reports the importer's error as CDI does; its VMI waits", async () => {
     env.failingDataVolumes.add('gamma');
     await createVm('gamma');
     const failed = await waitFor<DataVolumeObject>(ns.kubeConfig, {
       type: DATA_VOLUMES,
       namespace: ns.name,
       name: 'gamma-rootdisk',
-      until: (d) => d?.status?.phase === 'Failed',
+      until: (d) => (d?.status?.restartCount ?? 0) > 0,
     });
+    expect(failed!.status!.phase).toBe('ImportInProgress');
     const running = failed!.status!.conditions!.find((c) => c.type === 'Running');
     expect(running).toMatchObject({ status: 'False', reason: 'Error' });
     expect(running!.message).toMatch(/injected failure/);
@@ -332,13 +363,14 @@ describe('failure injection', () => {
       name: 'gamma',
       until: (v) => v?.status?.printableStatus === 'DataVolumeError',
     });
-    expect(vm!.status).toMatchObject({ ready: false, created: false });
-    expect(
-      await ns.api.list(VIRTUAL_MACHINE_INSTANCES, {
-        namespace: ns.name,
-        fieldSelector: 'metadata.name=gamma',
-      }),
-    ).toMatchObject({ items: [] });
+    expect(vm!.status).toMatchObject({ ready: false, created: true });
+    const vmi = await waitVmi('gamma', (v) => v?.status?.phase === 'Pending', 'VMI gamma Pending');
+    expect(vmi!.status!.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'DataVolumesReady', status: 'False' }),
+      ]),
+    );
+    expect(await launcherPods('gamma')).toEqual([]);
   });
 
   test('an import from a local URL that cannot be read fails as CDI reports it', async () => {
@@ -350,10 +382,41 @@ describe('failure injection', () => {
       type: DATA_VOLUMES,
       namespace: ns.name,
       name: 'delta-rootdisk',
-      until: (d) => d?.status?.phase === 'Failed',
+      until: (d) => (d?.status?.restartCount ?? 0) > 0,
     });
-    expect(failed!.status!.conditions!.find((c) => c.type === 'Running')!.message).toMatch(
-      /^Unable to connect to http data source/,
+    expect(failed!.status!.phase).toBe('ImportInProgress');
+    expect(failed!.status!.conditions!.find((c) => c.type === 'Running')).toMatchObject({
+      status: 'False',
+      reason: 'Error',
+      message: expect.stringMatching(/^Unable to connect to http data source/),
+    });
+  });
+
+  test("a clone into a claim smaller than its source is refused, as CDI's CSI clone refuses it", async () => {
+    await ns.api.create(PVCS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'theta-golden', namespace: ns.name },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '35Gi' } } },
+    });
+    await ns.api.create(DATA_VOLUMES, {
+      ...rootDisk(ns.name, 'theta', { pvc: { namespace: ns.name, name: 'theta-golden' } }),
+      spec: {
+        source: { pvc: { namespace: ns.name, name: 'theta-golden' } },
+        storage: { resources: { requests: { storage: '20Gi' } } },
+      },
+    });
+    const refused = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'theta-rootdisk',
+      until: (d) =>
+        !!d?.status?.conditions?.some((c) => c.type === 'Running' && c.reason === 'Error'),
+    });
+    expect(refused!.status!.phase).toBe('CloneScheduled');
+    const target = Math.ceil((20 * GI) / 0.945);
+    expect(refused!.status!.conditions!.find((c) => c.type === 'Running')!.message).toBe(
+      `target resources requests storage size is smaller than the source ${target} < ${35 * GI}`,
     );
   });
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOBS } from '../../operator/api/core-resources.js';
+import { JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
-import type { Job, Secret } from '../../operator/kube/workloads.js';
+import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
 import { TEST_DISK_BYTES } from '../crc-agent/test-bundle.js';
 import type { TestBundle } from '../crc-agent/test-bundle.js';
 import { createBundlePrepAccount, TestMirror } from '../operator/bundle-fixtures.js';
@@ -81,7 +81,7 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
       type: 'crc',
       minSize: 1,
       maxSize: 1,
-      // Smaller than the golden disk: the clone must grow to the disk's virtual size.
+      // Smaller than the golden disk: the clone must grow to its virtual size and its PVC's request.
       template: {
         crcVersion: version,
         ocpVersion: '4.19.0',
@@ -150,6 +150,11 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
       const size = (disk.spec as { storage?: { resources?: { requests?: { storage?: string } } } })
         .storage?.resources?.requests?.storage;
       expect(quantityBytes(size ?? '')).toBeGreaterThanOrEqual(TEST_DISK_BYTES);
+      // CDI's CSI clone refuses a target smaller than its source: never below the golden PVC.
+      const goldenClaim = await ns.api.get<PersistentVolumeClaim>(PVCS, golden!, operatorNs.name);
+      expect(quantityBytes(size ?? '')).toBeGreaterThanOrEqual(
+        quantityBytes(goldenClaim.spec.resources!.requests!.storage!),
+      );
       expect(disk.status?.phase).toBe('Succeeded');
 
       // The instance's own copy of the key, the one its agent Job mounts.

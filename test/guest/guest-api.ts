@@ -1,5 +1,5 @@
 import forge from 'node-forge';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
@@ -96,12 +96,25 @@ export class GuestApiServer {
       },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
     });
-    await this.createWithStatus(`${CONFIG}/clusterversions`, 'version', {
-      desired: { version: seed.ocpVersion },
-    });
+    // What the cluster-version operator reports, with every field its CRD requires.
+    const image = `quay.io/openshift-release-dev/ocp-release:${seed.ocpVersion}-x86_64`;
+    await this.createWithStatus(
+      `${CONFIG}/clusterversions`,
+      'version',
+      {
+        desired: { image, version: seed.ocpVersion },
+        availableUpdates: null,
+        observedGeneration: 1,
+        versionHash: 'simulated',
+      },
+      { clusterID: randomUUID() },
+    );
+    const since = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     for (const name of REQUIRED_OPERATORS)
       await this.createWithStatus(`${CONFIG}/clusteroperators`, name, {
-        conditions: [{ type: 'Available', status: 'True', reason: 'AsExpected' }],
+        conditions: [
+          { type: 'Available', status: 'True', reason: 'AsExpected', lastTransitionTime: since },
+        ],
       });
     await post(`${CONFIG}/apiservers`, {
       apiVersion: 'config.openshift.io/v1',
@@ -128,12 +141,17 @@ export class GuestApiServer {
     await this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client');
   }
 
-  private async createWithStatus(collection: string, name: string, status: unknown): Promise<void> {
+  private async createWithStatus(
+    collection: string,
+    name: string,
+    status: unknown,
+    spec: object = {},
+  ): Promise<void> {
     const kind = collection.endsWith('clusterversions') ? 'ClusterVersion' : 'ClusterOperator';
     const created = await this.admin.json<{ metadata: object }>({
       method: 'POST',
       path: collection,
-      body: { apiVersion: 'config.openshift.io/v1', kind, metadata: { name }, spec: {} },
+      body: { apiVersion: 'config.openshift.io/v1', kind, metadata: { name }, spec },
     });
     await this.admin.json({
       method: 'PUT',

@@ -89,7 +89,12 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       status: 'True',
       reason: 'BackingResourcesAvailable',
     });
-    for (const type of ['HyperConvergedReady', 'MultiClusterEngineReady', 'ProvisioningAllowed'])
+    for (const type of [
+      'HyperConvergedReady',
+      'MultiClusterEngineReady',
+      'WildcardRoutesAllowed',
+      'ProvisioningAllowed',
+    ])
       expect(instance.status!.conditions!.find((c) => c.type === type)?.status).toBe('True');
     expect(instance.status!.conditions!.find((c) => c.type === 'VersionMismatch')).toMatchObject({
       status: 'False',
@@ -101,7 +106,9 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
     expect(hc.spec).toMatchObject({
       release: { image: pool.spec.template.releaseImage },
       controllerAvailabilityPolicy: 'HighlyAvailable',
-      platform: { type: 'KubeVirt', kubevirt: {} },
+      platform: { type: 'KubeVirt', kubevirt: { baseDomainPassthrough: true } },
+      // HyperShift (simulated) fills in the guest's base domain: the management apps domain.
+      dns: { baseDomain: env.router.domain },
       pullSecret: { name: 'pull-secret' },
       configuration: {
         apiServer: {
@@ -121,9 +128,38 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
         controller: true,
       }),
     ]);
+    expect(hc.spec!.services).toContainEqual({
+      service: 'APIServer',
+      servicePublishingStrategy: { type: 'LoadBalancer' },
+    });
     const nodePool = await ns.api.get<Platform>(NODE_POOLS, hyperShift.nodePoolNames![0]!, ns.name);
     expect(nodePool.spec).toMatchObject({ clusterName: hc.metadata!.name, replicas: 2 });
     expect(nodePool.status).toMatchObject({ replicas: 2 });
+    // HyperShift's NodePool controller leaves a plain reference to the HostedCluster.
+    expect(nodePool.metadata!.ownerReferences).toEqual([
+      {
+        apiVersion: HOSTED_CLUSTERS.apiVersion,
+        kind: 'HostedCluster',
+        name: hc.metadata!.name,
+        uid: hc.metadata!.uid,
+      },
+      expect.objectContaining({ kind: 'ClusterInstance', uid: instance.metadata!.uid }),
+    ]);
+    // Its HostedCluster controller gives the admin kubeconfig Secret the HostedCluster's labels.
+    const admin = await ns.api.get<KubeObject>(
+      SECRETS,
+      `${hc.metadata!.name}-admin-kubeconfig`,
+      ns.name,
+    );
+    expect(admin.metadata!.labels).toEqual(hc.metadata!.labels);
+    expect(admin.metadata!.ownerReferences).toEqual([
+      {
+        apiVersion: HOSTED_CLUSTERS.apiVersion,
+        kind: 'HostedCluster',
+        name: hc.metadata!.name,
+        uid: hc.metadata!.uid,
+      },
+    ]);
     const route = await ns.api.get<Platform>(
       ROUTES,
       `${name}-api`,

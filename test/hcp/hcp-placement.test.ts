@@ -146,11 +146,23 @@ describe('hcp placement, naming and failures on the real control plane', () => {
       });
       extraNamespaces.push(`${ns.name}-${hcName}`);
     } else {
+      // Someone else's, valid as HyperShift's CRD requires.
+      const route = { servicePublishingStrategy: { type: 'Route' } };
       await ns.api.create(HOSTED_CLUSTERS, {
         apiVersion: HOSTED_CLUSTERS.apiVersion,
         kind: HOSTED_CLUSTERS.kind,
         metadata: { name: hcName, namespace: ns.name },
-        spec: { release: { image: 'quay.io/someone/else:4.15.0' } },
+        spec: {
+          release: { image: 'quay.io/someone/else:4.15.0' },
+          pullSecret: { name: 'their-pull-secret' },
+          platform: { type: 'KubeVirt' },
+          networking: { clusterNetwork: [{ cidr: '10.132.0.0/14' }] },
+          etcd: { managementType: 'Managed', managed: { storage: { type: 'PersistentVolume' } } },
+          services: ['APIServer', 'OAuthServer', 'Konnectivity', 'Ignition'].map((service) => ({
+            service,
+            ...route,
+          })),
+        },
       } as KubeObject);
     }
     await ns.api.create(INSTANCES, hcpInstance(ns.name, name));

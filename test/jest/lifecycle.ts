@@ -13,7 +13,7 @@ export async function startTestControlPlane(): Promise<void> {
   running = await LocalControlPlane.start({
     log,
     beforeControllers: async (kubeconfigPath) => {
-      crds = await installProjectCrds(kubeconfigPath);
+      crds = await installProjectCrds(kubeconfigPath, log);
     },
   });
   log(

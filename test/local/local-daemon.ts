@@ -52,7 +52,7 @@ export async function serveLocalEnvironment(): Promise<void> {
     plane = await LocalControlPlane.start({
       log,
       beforeControllers: async (kubeconfigPath) => {
-        const crds = await installProjectCrds(kubeconfigPath);
+        const crds = await installProjectCrds(kubeconfigPath, log);
         log(`Installed ${crds.length} CustomResourceDefinitions`);
       },
     });

@@ -9,7 +9,7 @@ import {
   fillPool,
   hcpPool,
   lease,
-  releaseAllLeases,
+  releaseLeasesAndPools,
   startOperator,
 } from './pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
@@ -21,7 +21,7 @@ const LEASE_COUNT = 200;
 describe('binding with two managers and no leader election', () => {
   const managers: Manager[] = [];
   afterAll(async () => {
-    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
+    await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await Promise.all(managers.map((m) => m.stop()));
   });
 

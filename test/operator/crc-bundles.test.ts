@@ -30,7 +30,7 @@ import {
   TEST_AGENT_IMAGE,
   TestMirror,
 } from './bundle-fixtures.js';
-import { enableNamespace, startOperator } from './pool-fixtures.js';
+import { enableNamespace, releaseLeasesAndPools, startOperator } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
 const ns = useTestNamespace('bundles');
@@ -108,6 +108,8 @@ describe('CRCBundle download and prepare', () => {
 
   afterAll(async () => {
     await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
+    // Pools with instances carry the pool-protection finalizer: they go with the manager running.
+    if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
     await platform?.stop();
     await mirror?.stop();

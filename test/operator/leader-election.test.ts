@@ -1,8 +1,14 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { LeaseObject } from '../../operator/runtime/leader-election.js';
+import { writeSecretFile } from '../control-plane/kubeconfig-file.js';
+import type { ProxyVerdict } from '../support/api-proxy.js';
+import { ApiProxy } from '../support/api-proxy.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { resourceType } from '../support/resource-type.js';
 import { waitFor } from '../support/wait-for.js';
@@ -23,7 +29,20 @@ const ELECTION_ARGS = [
   '--leader-elect-retry-period=1s',
 ];
 
+const RENEW_DEADLINE_MS = 6000;
+const RETRY_PERIOD_MS = 1000;
+
 const holder = (lease: LeaseObject | undefined): string => lease?.spec?.holderIdentity ?? '';
+
+/** When the operator logged `message` first (epoch milliseconds), from its JSON log lines. */
+function loggedAt(process: OperatorProcess, message: string): number | undefined {
+  for (const line of process.output().split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; time?: string };
+    if (entry.msg === message) return Date.parse(entry.time!);
+  }
+  return undefined;
+}
 
 function leaseHeldBy(prefix: string, timeoutMs = 30_000): Promise<LeaseObject | undefined> {
   return waitFor<LeaseObject>(ns.kubeConfig, {
@@ -44,8 +63,13 @@ async function metric(process: OperatorProcess, name: string): Promise<number | 
 
 describe('leader election', () => {
   const processes: OperatorProcess[] = [];
-  const start = async (identity: string, args = ELECTION_ARGS): Promise<OperatorProcess> => {
-    const started = await startOperatorProcess({ identity, namespace: ns.name, args });
+  const proxies: ApiProxy[] = [];
+  const start = async (
+    identity: string,
+    args = ELECTION_ARGS,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<OperatorProcess> => {
+    const started = await startOperatorProcess({ identity, namespace: ns.name, args, env });
     processes.push(started);
     return started;
   };
@@ -55,6 +79,7 @@ describe('leader election', () => {
     for (const p of started)
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     await Promise.all(started.map((p) => p.exited));
+    await Promise.all(proxies.splice(0).map((p) => p.stop()));
     await ns.api.delete(LEASES, LEASE_NAME, ns.name).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     });
@@ -129,6 +154,71 @@ describe('leader election', () => {
     expect(await leader.exited).toEqual({ code: 1, signal: null });
     expect(leader.output()).toContain('lost leadership: the lease is now held by intruder');
   });
+
+  // What an overloaded apiserver does to a renewal: priority and fairness answers 429, or the
+  // request waits and never gets an answer.
+  const refusals: Record<string, ProxyVerdict> = {
+    'answered with 429': {
+      kind: 'answer',
+      status: 429,
+      headers: { 'retry-after': '1' },
+      body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 429 },
+    },
+    'never answered': { kind: 'stall' },
+  };
+
+  it.each(Object.keys(refusals))(
+    'stops within its renew deadline when renewals are %s, before a standby takes over',
+    async (refusal) => {
+      // The leader reaches the apiserver through a proxy that, once told to, refuses every
+      // request for the election Lease; the standby talks to the apiserver directly.
+      const proxy = await ApiProxy.start();
+      proxies.push(proxy);
+      const lease = `/apis/coordination.k8s.io/v1/namespaces/${ns.name}/leases/${LEASE_NAME}`;
+      let refusing = false;
+      proxy.route = (request) =>
+        refusing && request.path.startsWith(lease) ? refusals[refusal]! : { kind: 'forward' };
+      const kubeconfig = path.join(await mkdtemp(path.join(os.tmpdir(), 'gc-leader-')), 'config');
+      await writeSecretFile(kubeconfig, proxy.kubeconfig());
+      const leader = await start('op-d', ELECTION_ARGS, { KUBECONFIG: kubeconfig });
+      await leaseHeldBy('op-d_');
+      const standby = await start('op-e');
+      await standby.logged('Waiting to acquire the leader-election lease');
+
+      // Every version of the Lease from now on, until the standby holds it.
+      const versions: LeaseObject[] = [];
+      const takeover = waitFor<LeaseObject>(ns.kubeConfig, {
+        type: LEASES,
+        namespace: ns.name,
+        name: LEASE_NAME,
+        until: (l) => (l && versions.push(l), holder(l).startsWith('op-e_')),
+        timeoutMs: 60_000,
+        description: 'the standby to take the lease over',
+      });
+      refusing = true;
+      expect(await leader.exited).toEqual({ code: 1, signal: null });
+      const taken = await takeover;
+
+      const lastRenewal = Math.max(
+        ...versions
+          .filter((l) => holder(l).startsWith('op-d_'))
+          .map((l) => Date.parse(l.spec!.renewTime!)),
+      );
+      const stoppedAt = loggedAt(leader, 'Stopping the manager')!;
+      expect(stoppedAt - lastRenewal).toBeLessThanOrEqual(RENEW_DEADLINE_MS + RETRY_PERIOD_MS);
+      // No overlap: the standby took over after the leader had stopped, and not one request of the
+      // leader's reached the apiserver after that.
+      const acquiredAt = Date.parse(taken!.spec!.acquireTime!);
+      expect(acquiredAt).toBeGreaterThan(stoppedAt);
+      const forwardedLater = proxy.requests.filter(
+        (r) => r.at >= acquiredAt && !r.path.startsWith(lease),
+      );
+      expect(forwardedLater).toEqual([]);
+      expect(leader.output()).toContain(
+        `lost leadership: the lease was not renewed within the renew deadline (${RENEW_DEADLINE_MS} ms)`,
+      );
+    },
+  );
 
   it('refuses an invalid configuration before it touches the cluster', async () => {
     const refused = await startOperatorProcess({

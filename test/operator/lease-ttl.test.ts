@@ -11,6 +11,7 @@ import {
   hcpPool,
   lease,
   poolInstance,
+  releaseLeasesAndPools,
   settleInstance,
   startOperator,
 } from './pool-fixtures.js';
@@ -24,6 +25,8 @@ const MINUTE = 60_000;
 describe('lease TTL', () => {
   let manager: Manager;
   afterAll(async () => {
+    // Leases carry the release finalizer: release them with the manager running.
+    if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
   });
 
@@ -76,6 +79,44 @@ describe('lease TTL', () => {
       name: 'ttl-0',
       until: (i) => i === undefined,
       description: 'the released instance to be deleted',
+    });
+  });
+
+  it('keeps status.expiresAt at boundTime + spec.ttl when the TTL changes after binding', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'change', { maxSize: 1 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'change', 'change-0'));
+    await settleInstance(ns.api, ns.name, 'change-0');
+    await ns.api.create(LEASES, lease(ns.name, 'longer', 'change', '1h'));
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'longer',
+      until: (l) => l?.status?.phase === 'Bound',
+    });
+    const boundTime = Date.parse(bound!.status!.boundTime!);
+    const expires = (l: ClusterLease | undefined): number => Date.parse(l?.status?.expiresAt ?? '');
+
+    for (const [ttl, hours] of [
+      ['720h', 720],
+      ['90m', 1.5],
+    ] as const) {
+      await ns.api.patch(LEASES, { name: 'longer', namespace: ns.name }, { spec: { ttl } });
+      const updated = await waitFor<ClusterLease>(ns.kubeConfig, {
+        type: LEASES,
+        namespace: ns.name,
+        name: 'longer',
+        until: (l) => expires(l) === boundTime + hours * 60 * MINUTE,
+        description: `expiresAt to follow spec.ttl ${ttl}`,
+      });
+      expect(updated!.status!.boundTime).toBe(bound!.status!.boundTime);
+    }
+    await ns.api.patch(LEASES, { name: 'longer', namespace: ns.name }, { spec: { ttl: '0' } });
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'longer',
+      until: (l) => !!l && l.status?.expiresAt === undefined,
+      description: 'expiresAt to go with the TTL',
     });
   });
 });

@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { parse, stringify } from 'yaml';
 import type { ClusterLease } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import { INSTANCES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { projectRoot } from '../control-plane/project-root.js';
@@ -13,6 +15,7 @@ import {
   enableNamespace,
   hcpPool,
   poolInstance,
+  releaseLeasesAndPools,
   settleInstance,
   startOperator,
 } from './pool-fixtures.js';
@@ -23,6 +26,8 @@ const ns = useTestNamespace('manual');
 describe('the manual kubectl flow', () => {
   let manager: Manager;
   afterAll(async () => {
+    // Leases carry the release finalizer, pools their protection: both go with the manager running.
+    if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
   });
 
@@ -78,5 +83,37 @@ describe('the manual kubectl flow', () => {
       until: (i) => i === undefined,
       description: 'the released instance to be deleted',
     });
+  });
+
+  it('binds a lease applied together with its pool from one folder, the lease file first', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'gc-apply-'));
+    const pool = hcpPool(ns.name, 'folder-pool', { maxSize: 1 });
+    const lease: ClusterLease = {
+      apiVersion: 'guestcluster.opdev.io/v1alpha1',
+      kind: 'ClusterLease',
+      metadata: { name: 'folder-job', namespace: ns.name },
+      spec: { poolRef: { name: 'folder-pool' } },
+    };
+    // kubectl applies a folder's files in name order: the lease goes first.
+    await writeFile(path.join(folder, '10-lease.yaml'), stringify(lease));
+    await writeFile(path.join(folder, '20-pool.yaml'), stringify(pool));
+    await kubectl(['apply', '-f', folder]);
+    const instance = await waitFor<KubeObject>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'folder-pool-0',
+      until: (i) => i !== undefined,
+      description: 'the instance the pool makes for the lease',
+    });
+    await settleInstance(ns.api, ns.name, instance!.metadata!.name!);
+    await kubectl([
+      'wait',
+      '-n',
+      ns.name,
+      '--for=jsonpath={.status.phase}=Bound',
+      'clusterlease/folder-job',
+      '--timeout=60s',
+    ]);
+    await kubectl(['delete', '-n', ns.name, '-f', folder, '--wait']);
   });
 });

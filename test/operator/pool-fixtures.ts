@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import {
+  FINALIZER_POOL_PROTECTION,
   LABEL_CLUSTER_INSTANCE,
   LABEL_MANAGED_BY,
   LABEL_NAMESPACE_ENABLED,
@@ -216,10 +217,32 @@ export async function fillPool(
 }
 
 /**
- * Deletes every lease of a namespace and waits until they are gone. Leases carry the release
- * finalizer, so a manager must still run: stop it only after this.
+ * Waits until no pool of a namespace carries the pool-protection finalizer, which the pool
+ * controller removes once the pool has no instance left. A manager must still run; stopped
+ * before this, it would leave the namespace unable to go.
  */
-export async function releaseAllLeases(
+export async function poolsUnprotected(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await waitForList<ClusterPool>(kubeConfig, {
+    type: POOLS,
+    namespace,
+    until: (pools) =>
+      pools.every((p) => !p.metadata?.finalizers?.includes(FINALIZER_POOL_PROTECTION)),
+    description: 'the pools to drop their protection finalizer',
+    timeoutMs,
+  });
+}
+
+/**
+ * Deletes every lease of a namespace, then every pool, and waits until they are gone. Leases
+ * carry the release finalizer and pools with instances the pool-protection one, so a manager
+ * must still run: stop it only after this. (Instances of the tests' own making that carry no
+ * label of a pool stay.)
+ */
+export async function releaseLeasesAndPools(
   api: ApiClient,
   kubeConfig: KubeConfig,
   namespace: string,
@@ -238,11 +261,25 @@ export async function releaseAllLeases(
     description: 'every lease to be released',
     timeoutMs,
   });
+  const pools = await api.list<ClusterPool>(POOLS, { namespace });
+  await inBatches(pools.items, 50, (p) =>
+    api.delete(POOLS, p.metadata!.name!, namespace).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    }),
+  );
+  await waitForList(kubeConfig, {
+    type: POOLS,
+    namespace,
+    until: (items) => items.length === 0,
+    description: 'every pool to be deleted',
+    timeoutMs,
+  });
 }
 
 /**
- * Waits until a namespace has no ClusterInstance left: their finalizers tear the backing objects
- * down, so the instance controller must still run. Stop it only after this.
+ * Waits until a namespace has no ClusterInstance left (their finalizers tear the backing objects
+ * down) and its pools no protection finalizer, so the instance and pool controllers must still
+ * run. Stop them only after this.
  */
 export async function instancesTornDown(
   kubeConfig: KubeConfig,
@@ -256,4 +293,5 @@ export async function instancesTornDown(
     description: `every instance in ${namespace} to be torn down`,
     timeoutMs,
   });
+  await poolsUnprotected(kubeConfig, namespace);
 }

@@ -7,7 +7,7 @@ import { useTestNamespace } from '../support/cluster.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
 import {
   enableNamespace,
-  releaseAllLeases,
+  releaseLeasesAndPools,
   hcpPool,
   lease,
   poolInstance,
@@ -36,7 +36,7 @@ describe('pools and leases', () => {
   afterAll(async () => {
     // Leases carry the release finalizer: release them with a manager running, so the namespace can go.
     const manager = await start();
-    await releaseAllLeases(ns.api, ns.kubeConfig, ns.name);
+    await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager.stop();
   });
 
@@ -115,16 +115,77 @@ describe('pools and leases', () => {
     ]);
   });
 
-  it('fails a lease whose pool does not exist, saying so', async () => {
+  it('keeps a lease whose pool does not exist yet waiting, saying so, and binds it once the pool is there', async () => {
+    await enableNamespace(ns.api, ns.name);
     await start();
-    await ns.api.create(LEASES, lease(ns.name, 'orphan', 'no-such-pool'));
-    const failed = await waitFor<ClusterLease>(ns.kubeConfig, {
+    await ns.api.create(LEASES, lease(ns.name, 'early', 'late'));
+    const waiting = await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,
-      name: 'orphan',
-      until: (l) => phase(l) === 'Failed',
+      name: 'early',
+      until: (l) => condition(l, 'Ready')?.reason === 'PoolNotFound',
     });
-    expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: 'PoolNotFound' });
+    expect(phase(waiting)).toBe('Pending');
+    expect(condition(waiting, 'Ready')).toMatchObject({
+      status: 'False',
+      message: `ClusterPool "late" does not exist in namespace "${ns.name}"; the lease binds once it does`,
+    });
+
+    await ns.api.create(POOLS, hcpPool(ns.name, 'late', { maxSize: 1 }));
+    const [instance] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=late',
+      until: (items) => items.length === 1,
+      description: 'the instance the pool makes for the waiting lease',
+    });
+    await settleInstance(ns.api, ns.name, instance!.metadata!.name!);
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'early',
+      until: (l) => phase(l) === 'Bound',
+    });
+    expect(bound!.status?.instanceRef?.name).toBe('late-0');
+  });
+
+  it("skips an instance name held by an object that is not the pool's, and says so", async () => {
+    await enableNamespace(ns.api, ns.name);
+    // A ClusterInstance named like the pool's next one, but not the pool's (no pool label).
+    const squatter = poolInstance(ns.name, 'taken', 'taken-0');
+    delete squatter.metadata!.labels;
+    delete squatter.spec.poolRef;
+    await ns.api.create(INSTANCES, squatter);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'taken', { maxSize: 2 }));
+    await start();
+    await ns.api.create(LEASES, lease(ns.name, 'taken-job', 'taken'));
+    const [created] = await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      labelSelector: 'opdev.io/pool=taken',
+      until: (items) => items.length === 1,
+      description: 'the instance for the lease taken-job',
+    });
+    expect(created!.metadata!.name).toBe('taken-1');
+    const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
+      type: POOLS,
+      namespace: ns.name,
+      name: 'taken',
+      until: (p) => condition(p, 'NamesAvailable')?.status === 'False',
+    });
+    expect(condition(pool, 'NamesAvailable')).toMatchObject({
+      reason: 'NameTaken',
+      message:
+        "ClusterInstance taken-0 is not this pool's (no label opdev.io/pool=taken); the pool skips that name and names its instances otherwise",
+    });
+    await settleInstance(ns.api, ns.name, 'taken-1');
+    const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'taken-job',
+      until: (l) => phase(l) === 'Bound',
+    });
+    expect(bound!.status?.instanceRef?.name).toBe('taken-1');
   });
 
   it("fails a lease whose kubeconfig Secret name is an instance's, before claiming anything", async () => {

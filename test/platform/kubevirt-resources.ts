@@ -16,6 +16,7 @@ export interface Condition {
   message?: string;
   lastTransitionTime?: string;
   lastProbeTime?: string | null;
+  observedGeneration?: number;
 }
 
 export interface VirtualMachineObject extends KubeObject {
@@ -26,6 +27,7 @@ export interface VirtualMachineObject extends KubeObject {
       metadata?: { labels?: Record<string, string> };
       spec?: {
         nodeSelector?: Record<string, string>;
+        evictionStrategy?: string;
         domain?: Record<string, unknown>;
         volumes?: { name: string; dataVolume?: { name: string } }[];
       };
@@ -63,12 +65,14 @@ export interface DataVolumeObject extends KubeObject {
     storage?: {
       storageClassName?: string;
       accessModes?: string[];
+      volumeMode?: string;
       resources?: { requests?: Record<string, string> };
     };
   };
   status?: {
     phase?: string;
     progress?: string;
+    restartCount?: number;
     claimName?: string;
     conditions?: Condition[];
   };

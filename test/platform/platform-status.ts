@@ -35,19 +35,24 @@ export function withTransitions(
 }
 
 /**
- * Writes `status` through the status subresource when it differs from the object's, with the
- * object's resourceVersion: a pass that worked from a stale cache fails with a conflict (and is
- * retried) instead of undoing a newer state. Returns the object as written (or as it was).
+ * Writes `status` when it differs from the object's, with the object's resourceVersion: a pass
+ * that worked from a stale cache fails with a conflict (and is retried) instead of undoing a newer
+ * state. It goes through the status subresource, or with the object itself for a kind that has
+ * none (`subresource: false`, KubeVirt's VMI). Returns the object as written (or as it was).
  */
 export async function writeStatus<T extends KubeObject & { status?: object }>(
   client: ApiClient,
   type: ResourceType,
   object: T,
   status: NonNullable<T['status']>,
+  options: { subresource?: boolean } = {},
 ): Promise<T | undefined> {
   if (stable(object.status ?? {}) === stable(status)) return object;
   try {
-    return await client.updateStatus(type, { ...object, status });
+    const written = { ...object, status };
+    return await (options.subresource === false
+      ? client.update(type, written)
+      : client.updateStatus(type, written));
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

@@ -1,5 +1,3 @@
-import { cp, mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists } from '../../operator/kube/api-error.js';
@@ -9,8 +7,9 @@ import type { Manager } from '../../operator/runtime/manager.js';
 import { simulatedManager } from './simulated-controller.js';
 import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
+import { claimRequestBytes, cloneSizeProblem } from './cdi-storage-rules.js';
 import { withTransitions, writeStatus } from './platform-status.js';
-import { DISK_FILE, writeSimulatedDisk } from './simulated-disk.js';
+import { boundCondition, copyClaim, importDisk, ready, running } from './cdi-transfers.js';
 
 export interface SimulatedCdiOptions {
   kubeConfig: KubeConfig;
@@ -23,50 +22,32 @@ export interface SimulatedCdiOptions {
    * `core` user accepts these keys (as a real CRC disk image accepts its bundle's key).
    */
   importedDiskKeys: () => string;
-  /** Failure injection: a DataVolume for which this is true fails its import or clone. */
+  /**
+   * Failure injection: a DataVolume for which this is true fails its import or clone the way CDI
+   * reports it (see DataVolumePass.importerFailed and failed).
+   */
   fails?: (dataVolume: DataVolumeObject) => boolean;
 }
 
 type Step = {
   phase: string;
   progress?: string;
+  restartCount?: number;
   conditions: Omit<Condition, 'lastTransitionTime'>[];
 };
 
-const boundCondition = (claim: string, ok: boolean): Omit<Condition, 'lastTransitionTime'> =>
-  ok
-    ? { type: 'Bound', status: 'True', reason: 'Bound', message: `PVC ${claim} Bound` }
-    : { type: 'Bound', status: 'False', reason: 'Pending', message: `PVC ${claim} Pending` };
-const ready = (ok: boolean, reason: string): Omit<Condition, 'lastTransitionTime'> => ({
-  type: 'Ready',
-  status: ok ? 'True' : 'False',
-  reason,
-});
-const running = (
-  status: 'True' | 'False',
-  reason: string,
-  message = '',
-): Omit<Condition, 'lastTransitionTime'> => ({ type: 'Running', status, reason, message });
-
-/** Whether an import URL points at a test server on this host (which the importer then reads). */
-function isLocal(url: string): boolean {
-  try {
-    const { hostname, protocol } = new URL(url);
-    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost');
-  } catch {
-    return false;
-  }
-}
-
 /**
  * CDI's DataVolume controller and importer/cloner pods, simulated: a DataVolume gets a claim of its
- * name (owned by it) that the simulated storage binds; then an HTTP import writes `disk.img` into
- * the claim's folder (fetched when the URL is a local test server, else a small disk that accepts
+ * name (owned by it, its request inflated by the filesystem overhead as CDI's `storage` API does)
+ * that the simulated storage binds; then an HTTP import writes `disk.img` into the claim's folder
+ * (fetched when the URL is a local test server, else a small disk that accepts
  * `importedDiskKeys`), and a PVC clone copies the Bound source claim's folder (the DataVolume
  * waits in CloneScheduled while the source is missing, not Bound, or still being filled by its
- * own DataVolume). Phases and conditions follow CDI's: ImportScheduled/CloneScheduled,
- * ImportInProgress/CloneInProgress, Succeeded with progress "100.0%"; an error ends in Failed
- * with Running=False and CDI's reason and message.
+ * own DataVolume). Every simulated storage class is a CSI one: a clone goes through CDI's clone
+ * populator, which refuses a target smaller than its source. Phases and conditions follow CDI's:
+ * ImportScheduled/CloneScheduled, ImportInProgress/CloneInProgress, Succeeded with progress
+ * "100.0%". An error never makes the phase Failed (CDI sets that only for a lost claim, which
+ * this storage never loses): it shows in the Running condition, as real CDI reports it.
  */
 export class SimulatedCdi {
   private constructor(private readonly manager: Manager) {}
@@ -128,10 +109,10 @@ class DataVolumePass {
   /** One pass; asks to come back soon while the storage has not yet seen its claim Bound. */
   async run(): Promise<{ requeueAfterMs?: number }> {
     const phase = this.dv.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') return {};
+    if (phase === 'Succeeded' || phase === 'Failed' || this.stoppedByError()) return {};
     const { clone, url } = this.source();
     if (!clone && !url) {
-      await this.fail('InvalidSource', 'the DataVolume has neither an http nor a pvc source');
+      await this.failed('Pending', 'the DataVolume has neither an http nor a pvc source');
       return {};
     }
     if (clone && !(await this.sourceReady(clone))) return {};
@@ -151,7 +132,7 @@ class DataVolumePass {
       // Bound here, but the storage's own cache has not seen it yet: no event will follow.
       return bound ? { requeueAfterMs: 100 } : {};
     }
-    await this.transfer(clone, url, folder);
+    await this.transfer({ clone, url, target }, folder);
     return {};
   }
 
@@ -201,10 +182,13 @@ class DataVolumePass {
 
   /** The importer's or cloner's work, from InProgress to Succeeded or Failed. */
   private async transfer(
-    clone: string | undefined,
-    url: string | undefined,
+    { clone, url, target }: { clone?: string; url?: string; target: PersistentVolumeClaim },
     folder: string,
   ): Promise<void> {
+    if (clone) {
+      const refused = this.cloneRefused(clone, target);
+      if (refused) return this.failed('CloneScheduled', refused);
+    }
     // Written even when the cache already says InProgress: against the cached version, it fails
     // with a conflict when this pass works from a stale cache (the transfer has already ended), so
     // a finished volume is never copied or imported again under a guest that boots from it.
@@ -221,14 +205,18 @@ class DataVolumePass {
       { evenIfUnchanged: true },
     );
     if (this.options.fails?.(this.dv))
-      return this.fail(
-        'Error',
-        clone
-          ? 'Unable to clone: the clone source pod failed (injected failure)'
-          : `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
-      );
-    const error = clone ? await this.copyClaim(clone, folder) : await this.importDisk(url!, folder);
-    if (error) return this.fail('Error', error);
+      return clone
+        ? this.failed(
+            'CloneScheduled',
+            'Unable to clone: the clone source pod failed (injected failure)',
+          )
+        : this.importerFailed(
+            `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
+          );
+    const error = clone
+      ? await copyClaim(clone, folder, this.options.volumePath)
+      : await importDisk(url!, folder, this.options.importedDiskKeys);
+    if (error) return clone ? this.failed('CloneScheduled', error) : this.importerFailed(error);
     await this.step({
       phase: 'Succeeded',
       progress: '100.0%',
@@ -269,7 +257,17 @@ class DataVolumePass {
         spec: {
           // The storage profile's defaults for a class without one of its own.
           accessModes: storage.accessModes ?? ['ReadWriteOnce'],
-          resources: { requests: { storage: storage.resources?.requests?.storage ?? '1Gi' } },
+          resources: {
+            requests: {
+              storage: String(
+                claimRequestBytes(
+                  storage.resources?.requests?.storage ?? '1Gi',
+                  storage.volumeMode,
+                ),
+              ),
+            },
+          },
+          ...(storage.volumeMode ? { volumeMode: storage.volumeMode } : {}),
           ...(storage.storageClassName ? { storageClassName: storage.storageClassName } : {}),
         },
       });
@@ -279,42 +277,59 @@ class DataVolumePass {
     }
   }
 
-  private async copyClaim(sourceKey: string, folder: string): Promise<string | undefined> {
-    const [namespace, name] = sourceKey.split('/') as [string, string];
-    const source = this.options.volumePath(namespace, name);
-    if (!source) return `Unable to clone: source PVC ${sourceKey} has no volume on this storage`;
-    await mkdir(folder, { recursive: true });
-    await cp(source, folder, { recursive: true, force: true });
-    return undefined;
+  /** The clone populator's size check between the source claim and this DataVolume's claim. */
+  private cloneRefused(sourceKey: string, target: PersistentVolumeClaim): string | undefined {
+    const source = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
+    return source ? cloneSizeProblem(source, target) : undefined;
   }
 
-  private async importDisk(url: string, folder: string): Promise<string | undefined> {
-    const file = path.join(folder, DISK_FILE);
-    if (!isLocal(url)) {
-      await writeSimulatedDisk(file, this.options.importedDiskKeys());
-      return undefined;
-    }
-    const answer = await fetch(url).catch((error: unknown) => error as Error);
-    if (answer instanceof Error) return `Unable to connect to http data source: ${answer.message}`;
-    if (!answer.ok)
-      return `Unable to connect to http data source: expected status code 200, got ${answer.status}. Status: ${answer.status} ${answer.statusText}`;
-    await writeFile(file, Buffer.from(await answer.arrayBuffer()));
-    return undefined;
-  }
-
-  private async fail(reason: string, message: string): Promise<void> {
+  /**
+   * A transfer that cannot go on, as CDI's clone populator reports an error: the phase stays,
+   * Running=False with reason Error and the error as its message.
+   */
+  private async failed(phase: string, message: string): Promise<void> {
     await this.step({
-      phase: 'Failed',
+      phase,
       conditions: [
-        boundCondition(
-          this.name,
-          this.dv.status?.conditions?.some((c) => c.type === 'Bound' && c.status === 'True') ??
-            false,
-        ),
-        ready(false, reason),
-        running('False', reason, message),
+        this.boundNow(),
+        ready(false, phase === 'Pending' ? 'Pending' : 'TransferRunning'),
+        running('False', 'Error', message),
       ],
     });
+  }
+
+  /**
+   * The importer pod's container exited with an error: with restartPolicy OnFailure the pod keeps
+   * running and the container restarts, so the phase stays ImportInProgress; CDI copies the
+   * container's termination message into the Running condition (False, reason Error) and counts
+   * the restarts (setAnnotationsFromPodWithPrefix).
+   */
+  private async importerFailed(message: string): Promise<void> {
+    await this.step({
+      phase: 'ImportInProgress',
+      restartCount: (this.dv.status?.restartCount ?? 0) + 1,
+      conditions: [
+        this.boundNow(),
+        ready(false, 'TransferRunning'),
+        running('False', 'Error', message),
+      ],
+    });
+  }
+
+  /**
+   * A transfer that stopped with an error stays so here: each restart of the importer, or retry of
+   * the clone populator, would fail the same way.
+   */
+  private stoppedByError(): boolean {
+    const running = this.dv.status?.conditions?.find((c) => c.type === 'Running');
+    return running?.status === 'False' && running.reason === 'Error';
+  }
+
+  private boundNow(): Omit<Condition, 'lastTransitionTime'> {
+    const claim = this.manager
+      .informer<PersistentVolumeClaim>(PVCS)
+      .get(`${this.namespace}/${this.name}`);
+    return boundCondition(this.name, claim?.status?.phase === 'Bound');
   }
 
   private async step(step: Step, options: { evenIfUnchanged?: boolean } = {}): Promise<void> {
@@ -322,6 +337,7 @@ class DataVolumePass {
       ...this.dv.status,
       phase: step.phase,
       progress: step.progress ?? this.dv.status?.progress ?? 'N/A',
+      ...(step.restartCount ? { restartCount: step.restartCount } : {}),
       claimName: this.name,
       conditions: withTransitions(this.dv.status?.conditions, step.conditions),
     };

@@ -1,35 +1,28 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { NAMESPACES, SECRETS } from '../../operator/api/resources.js';
-import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
+import {
+  HOSTED_CLUSTERS,
+  INGRESS_CONFIGS,
+  NODE_POOLS,
+} from '../../operator/api/platform-resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
+import type { KasEndpoint } from './hosted-kas-endpoint.js';
+import { kasEndpoint } from './hosted-kas-endpoint.js';
+import { writeStatus } from './platform-status.js';
 import { startSimulatedController } from './simulated-controller.js';
+import type { HostedClusterObject } from './hosted-cluster-status.js';
+import { hostedClusterConditions, hostedClusterVersion } from './hosted-cluster-status.js';
 import type { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 
+export type { HostedClusterObject } from './hosted-cluster-status.js';
+export { releaseVersion } from './hosted-cluster-status.js';
+
 export const HYPERSHIFT_FINALIZER = 'hypershift.openshift.io/finalizer';
-const SERVICES = resourceType('v1', 'Service', 'services');
+type SecretObject = KubeObject & { data?: Record<string, string> };
 const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
-
-export interface HostedClusterObject extends KubeObject {
-  spec?: {
-    release?: { image?: string };
-    services?: {
-      service: string;
-      servicePublishingStrategy?: { type?: string; nodePort?: { address?: string } };
-    }[];
-    configuration?: {
-      apiServer?: {
-        servingCerts?: {
-          namedCertificates?: { names?: string[]; servingCertificate?: { name?: string } }[];
-        };
-      };
-    };
-  };
-  status?: Record<string, unknown>;
-}
 
 export interface SimulatedHostedClustersOptions {
   kubeConfig: KubeConfig;
@@ -40,16 +33,13 @@ export interface SimulatedHostedClustersOptions {
   becomesAvailable?: (hostedCluster: HostedClusterObject) => boolean;
 }
 
-/** The release version HyperShift reports for a release image (its tag's x.y.z). */
-export function releaseVersion(image: string | undefined): string {
-  return /:(\d+\.\d+\.\d+)/.exec(image ?? '')?.[1] ?? '';
-}
-
 /**
- * HyperShift's HostedCluster controller, simulated: it makes the hosted control plane namespace
- * with the kube-apiserver Service, has the guest serve the named certificates, writes the admin
- * kubeconfig Secret, and reports the version and Available. On deletion it removes the NodePools,
- * the admin kubeconfig and the control plane namespace before letting the HostedCluster go.
+ * HyperShift's HostedCluster controller, simulated: it fills in the base domain of a KubeVirt
+ * cluster with baseDomainPassthrough, makes the hosted control plane namespace with the
+ * kube-apiserver Service published as spec.services says, has the guest serve the named
+ * certificates, keeps the admin kubeconfig Secret, and reports the version and Available. On
+ * deletion it removes the NodePools, the admin kubeconfig and the control plane namespace before
+ * letting the HostedCluster go.
  */
 export class SimulatedHostedClusters {
   private constructor(private readonly manager: Manager) {}
@@ -91,54 +81,17 @@ export class SimulatedHostedClusters {
   }
 }
 
-/** Available, Progressing and Degraded, with lastTransitionTime kept while a status holds. */
-function hostedClusterConditions(
-  hc: HostedClusterObject,
-  available: boolean,
-  servingReady: boolean,
-): Record<string, unknown>[] {
-  const previous = (hc.status?.conditions ?? []) as {
-    type: string;
-    status: string;
-    lastTransitionTime: string;
-  }[];
-  const condition = (
-    type: string,
-    status: 'True' | 'False',
-    reason: string,
-    message: string,
-  ): Record<string, unknown> => {
-    const old = previous.find((c) => c.type === type);
-    const lastTransitionTime =
-      old?.status === status
-        ? old.lastTransitionTime
-        : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    return {
-      type,
-      status,
-      reason,
-      message,
-      observedGeneration: hc.metadata?.generation,
-      lastTransitionTime,
-    };
-  };
-  const waiting = servingReady
-    ? ['WaitingForAvailable', 'Waiting for hosted control plane to be healthy']
-    : ['MissingServingCertificate', 'A named serving certificate Secret is missing'];
-  return [
-    available
-      ? condition('Available', 'True', 'AsExpected', 'The hosted control plane is available')
-      : condition('Available', 'False', waiting[0]!, waiting[1]!),
-    available
-      ? condition('Progressing', 'False', 'AsExpected', 'HostedCluster is at expected version')
-      : condition('Progressing', 'True', 'AsExpected', 'HostedCluster is deploying'),
-    condition('Degraded', 'False', 'AsExpected', 'The hosted cluster is not degraded'),
-  ];
-}
-
 /** The hosted control plane namespace HyperShift uses for a HostedCluster. */
 export function controlPlaneNamespaceOf(hc: KubeObject): string {
   return `${hc.metadata!.namespace}-${hc.metadata!.name!.replaceAll('.', '-')}`;
+}
+
+/** Why a HostedCluster is not Available yet: the first thing missing. */
+function waitingFor(servingReady: boolean, published: boolean): [string, string] {
+  if (!servingReady)
+    return ['MissingServingCertificate', 'A named serving certificate Secret is missing'];
+  if (!published) return ['WaitingForLoadBalancer', 'Waiting for the kube-apiserver load balancer'];
+  return ['WaitingForAvailable', 'Waiting for hosted control plane to be healthy'];
 }
 
 class HostedClusterPass {
@@ -164,21 +117,38 @@ class HostedClusterPass {
       });
       return;
     }
+    if (await this.passBaseDomainThrough()) return;
     const namespace = controlPlaneNamespaceOf(this.hc);
     await this.createIfMissing(NAMESPACES, { metadata: { name: namespace } });
-    await this.createIfMissing(SERVICES, {
-      metadata: { name: 'kube-apiserver', namespace },
-      spec: { ports: [{ name: 'client', port: 6443, targetPort: 6443 }] },
-    } as KubeObject);
+    const endpoint = await kasEndpoint(this.client, this.hc, namespace, this.options.guest);
     const servingReady = await this.serveNamedCertificates();
-    const kubeconfigSecret = await this.ensureAdminKubeconfig();
-    const available = servingReady && (this.options.becomesAvailable?.(this.hc) ?? true);
-    await this.writeStatus(kubeconfigSecret, available, servingReady);
+    const kubeconfigSecret = endpoint ? await this.ensureAdminKubeconfig(endpoint) : undefined;
+    const available =
+      servingReady && !!endpoint && (this.options.becomesAvailable?.(this.hc) ?? true);
+    await this.writeStatus({
+      kubeconfigSecret,
+      endpoint,
+      available,
+      waiting: waitingFor(servingReady, !!endpoint),
+    });
   }
 
-  private nodePortAddress(): string {
-    const api = this.hc.spec?.services?.find((s) => s.service === 'APIServer');
-    return api?.servicePublishingStrategy?.nodePort?.address ?? '127.0.0.1';
+  /**
+   * KubeVirt's baseDomainPassthrough (reconcileKubevirtPlatformDefaultSettings): without a base
+   * domain of its own, the guest's is the management cluster's apps domain (HyperShift reads it
+   * from a temporary Route's host), written into spec.dns. True when it was written.
+   */
+  private async passBaseDomainThrough(): Promise<boolean> {
+    const spec = this.hc.spec;
+    if (spec?.platform?.kubevirt?.baseDomainPassthrough !== true || spec.dns?.baseDomain)
+      return false;
+    const ingress = await this.get<KubeObject & { spec?: { domain?: string } }>(
+      INGRESS_CONFIGS,
+      'cluster',
+    );
+    if (!ingress?.spec?.domain) return false;
+    await this.update({ ...this.hc, spec: { ...spec, dns: { baseDomain: ingress.spec.domain } } });
+    return true;
   }
 
   /** The guest serves each named certificate; false while a referenced Secret is missing. */
@@ -201,56 +171,63 @@ class HostedClusterPass {
     return true;
   }
 
-  private async ensureAdminKubeconfig(): Promise<string> {
+  /**
+   * `<hc>-admin-kubeconfig`, as the HostedCluster controller keeps it (createOrUpdate): the
+   * HostedCluster's labels, type Opaque, a plain owner reference, the kubeconfig under
+   * `kubeconfig`.
+   */
+  private async ensureAdminKubeconfig(endpoint: KasEndpoint): Promise<string> {
     const name = `${this.hc.metadata!.name}-admin-kubeconfig`;
-    const server = `https://${this.nodePortAddress()}:${this.options.guest.address.port}`;
+    const namespace = this.hc.metadata!.namespace!;
+    const labels = this.hc.metadata?.labels ?? {};
+    const existing = await this.get<SecretObject>(SECRETS, name, namespace);
+    if (existing) {
+      if (JSON.stringify(existing.metadata?.labels ?? {}) !== JSON.stringify(labels))
+        await this.ignoreConflict(
+          this.client.update(SECRETS, {
+            ...existing,
+            metadata: { ...existing.metadata, labels },
+          }),
+        );
+      return name;
+    }
+    const server = `https://${endpoint.host}:${endpoint.port}`;
     const kubeconfig = this.options.guest.adminKubeconfig(this.hc.metadata!.name!, server);
     await this.createIfMissing(SECRETS, {
       metadata: {
         name,
-        namespace: this.hc.metadata!.namespace,
+        namespace,
+        labels,
         ownerReferences: [
           {
             apiVersion: HOSTED_CLUSTERS.apiVersion,
             kind: HOSTED_CLUSTERS.kind,
             name: this.hc.metadata!.name!,
             uid: this.hc.metadata!.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
           },
         ],
       },
+      type: 'Opaque',
       data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
     } as KubeObject);
     return name;
   }
 
-  private async writeStatus(
-    kubeconfigSecret: string,
-    available: boolean,
-    servingReady: boolean,
-  ): Promise<void> {
-    const image = this.hc.spec?.release?.image ?? '';
-    const version = releaseVersion(image);
-    const previous = this.hc.status ?? {};
+  private async writeStatus(facts: {
+    kubeconfigSecret: string | undefined;
+    endpoint: KasEndpoint | undefined;
+    available: boolean;
+    waiting: [string, string];
+  }): Promise<void> {
     const status = {
-      ...previous,
-      version: {
-        desired: { image, version },
-        history: [{ state: available ? 'Completed' : 'Partial', image, version }],
-        observedGeneration: this.hc.metadata?.generation,
-      },
-      kubeconfig: { name: kubeconfigSecret },
-      controlPlaneEndpoint: { host: this.nodePortAddress(), port: this.options.guest.address.port },
-      conditions: hostedClusterConditions(this.hc, available, servingReady),
+      ...this.hc.status,
+      version: hostedClusterVersion(this.hc, facts.available),
+      ...(facts.kubeconfigSecret ? { kubeconfig: { name: facts.kubeconfigSecret } } : {}),
+      ...(facts.endpoint ? { controlPlaneEndpoint: facts.endpoint } : {}),
+      conditions: hostedClusterConditions(this.hc, facts.available, facts.waiting),
     };
-    if (JSON.stringify(previous) === JSON.stringify(status)) return;
-    try {
-      await this.client.updateStatus(HOSTED_CLUSTERS, { ...this.hc, status });
-    } catch (error) {
-      if (!isConflict(error) && !isNotFound(error)) throw error;
-      // A newer version is in the queue already.
-    }
+    // A conflict: a newer version is in the queue already.
+    await this.ignoreConflict(writeStatus(this.client, HOSTED_CLUSTERS, this.hc, status));
   }
 
   /** HyperShift's teardown: NodePools first, then the control plane; the finalizer goes last. */
@@ -325,6 +302,14 @@ class HostedClusterPass {
       await this.client.create(type, { apiVersion: type.apiVersion, kind: type.kind, ...object });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
+    }
+  }
+
+  private async ignoreConflict(request: Promise<unknown>): Promise<void> {
+    try {
+      await request;
+    } catch (error) {
+      if (!isConflict(error) && !isNotFound(error)) throw error;
     }
   }
 

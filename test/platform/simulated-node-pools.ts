@@ -1,9 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { NODE_POOLS } from '../../operator/api/platform-resources.js';
+import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
-import type { KubeObject } from '../../operator/kube/objects.js';
+import type { KubeObject, OwnerReference } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { startSimulatedController } from './simulated-controller.js';
+import type { Condition } from './kubevirt-resources.js';
+import { withTransitions, writeStatus } from './platform-status.js';
 import { HYPERSHIFT_FINALIZER, releaseVersion } from './simulated-hosted-clusters.js';
 
 export interface NodePoolObject extends KubeObject {
@@ -19,7 +21,8 @@ export interface SimulatedNodePoolsOptions {
 }
 
 /**
- * HyperShift's NodePool controller with KubeVirt workers, simulated: the workers join at once, so
+ * HyperShift's NodePool controller with KubeVirt workers, simulated: it makes the NodePool's
+ * HostedCluster (spec.clusterName) its owner with a plain reference, the workers join at once, so
  * status.replicas reaches spec.replicas; on deletion the finalizer goes (the worker VMs with it).
  */
 export class SimulatedNodePools {
@@ -29,6 +32,21 @@ export class SimulatedNodePools {
     const manager = await startSimulatedController(options.kubeConfig, (m) => ({
       name: 'simulated-hypershift-nodepools',
       forType: NODE_POOLS,
+      watches: [
+        {
+          // A NodePool's owner is its HostedCluster, which may come into the cache after it.
+          type: HOSTED_CLUSTERS,
+          map: (hc) =>
+            m
+              .informer<NodePoolObject>(NODE_POOLS)
+              .list(
+                (np) =>
+                  np.metadata!.namespace === hc.metadata!.namespace &&
+                  np.spec?.clusterName === hc.metadata!.name,
+              )
+              .map((np) => `${np.metadata!.namespace}/${np.metadata!.name}`),
+        },
+      ],
       reconcile: async (key) => {
         const nodePool = m.informer<NodePoolObject>(NODE_POOLS).get(key);
         if (!nodePool || !options.servesNamespace(nodePool.metadata!.namespace!)) return {};
@@ -68,7 +86,44 @@ async function reconcileNodePool(
       });
     return;
   }
+  if (await ensureHostedClusterOwner(manager, nodePool)) return;
   await writeNodePoolStatus(manager, options, nodePool);
+}
+
+/**
+ * The NodePool controller's first step (nodepool_controller.go): "HostedCluster owns NodePools",
+ * util.EnsureOwnerRef with a plain reference (no controller, no blockOwnerDeletion) that replaces
+ * one to the same HostedCluster kind and name. True when it updated the NodePool.
+ */
+async function ensureHostedClusterOwner(
+  manager: Manager,
+  nodePool: NodePoolObject,
+): Promise<boolean> {
+  const namespace = nodePool.metadata!.namespace!;
+  const hc = manager
+    .informer<KubeObject>(HOSTED_CLUSTERS)
+    .get(`${namespace}/${nodePool.spec?.clusterName ?? ''}`);
+  if (!hc) return false;
+  const plain: OwnerReference = {
+    apiVersion: HOSTED_CLUSTERS.apiVersion,
+    kind: HOSTED_CLUSTERS.kind,
+    name: hc.metadata!.name!,
+    uid: hc.metadata!.uid!,
+  };
+  const owners = nodePool.metadata?.ownerReferences ?? [];
+  const index = owners.findIndex(
+    (o) =>
+      o.kind === plain.kind &&
+      o.name === plain.name &&
+      (o.apiVersion === plain.apiVersion || o.uid === plain.uid),
+  );
+  if (index >= 0 && JSON.stringify(owners[index]) === JSON.stringify(plain)) return false;
+  const next = index >= 0 ? owners.map((o, i) => (i === index ? plain : o)) : [...owners, plain];
+  await manager.client.update(NODE_POOLS, {
+    ...nodePool,
+    metadata: { ...nodePool.metadata, ownerReferences: next },
+  });
+  return true;
 }
 
 async function writeNodePoolStatus(
@@ -83,7 +138,7 @@ async function writeNodePoolStatus(
     ...nodePool.status,
     replicas,
     version: releaseVersion(nodePool.spec?.release?.image),
-    conditions: [
+    conditions: withTransitions((nodePool.status?.conditions ?? []) as Condition[], [
       {
         type: 'Ready',
         status: ready ? 'True' : 'False',
@@ -91,8 +146,7 @@ async function writeNodePoolStatus(
         message: ready ? '' : `${replicas} of ${wanted} nodes are ready`,
         observedGeneration: nodePool.metadata?.generation,
       },
-    ],
+    ]),
   };
-  if (JSON.stringify(status) === JSON.stringify(nodePool.status ?? {})) return;
-  await manager.client.updateStatus(NODE_POOLS, { ...nodePool, status });
+  await writeStatus(manager.client, NODE_POOLS, nodePool, status);
 }

@@ -2,6 +2,7 @@ import { NAMESPACES } from '../../operator/api/resources.js';
 import {
   DEPLOYMENTS,
   HYPERCONVERGEDS,
+  INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
 } from '../../operator/api/platform-resources.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
@@ -14,12 +15,17 @@ type WithStatus = KubeObject & { status?: Record<string, unknown> };
 /**
  * The management cluster's platform operands, as their operators leave them once installed: the
  * HyperConverged of OpenShift Virtualization (Available), the MultiClusterEngine with HyperShift
- * enabled, and the running HyperShift operator Deployment. They are singletons of the cluster:
- * made when missing, shared by every test, never removed.
+ * enabled, the running HyperShift operator Deployment, and the default IngressController, set
+ * up for hosted clusters to admit wildcard Routes. They are singletons of the cluster: made when
+ * missing, shared by every test, never removed.
  */
 export async function ensurePlatformOperands(client: ApiClient): Promise<void> {
-  for (const name of ['openshift-cnv', 'hypershift'])
+  for (const name of ['openshift-cnv', 'hypershift', 'openshift-ingress-operator'])
     await createIfMissing(client, NAMESPACES, { metadata: { name } });
+  await createIfMissing(client, INGRESS_CONTROLLERS, {
+    metadata: { name: 'default', namespace: 'openshift-ingress-operator' },
+    spec: { routeAdmission: { wildcardPolicy: 'WildcardsAllowed' } },
+  } as KubeObject);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const condition = (type: string, status: string): Record<string, string> => ({
     type,

@@ -137,6 +137,12 @@ export class SimulatedPlatform {
     return this.storages.get(namespace)?.volumePath(namespace, claim);
   }
 
+  /** The folder of a claim once the storage has seen it Bound (as a kubelet waits to mount it). */
+  volumeWhenBound(namespace: string, claim: string, timeoutMs = 60_000): Promise<string> {
+    const storage = required(this.storages.get(namespace), 'crc');
+    return storage.whenBound(namespace, claim, AbortSignal.timeout(timeoutMs));
+  }
+
   protected static async startParts(platform: SimulatedPlatform, api: ApiClient): Promise<void> {
     try {
       await platform.startParts(api);

@@ -64,7 +64,7 @@ export interface ClusterInstanceSpec {
      */
     cores: number;
     /**
-     * Root volume size as a Kubernetes quantity; 80Gi (crc) or 32Gi (hcp) when unset. crc clones need at least the golden disk's virtual size.
+     * Root volume size as a Kubernetes quantity; 80Gi (crc) or 32Gi (hcp) when unset. A crc clone of a CRCBundle's golden disk is raised to at least the disk's virtual size and the golden PVC's request (35Gi unless the bundle's goldenVolumeSize says otherwise): CDI refuses a clone target smaller than its source, and adds its filesystem overhead (5.5%) on top for Filesystem volumes.
      */
     rootVolumeSize?: string;
     /**

@@ -15,7 +15,7 @@ export interface ClusterLeaseSpec {
     name: string;
   };
   /**
-   * Time to live as a Go duration (for example 2h, 90m, 1h30m), counted from status.boundTime; at the deadline the lease is deleted and its cluster released. Absent or 0 means no TTL.
+   * Time to live as a Go duration (for example 2h, 90m, 1h30m), counted from status.boundTime; at the deadline the lease is deleted and its cluster released. Absent or 0 means no TTL. At most 8760h (365 days).
    */
   ttl?: string;
   /**
@@ -48,9 +48,9 @@ export interface ClusterLeaseSpec {
  */
 export interface ClusterLeaseStatus {
   /**
-   * Pending (waiting; see queuePosition), Bound (instanceRef and kubeconfigSecretRef are set), Failed (can never bind; see the Ready condition's reason), Releasing and Released (legacy).
+   * Pending (waiting; see queuePosition and the Ready condition's reason, such as PoolNotFound), Bound (instanceRef and kubeconfigSecretRef are set), NotReady (bound, but the instance has not been Ready for longer than a grace period; Bound again once it is), Lost (the bound instance is gone, being deleted, or replaced by another object of its name; final: the lease never binds again, delete it), Failed (can never bind; see the Ready condition's reason), Releasing and Released (legacy).
    */
-  phase?: 'Pending' | 'Bound' | 'Releasing' | 'Released' | 'Failed';
+  phase?: 'Pending' | 'Bound' | 'NotReady' | 'Lost' | 'Releasing' | 'Released' | 'Failed';
   /**
    * The bound ClusterInstance in the lease namespace; the single record of the binding, written once together with phase Bound.
    */
@@ -59,6 +59,10 @@ export interface ClusterLeaseStatus {
      * ClusterInstance name.
      */
     name?: string;
+    /**
+     * UID of that ClusterInstance, so that another object created later under its name is never taken for it.
+     */
+    uid?: string;
   };
   /**
    * Secret <lease>-kubeconfig in the lease namespace, data keys kubeconfig and ocpVersion; owned by the lease.
@@ -98,7 +102,7 @@ export interface ClusterLeaseStatus {
    */
   observedGeneration?: number;
   /**
-   * Conditions: Bound (True InstanceBound; False WaitingForCapacity, NamespaceTerminating, NamespaceUnavailable) and Ready (True when Bound, so kubectl wait --for=condition=Ready works; False with the waiting reason, or with the reason the lease Failed, such as PoolNotFound or InvalidSpec).
+   * Conditions: Bound (True InstanceBound; False WaitingForCapacity, PoolNotFound, PoolDeleting, NamespaceTerminating, NamespaceUnavailable, or InstanceLost once the bound instance is lost) and Ready (True when Bound, so kubectl wait --for=condition=Ready works; False with the waiting reason, InstanceNotReady, InstanceLost, or the reason the lease Failed, such as InvalidSpec or KubeconfigSecretConflict).
    *
    * Items: One condition (metav1.Condition).
    */

@@ -67,7 +67,7 @@ export interface ClusterPoolSpec {
      */
     cores: number;
     /**
-     * Root volume size as a Kubernetes quantity; 80Gi (crc) or 32Gi (hcp) when unset. crc clones need at least the golden disk's virtual size.
+     * Root volume size as a Kubernetes quantity; 80Gi (crc) or 32Gi (hcp) when unset. A crc clone of a CRCBundle's golden disk is raised to at least the disk's virtual size and the golden PVC's request (35Gi unless the bundle's goldenVolumeSize says otherwise): CDI refuses a clone target smaller than its source, and adds its filesystem overhead (5.5%) on top for Filesystem volumes.
      */
     rootVolumeSize?: string;
     /**
@@ -144,7 +144,7 @@ export interface ClusterPoolStatus {
    */
   leasedInstances?: number;
   /**
-   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), and a condition that reports when provisioning keeps failing and why.
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), and Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances).
    *
    * Items: One condition (metav1.Condition).
    */

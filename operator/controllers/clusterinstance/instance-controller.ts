@@ -142,10 +142,7 @@ export class InstanceController {
     const phase = instance.status?.phase;
     if (phase === 'Failed' || (phase === 'Ready' && !topology.platformGate.whenReady))
       return undefined;
-    const verdicts = await readPlatformReadiness(
-      this.manager.client,
-      topology.platformGate.multiClusterEngine,
-    );
+    const verdicts = await readPlatformReadiness(this.manager.client, topology.platformGate);
     const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
     for (const { type, readiness } of verdicts) {
       draft.condition({

@@ -36,6 +36,7 @@ export const Reason = {
   MissingBundleSSHKey: 'MissingBundleSSHKey',
   ResourceOwnershipConflict: 'ResourceOwnershipConflict',
   AgentJobFailed: 'AgentJobFailed',
+  DataVolumeFailed: 'DataVolumeFailed',
   BootKeyUnavailable: 'BootKeyUnavailable',
   GuestAPIUnavailable: 'GuestAPIUnavailable',
   GuestAPIReady: 'GuestAPIReady',

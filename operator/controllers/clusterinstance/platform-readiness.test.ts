@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { HyperShiftFacts } from './platform-readiness.js';
 import { hyperConvergedReadiness, multiClusterEngineReadiness } from './platform-readiness.js';
+import { wildcardRoutesReadiness } from './wildcard-routes-readiness.js';
 
 const conditions = (available: string, progressing = 'False', degraded = 'False') => [
   { type: 'Available', status: available },
@@ -93,5 +94,34 @@ describe('platform readiness', () => {
     ],
   ])('MultiClusterEngine: %s', (_, overrides, reason) => {
     expect(multiClusterEngineReadiness(facts(overrides)).reason).toBe(reason);
+  });
+
+  it.each<[string, Parameters<typeof wildcardRoutesReadiness>[0], boolean, string]>([
+    ['unreadable', undefined, false, 'APIUnavailable'],
+    ['missing', null, false, 'OperandNotFound'],
+    ['at the default policy', { spec: {} }, false, 'WildcardRoutesNotAllowed'],
+    [
+      'disallowing them',
+      { spec: { routeAdmission: { wildcardPolicy: 'WildcardsDisallowed' } } },
+      false,
+      'WildcardRoutesNotAllowed',
+    ],
+    [
+      'allowing them',
+      { spec: { routeAdmission: { wildcardPolicy: 'WildcardsAllowed' } } },
+      true,
+      'OperandReady',
+    ],
+  ])('wildcard Routes: an IngressController %s', (_, ingressController, ready, reason) => {
+    expect(wildcardRoutesReadiness(ingressController)).toMatchObject({ ready, reason });
+  });
+
+  it('says how to allow wildcard Routes', () => {
+    expect(wildcardRoutesReadiness({ spec: {} }).message).toBe(
+      'IngressController openshift-ingress-operator/default does not admit wildcard Routes ' +
+        '(spec.routeAdmission.wildcardPolicy is WildcardsDisallowed); hosted clusters serve their ' +
+        'apps domain through one, allow them with: oc -n openshift-ingress-operator patch ' +
+        'ingresscontroller default --type=merge -p \'{"spec":{"routeAdmission":{"wildcardPolicy":"WildcardsAllowed"}}}\'',
+    );
   });
 });

@@ -2,10 +2,18 @@ import {
   CUSTOM_RESOURCE_DEFINITIONS,
   DEPLOYMENTS,
   HYPERCONVERGEDS,
+  INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
 } from '../../api/platform-resources.js';
 import type { ApiClient } from '../../kube/api-client.js';
+import { isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
+import type { Topology } from './topology.js';
+import type { IngressControllerObject } from './wildcard-routes-readiness.js';
+import {
+  DEFAULT_INGRESS_CONTROLLER,
+  wildcardRoutesReadiness,
+} from './wildcard-routes-readiness.js';
 
 /** The verdict on one platform operand (spec §2.6): a reason and message for its condition. */
 export interface OperandReadiness {
@@ -114,16 +122,47 @@ async function orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** Reads the operands live and judges them; the MultiClusterEngine only when asked for (hcp). */
+/** The default IngressController; null when there is none, undefined when it cannot be read. */
+async function readIngressController(
+  client: ApiClient,
+): Promise<IngressControllerObject | null | undefined> {
+  try {
+    return await client.get<IngressControllerObject>(
+      INGRESS_CONTROLLERS,
+      DEFAULT_INGRESS_CONTROLLER.name,
+      DEFAULT_INGRESS_CONTROLLER.namespace,
+    );
+  } catch (error) {
+    return isNotFound(error) ? null : undefined;
+  }
+}
+
+/**
+ * Reads the operands live and judges them; the MultiClusterEngine and the router's wildcard Route
+ * policy only when the topology asks for them (hcp).
+ */
 export async function readPlatformReadiness(
   client: ApiClient,
-  multiClusterEngine: boolean,
+  gate: Topology['platformGate'],
 ): Promise<{ type: string; readiness: OperandReadiness }[]> {
   const hco = await orUndefined(client.list<Operand>(HYPERCONVERGEDS));
   const verdicts = [
     { type: 'HyperConvergedReady', readiness: hyperConvergedReadiness(hco?.items) },
   ];
-  if (!multiClusterEngine) return verdicts;
+  if (gate.multiClusterEngine)
+    verdicts.push({
+      type: 'MultiClusterEngineReady',
+      readiness: multiClusterEngineReadiness(await readHyperShiftFacts(client)),
+    });
+  if (gate.wildcardRoutes)
+    verdicts.push({
+      type: 'WildcardRoutesAllowed',
+      readiness: wildcardRoutesReadiness(await readIngressController(client)),
+    });
+  return verdicts;
+}
+
+async function readHyperShiftFacts(client: ApiClient): Promise<HyperShiftFacts> {
   const [engines, operator, ...crds] = await Promise.all([
     orUndefined(client.list<Operand>(MULTICLUSTERENGINES)),
     orUndefined(client.get<Operand>(DEPLOYMENTS, 'operator', 'hypershift')),
@@ -131,11 +170,9 @@ export async function readPlatformReadiness(
       orUndefined(client.get<Operand>(CUSTOM_RESOURCE_DEFINITIONS, name)),
     ),
   ]);
-  const facts: HyperShiftFacts = {
+  return {
     engines: (engines as { items: Operand[] } | undefined)?.items,
     operator,
     crds: new Map(HYPERSHIFT_CRDS.map((name, i) => [name, crds[i]])),
   };
-  verdicts.push({ type: 'MultiClusterEngineReady', readiness: multiClusterEngineReadiness(facts) });
-  return verdicts;
 }

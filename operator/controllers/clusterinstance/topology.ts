@@ -9,10 +9,15 @@ import type { WatchSpec } from '../../runtime/manager.js';
  */
 export interface Topology {
   /**
-   * The platform readiness gate (spec §2.6): whether the MultiClusterEngine (HyperShift) is
-   * needed besides HyperConverged, and whether the gate still applies once the instance is Ready.
+   * The platform readiness gate (spec §2.6): whether the MultiClusterEngine (HyperShift) and a
+   * router that admits wildcard Routes are needed besides HyperConverged, and whether the gate
+   * still applies once the instance is Ready.
    */
-  readonly platformGate: { multiClusterEngine: boolean; whenReady: boolean };
+  readonly platformGate: {
+    multiClusterEngine: boolean;
+    wildcardRoutes: boolean;
+    whenReady: boolean;
+  };
   /** Provisioning and Ready handling of an authorized, not deleting instance. */
   reconcile(instance: ClusterInstance, context: ReconcileContext): Promise<ReconcileResult>;
   /**

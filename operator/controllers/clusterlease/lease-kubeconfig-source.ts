@@ -11,6 +11,15 @@ interface SecretObject extends KubeObject {
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /**
+ * The instance's kubeconfig Secret does not hold (or the status does not record) what the
+ * operator published: nothing to copy or compare with until the instance controller has
+ * published it again.
+ */
+export class KubeconfigNotPublishedError extends Error {
+  override name = 'KubeconfigNotPublishedError';
+}
+
+/**
  * What a lease's kubeconfig Secret must hold for the instance it binds: exactly the kubeconfig
  * the operator published for that instance, which the instance's status records by digest
  * (status.kubeconfigSHA256, written only by the operator), and the observed version. The
@@ -26,7 +35,7 @@ export async function leaseKubeconfigData(
   const sourceName = instance.status?.kubeconfigSecretRef?.name;
   const recorded = instance.status?.kubeconfigSHA256;
   if (!sourceName || !recorded)
-    throw new Error(
+    throw new KubeconfigNotPublishedError(
       `ClusterInstance ${name} is Ready but has no status.kubeconfigSecretRef or status.kubeconfigSHA256`,
     );
   const source =
@@ -37,6 +46,8 @@ export async function leaseKubeconfigData(
     throw new Error(`${where} is not controlled by the instance`);
   const kubeconfig = Buffer.from(source.data?.kubeconfig ?? '', 'base64').toString('utf8');
   if (createHash('sha256').update(kubeconfig).digest('hex') !== recorded)
-    throw new Error(`${where} no longer holds the kubeconfig the operator published; not copied`);
+    throw new KubeconfigNotPublishedError(
+      `${where} no longer holds the kubeconfig the operator published; not copied`,
+    );
   return { kubeconfig: b64(kubeconfig), ocpVersion: b64(instance.status?.ocpVersion ?? '') };
 }

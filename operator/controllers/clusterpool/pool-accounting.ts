@@ -25,14 +25,21 @@ export function isPendingLease(lease: ClusterLease): boolean {
   );
 }
 
-/** Instance names claimed by a lease: named by a lease's instanceRef, or carrying a lease claim. */
+/**
+ * Instance names claimed by a lease: carrying a lease claim, or named by a lease's instanceRef
+ * when that names this very instance (its UID; a binding recorded before instanceRef had one
+ * counts by name). An instance created later under the name of one a lease lost is not claimed.
+ */
 export function claimedInstances(
   instances: readonly ClusterInstance[],
   leases: readonly ClusterLease[],
 ): Set<string> {
+  const uids = new Map(instances.map((i) => [i.metadata!.name!, i.metadata!.uid]));
   const claimed = new Set<string>();
-  for (const lease of leases)
-    if (lease.status?.instanceRef?.name) claimed.add(lease.status.instanceRef.name);
+  for (const lease of leases) {
+    const ref = lease.status?.instanceRef;
+    if (ref?.name && (!ref.uid || uids.get(ref.name) === ref.uid)) claimed.add(ref.name);
+  }
   for (const instance of instances)
     if (instance.status?.leaseRef?.uid) claimed.add(instance.metadata!.name!);
   return claimed;

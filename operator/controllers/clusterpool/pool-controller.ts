@@ -2,18 +2,24 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
+import { isAlreadyExists, isConflict } from '../../kube/api-error.js';
 import { sameContent, splitKey } from '../../kube/objects.js';
-import { backoffDelay } from '../../runtime/backoff.js';
+import { deleteInstanceIf, readInstance } from '../instance-deletion.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
+import { labelKey } from '../../runtime/owner-keys.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicy } from '../namespace-policy.js';
 import type { PoolAccounting } from './pool-accounting.js';
-import { accountPool, nextInstanceName } from './pool-accounting.js';
+import { accountPool, claimedInstances, nextInstanceName } from './pool-accounting.js';
+import { capacityCondition, foreignNames, namesCondition } from './pool-conditions.js';
+import { PoolDeletion } from './pool-deletion.js';
+import { FailedReplacement } from './pool-replacement.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
 import { buildPoolInstance } from './pool-instance.js';
+
+const byPoolLabel = labelKey(LABEL_POOL);
 
 const DISABLED_RECHECK_MS = 20_000;
 const SCALE_DOWN_IDLE_MS = 2 * 60_000;
@@ -23,8 +29,8 @@ const SCALE_DOWN_IDLE_MS = 2 * 60_000;
  * the apiserver to the binds.
  */
 const EVENT_COALESCE_MS = 50;
-/** Replacing failed instances backs off per pool: 30 s, 1 min, 2 min … up to 15 min. */
-const REPLACE_FAILED_BACKOFF = { baseMs: 30_000, maxMs: 15 * 60_000 };
+/** Names a pass tries when the ones it chose turn out taken by objects its cache did not show yet. */
+const MAX_NAME_ATTEMPTS = 5;
 
 type PoolStatus = NonNullable<ClusterPool['status']>;
 
@@ -32,25 +38,31 @@ type PoolStatus = NonNullable<ClusterPool['status']>;
  * The ClusterPool controller (spec §2.1): keeps the minSize, warmSpares and pending-lease floors
  * within maxSize, one create or delete per pass; replaces failed unclaimed instances with per-pool
  * backoff and says so in a condition. Instance names are deterministic, so a pass on a stale
- * cache, or a second manager, re-creates the same name and gets AlreadyExists, never a phantom.
+ * cache, or a second manager, re-creates the same name and gets AlreadyExists, never a phantom;
+ * a name held by an object that is not the pool's is skipped (NamesAvailable says so). Every
+ * delete acts on a decision made from the cache, so it carries the instance's UID and
+ * resourceVersion and is decided again on a live read when the instance changed (it may have
+ * just been claimed). A deleted pool leaves claimed instances to their leases (pool-deletion.ts).
  */
 export class PoolController {
-  /** Per pool: failed instances replaced in a row, when the next may be, and the last failure. */
-  private readonly failures = new Map<
-    string,
-    { attempts: number; nextAt: number; lastFailure: string }
-  >();
+  private readonly deletion: PoolDeletion;
+  private readonly replacement: FailedReplacement;
 
-  constructor(private readonly manager: Manager) {}
+  constructor(private readonly manager: Manager) {
+    this.deletion = new PoolDeletion(manager);
+    this.replacement = new FailedReplacement(manager);
+  }
 
   registration(): ControllerRegistration {
     const pools = this.manager.informer<ClusterPool>(POOLS);
     return {
       name: 'clusterpool',
       forType: POOLS,
-      owns: [INSTANCES],
       coalesceMs: EVENT_COALESCE_MS,
       watches: [
+        // The pool accounts for the instances that carry its label (the ones it creates are also
+        // owned by it): a change to any of them is the pool's business.
+        { type: INSTANCES, map: (instance) => byPoolLabel(instance) },
         {
           type: LEASES,
           map: (lease) => [
@@ -70,29 +82,33 @@ export class PoolController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const pool = this.manager.informer<ClusterPool>(POOLS).get(key);
-    if (!pool || pool.metadata?.deletionTimestamp) return {};
+    const cached = this.manager.informer<ClusterPool>(POOLS).get(key);
+    if (!cached) return {};
     const { namespace } = splitKey(key);
+    const inNamespace = this.manager
+      .informer<ClusterInstance>(INSTANCES)
+      .list((i) => i.metadata!.namespace === namespace);
+    const instances = inNamespace.filter(
+      (i) => i.metadata?.labels?.[LABEL_POOL] === cached.metadata!.name,
+    );
+    const leases = this.manager
+      .informer<ClusterLease>(LEASES)
+      .list((l) => l.metadata!.namespace === namespace);
+    // Deleting a pool is not provisioning: a namespace that opted out drains it the same way.
+    if (cached.metadata?.deletionTimestamp)
+      return this.deletion.drain(cached, instances, leases, context);
+    const pool = await this.deletion.protect(cached, instances);
     const now = this.manager.clock.now();
     const policy = await namespacePolicy(this.manager, namespace!);
     const allowed = !crcVersionRefusal(this.manager.config.crc, pool.spec.template.crcVersion);
     if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
       await this.ensureBundle(pool, context);
 
-    const instances = this.manager
-      .informer<ClusterInstance>(INSTANCES)
-      .list(
-        (i) =>
-          i.metadata!.namespace === namespace &&
-          i.metadata?.labels?.[LABEL_POOL] === pool.metadata!.name,
-      );
-    const leases = this.manager
-      .informer<ClusterLease>(LEASES)
-      .list((l) => l.metadata!.namespace === namespace);
     const accounting = accountPool(pool, instances, leases);
-    const status = this.poolStatus(key, pool, policy, accounting, now);
-    const writeStatus = (): Promise<void> => this.writeStatus(pool, status);
-    const refused = refusedCrcVersion(this.manager, pool, status);
+    const taken = foreignNames(pool, inNamespace);
+    const status = (): PoolStatus => this.poolStatus(key, pool, { policy, accounting, taken }, now);
+    const writeStatus = (): Promise<void> => this.writeStatus(pool, status());
+    const refused = refusedCrcVersion(this.manager, pool, status());
     if (refused) {
       await this.writeStatus(pool, refused);
       return {};
@@ -102,13 +118,37 @@ export class PoolController {
       await writeStatus();
       return { requeueAfterMs: DISABLED_RECHECK_MS };
     }
-    const replaced = await this.replaceFailed(key, accounting, context, now);
+    const replaced = await this.replacement.replace(key, accounting, leases, context, now);
     if (replaced !== undefined) {
       await writeStatus();
       return replaced;
     }
     if (accounting.need > 0 && accounting.room > 0) {
-      const name = nextInstanceName(pool.metadata!.name!, [...instances, ...leases]);
+      await this.createInstance(pool, accounting, [...inNamespace, ...leases], taken, context);
+      await writeStatus();
+      return {};
+    }
+    const result = await this.scaleDown(pool, accounting, leases, context, now);
+    await writeStatus();
+    return result;
+  }
+
+  /**
+   * Creates `<pool>-<N>` with the smallest N that no object of the namespace holds (instances of
+   * any pool, and leases, whose kubeconfig Secret names would collide). AlreadyExists means the
+   * cache is behind: an instance of this pool (another manager's create) ends the pass; an object
+   * that is not the pool's is added to `taken` and the next name is tried.
+   */
+  private async createInstance(
+    pool: ClusterPool,
+    accounting: PoolAccounting,
+    objects: readonly { metadata?: { name?: string } }[],
+    taken: string[],
+    context: ReconcileContext,
+  ): Promise<void> {
+    const skipped = taken.map((name) => ({ metadata: { name } }));
+    for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
+      const name = nextInstanceName(pool.metadata!.name!, [...objects, ...skipped]);
       try {
         await this.manager.client.create(INSTANCES, buildPoolInstance(pool, name));
         context.logger.info({ instance: name, need: accounting.need }, 'Created ClusterInstance');
@@ -118,25 +158,26 @@ export class PoolController {
           'InstanceCreated',
           `Created ClusterInstance ${name} (need ${accounting.need})`,
         );
+        return;
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
-      await writeStatus();
-      return {};
+      const holder = await readInstance(this.manager.client, name, pool.metadata!.namespace!);
+      if (holder?.metadata?.labels?.[LABEL_POOL] === pool.metadata!.name) return;
+      if (!taken.includes(name)) taken.push(name);
+      skipped.push({ metadata: { name } });
+      context.logger.warn({ instance: name }, 'Skipped an instance name taken by another object');
     }
-    const result = await this.scaleDown(pool, accounting, context, now);
-    await writeStatus();
-    return result;
   }
 
-  /** Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy). */
+  /** Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy, NamesAvailable). */
   private poolStatus(
     key: string,
     pool: ClusterPool,
-    policy: NamespacePolicy,
-    accounting: PoolAccounting,
+    seen: { policy: NamespacePolicy; accounting: PoolAccounting; taken: readonly string[] },
     now: number,
   ): PoolStatus {
+    const { policy, accounting, taken } = seen;
     const generation = pool.metadata?.generation;
     let conditions = setCondition(
       pool.status?.conditions,
@@ -150,8 +191,9 @@ export class PoolController {
       now,
     );
     conditions = setCondition(conditions, capacityCondition(pool, accounting, generation), now);
-    const failedCondition = this.failedCondition(key, accounting, now, generation);
+    const failedCondition = this.replacement.condition(key, accounting, now, generation);
     conditions = setCondition(conditions, failedCondition, now);
+    conditions = setCondition(conditions, namesCondition(pool, taken, generation), now);
     return {
       ...pool.status,
       totalInstances: accounting.total,
@@ -184,77 +226,11 @@ export class PoolController {
     }
   }
 
-  /** Deletes one failed, unclaimed instance when the pool's backoff allows; undefined when there is none. */
-  private async replaceFailed(
-    key: string,
-    accounting: PoolAccounting,
-    context: ReconcileContext,
-    now: number,
-  ): Promise<ReconcileResult | undefined> {
-    const failed = accounting.failed[0];
-    if (!failed) {
-      if (accounting.available.length > 0) this.failures.delete(key);
-      return undefined;
-    }
-    const state = this.failures.get(key) ?? { attempts: 0, nextAt: now, lastFailure: '' };
-    state.lastFailure = `${failed.metadata!.name}: ${readyMessage(failed)}`;
-    if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
-    state.attempts += 1;
-    state.nextAt = now + backoffDelay(REPLACE_FAILED_BACKOFF, state.attempts);
-    this.failures.set(key, state);
-    await this.deleteInstance(failed);
-    context.logger.warn(
-      { instance: failed.metadata!.name, attempts: state.attempts },
-      'Deleted failed ClusterInstance to replace it',
-    );
-    void this.manager.events.record(
-      failed,
-      'Warning',
-      'InstanceFailed',
-      `Deleted failed ClusterInstance ${failed.metadata!.name} to replace it: ${readyMessage(failed)}`,
-    );
-    return {};
-  }
-
-  private failedCondition(
-    key: string,
-    accounting: PoolAccounting,
-    now: number,
-    generation: number | undefined,
-  ): Parameters<typeof setCondition>[1] {
-    const state = this.failures.get(key);
-    const failed = accounting.failed[0];
-    if (!failed && !state) {
-      return {
-        type: 'ProvisioningHealthy',
-        status: 'True',
-        reason: 'NoFailures',
-        message: 'No instance of this pool has failed recently',
-        observedGeneration: generation,
-      };
-    }
-    // Derived from what is failing now, else from the pool's record of replacements in a row
-    // (kept until an instance becomes Ready), so a lost status write cannot lose the reason.
-    const latest = failed
-      ? `${failed.metadata!.name}: ${readyMessage(failed)}`
-      : state!.lastFailure;
-    const wait = Math.max(0, (state?.nextAt ?? now) - now);
-    const next = failed
-      ? `Replacing with backoff (next in ${Math.round(wait / 1000)}s, attempt ${(state?.attempts ?? 0) + 1})`
-      : `Replaced ${state!.attempts} in a row`;
-    return {
-      type: 'ProvisioningHealthy',
-      status: 'False',
-      reason: 'InstancesFailing',
-      message: `Provisioning keeps failing; latest: ${latest}. ${next}`,
-      observedGeneration: generation,
-    };
-  }
-
   /** Trims at most one idle spare above the floors (spec §2.1 step 14). */
   private async scaleDown(
     pool: ClusterPool,
     accounting: PoolAccounting,
+    leases: readonly ClusterLease[],
     context: ReconcileContext,
     now: number,
   ): Promise<ReconcileResult> {
@@ -281,25 +257,24 @@ export class PoolController {
         ? b
         : a,
     );
-    await this.deleteInstance(newest);
-    context.logger.info(
-      { instance: newest.metadata!.name },
-      'Deleted idle ClusterInstance above the pool floors',
-    );
+    const stillIdle = (live: ClusterInstance): boolean =>
+      live.status?.phase === 'Ready' &&
+      !live.metadata?.deletionTimestamp &&
+      !claimedInstances([live], leases).size;
+    if ((await this.deleteIf(newest, stillIdle)) === 'deleted')
+      context.logger.info(
+        { instance: newest.metadata!.name },
+        'Deleted idle ClusterInstance above the pool floors',
+      );
     return {};
   }
 
-  private async deleteInstance(instance: ClusterInstance): Promise<void> {
-    try {
-      await this.manager.client.delete(
-        INSTANCES,
-        instance.metadata!.name!,
-        instance.metadata!.namespace,
-        { uid: instance.metadata!.uid },
-      );
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+  /** Deletes an instance chosen from the cache while `stillWanted` holds for it live. */
+  private deleteIf(
+    instance: ClusterInstance,
+    stillWanted: (live: ClusterInstance) => boolean,
+  ): ReturnType<typeof deleteInstanceIf> {
+    return deleteInstanceIf(this.manager.client, instance, stillWanted);
   }
 
   private async writeStatus(pool: ClusterPool, status: PoolStatus): Promise<void> {
@@ -312,42 +287,4 @@ export class PoolController {
       if (!isConflict(error)) throw error;
     }
   }
-}
-
-function readyMessage(instance: ClusterInstance): string {
-  const ready = findCondition(instance.status?.conditions, 'Ready');
-  return ready ? `${ready.reason}: ${ready.message}` : 'no Ready condition';
-}
-
-function capacityCondition(
-  pool: ClusterPool,
-  accounting: PoolAccounting,
-  generation: number | undefined,
-): Parameters<typeof setCondition>[1] {
-  const { maxSize, minSize = 0, warmSpares = 0 } = pool.spec;
-  if (maxSize < minSize || maxSize < warmSpares) {
-    return {
-      type: 'CapacityAvailable',
-      status: 'False',
-      reason: 'MaxSizeTooSmall',
-      message: `maxSize (${maxSize}) is below minSize (${minSize}) and/or warmSpares (${warmSpares}): pool cannot reach its configured floors`,
-      observedGeneration: generation,
-    };
-  }
-  if (accounting.need > 0 && accounting.room <= 0) {
-    return {
-      type: 'CapacityAvailable',
-      status: 'False',
-      reason: 'AtCapacity',
-      message: `pool is at maxSize (${maxSize}); unmet deficit of ${accounting.need} instance(s) (pendingDemand=${accounting.pendingDemand}) cannot be satisfied until capacity is released`,
-      observedGeneration: generation,
-    };
-  }
-  return {
-    type: 'CapacityAvailable',
-    status: 'True',
-    reason: 'CapacitySufficient',
-    message: 'pool has capacity to satisfy minSize/warmSpares and pending lease demand',
-    observedGeneration: generation,
-  };
 }

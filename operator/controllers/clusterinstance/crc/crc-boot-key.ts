@@ -25,12 +25,22 @@ export class BootKeyError extends Error {
   override name = 'BootKeyError';
 }
 
-/** The bundle's current disk and key, as a binding, with the key bytes (base64) and disk size. */
+/** The bundle's current disk and key, as a binding, with the key bytes (base64) and disk sizes. */
 interface BundleSource {
   binding: BootKeyBinding;
   keyBase64: string;
   virtualSizeBytes: number | undefined;
+  /** The golden PVC's storage request, which a clone must not go below. */
+  sourceRequest: string | undefined;
 }
+
+/** What the instance's clone of the golden disk must be at least. */
+export interface CloneSizes {
+  virtualSizeBytes: number | undefined;
+  sourceRequest: string | undefined;
+}
+
+type Claim = KubeObject & { spec?: { resources?: { requests?: { storage?: string } } } };
 
 const uidOf = (object: KubeObject): string => object.metadata?.uid ?? '';
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -69,11 +79,7 @@ export async function readBundleSource(
   if (!bundle) throw new BootKeyError(`CRCBundle ${bundleName} not found`);
   const refs = bundleRefs(bundle);
   const where = `${refs.namespace}/`;
-  const pvc = await objects.current<KubeObject>(
-    PERSISTENT_VOLUME_CLAIMS,
-    refs.pvcName,
-    refs.namespace,
-  );
+  const pvc = await objects.current<Claim>(PERSISTENT_VOLUME_CLAIMS, refs.pvcName, refs.namespace);
   const secret = await objects.current<Secret>(SECRETS, refs.secretName, refs.namespace);
   const key = secret?.data?.id_ecdsa;
   if (!pvc)
@@ -98,7 +104,12 @@ export async function readBundleSource(
   };
   if ([binding.bundleUID, binding.pvcUID, binding.secretUID].includes(''))
     throw incomplete(bundleName);
-  return { binding, keyBase64: key, virtualSizeBytes: bundle.status?.diskVirtualSizeBytes };
+  return {
+    binding,
+    keyBase64: key,
+    virtualSizeBytes: bundle.status?.diskVirtualSizeBytes,
+    sourceRequest: pvc.spec?.resources?.requests?.storage,
+  };
 }
 
 const FIELDS: (keyof BootKeyBinding)[] = [
@@ -131,21 +142,21 @@ export async function verifySource(
 /**
  * With a binding: the instance's key copy exists, is the instance's and holds the recorded key
  * (made from the verified source when missing); and the DataVolume, when `diskName` is given,
- * clones the recorded PVC. Returns the disk's virtual size when the source was read.
+ * clones the recorded PVC. Returns the sizes a new clone needs when the source was read.
  */
 export async function ensureBootKey(
   objects: CrcObjects,
   bundleName: string,
   binding: BootKeyBinding,
   diskName?: string,
-): Promise<{ virtualSizeBytes: number | undefined }> {
+): Promise<CloneSizes> {
   const fromCopy = await ensureKeyCopy(objects, bundleName, binding);
   if (!diskName) return fromCopy;
   const disk = await objects.current<PlatformObject>(DATA_VOLUMES, diskName);
   if (!disk) {
     try {
       const source = await verifySource(objects, bundleName, binding);
-      return { virtualSizeBytes: source.virtualSizeBytes };
+      return { virtualSizeBytes: source.virtualSizeBytes, sourceRequest: source.sourceRequest };
     } catch (error) {
       throw new BootKeyError(
         `cannot create CRC disk from changed source: ${(error as Error).message}`,
@@ -161,20 +172,20 @@ async function ensureKeyCopy(
   objects: CrcObjects,
   bundleName: string,
   binding: BootKeyBinding,
-): Promise<{ virtualSizeBytes: number | undefined }> {
+): Promise<CloneSizes> {
   const instance = objects.instance;
   const name = `${objects.namespace}/${bootKeySecretName(instance.metadata!.name!)}`;
   const copy = await objects.current<Secret>(SECRETS, bootKeySecretName(instance.metadata!.name!));
   if (!copy) {
     const source = await verifySource(objects, bundleName, binding);
     await objects.ensure(SECRETS, buildBootKeySecret(instance, source.keyBase64));
-    return { virtualSizeBytes: source.virtualSizeBytes };
+    return { virtualSizeBytes: source.virtualSizeBytes, sourceRequest: source.sourceRequest };
   }
   if (!controlledBy(copy, instance))
     throw new BootKeyError(`boot key Secret ${name} is not controlled by this ClusterInstance`);
   if (sha256(Buffer.from(copy.data?.id_ecdsa ?? '', 'base64')) !== binding.keySHA256)
     throw new BootKeyError(`boot key Secret ${name} does not hold the recorded key`);
-  return { virtualSizeBytes: undefined };
+  return { virtualSizeBytes: undefined, sourceRequest: undefined };
 }
 
 /** An existing disk clones the recorded PVC, which must outlive an unfinished clone. */

@@ -61,21 +61,26 @@ describe('crc builders', () => {
   });
 
   it.each([
-    // requested, bundle class, template class, virtual size, expected size, expected class
-    [undefined, 'bundle-sc', undefined, 31 * 2 ** 30, '80Gi', 'bundle-sc'],
-    ['20Gi', undefined, 'mine', 31 * 2 ** 30, '31744Mi', 'mine'],
-    ['35G', undefined, undefined, 35e9 + 1, '33379Mi', undefined],
-    ['100Gi', 'bundle-sc', 'mine', undefined, '100Gi', 'mine'],
+    // requested, bundle class, template class, virtual size, golden request, size, class
+    [undefined, 'bundle-sc', undefined, 31 * 2 ** 30, '35Gi', '80Gi', 'bundle-sc'],
+    ['20Gi', undefined, 'mine', 31 * 2 ** 30, undefined, '31744Mi', 'mine'],
+    ['35G', undefined, undefined, 35e9 + 1, undefined, '33379Mi', undefined],
+    ['100Gi', 'bundle-sc', 'mine', undefined, '35Gi', '100Gi', 'mine'],
+    // CDI's CSI clone refuses a target that requests less than its source.
+    ['20Gi', undefined, undefined, 31 * 2 ** 30, '35Gi', '35Gi', undefined],
+    ['8Mi', undefined, undefined, 2 ** 20, '35Gi', '35Gi', undefined],
+    ['34Gi', undefined, undefined, 36 * 2 ** 30, '35Gi', '36864Mi', undefined],
   ] as const)(
-    'clones the golden PVC with %s requested (never below the virtual size)',
+    'clones the golden PVC with %s requested (never below the virtual size nor the golden request)',
     (...row) => {
-      const [requested, bundleClass, templateClass, virtualSize, size, storageClass] = row;
+      const [requested, bundleClass, templateClass, virtualSize, golden, size, storageClass] = row;
       const dv = buildDataVolume(
         instance({ rootVolumeSize: requested, storageClassName: templateClass }),
         {
           pvc: { namespace: 'operators', name: 'crc-4.16.0-amd64-golden' },
           storageClassName: bundleClass,
           virtualSizeBytes: virtualSize,
+          sourceRequest: golden,
         },
       );
       expect(dv.spec).toEqual({
@@ -86,10 +91,11 @@ describe('crc builders', () => {
         },
       });
       expect(quantityBytes(size)).toBeGreaterThanOrEqual(virtualSize ?? 0);
+      expect(quantityBytes(size)).toBeGreaterThanOrEqual(quantityBytes(golden ?? '0'));
     },
   );
 
-  it('builds the VirtualMachine of spec §3.2', () => {
+  it('builds the VirtualMachine of spec §3.2, never evicted (a disposable guest)', () => {
     expect(buildVirtualMachine(instance({ vmNodeSelector: { zone: 'a' } }))).toEqual({
       apiVersion: 'kubevirt.io/v1',
       kind: 'VirtualMachine',
@@ -100,6 +106,7 @@ describe('crc builders', () => {
           metadata: { labels },
           spec: {
             nodeSelector: { zone: 'a' },
+            evictionStrategy: 'None',
             domain: {
               resources: { requests: { memory: '16Gi', cpu: '4' } },
               devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },

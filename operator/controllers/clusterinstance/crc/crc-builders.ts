@@ -39,7 +39,7 @@ import {
   identitySecretName,
   instanceSshKeySecretName,
 } from './crc-naming.js';
-import { atLeast } from './quantity.js';
+import { atLeast, quantityBytes } from './quantity.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;
@@ -71,6 +71,8 @@ export type DiskSource =
       storageClassName?: string;
       /** The golden disk's virtual size; the clone is never smaller. */
       virtualSizeBytes?: number;
+      /** The golden PVC's storage request; CDI refuses to clone into a smaller one. */
+      sourceRequest?: string;
     };
 
 /** Where the agent finds the guest's SSH key. */
@@ -101,6 +103,18 @@ function metadata(instance: ClusterInstance, name: string): KubeObject['metadata
   };
 }
 
+/**
+ * What a clone of the golden disk requests: the template's size, raised to the disk's virtual size
+ * and to the golden PVC's own request. CDI clones through its CSI clone populator, which refuses
+ * a target that requests less than its source (with the `storage` API CDI adds its filesystem
+ * overhead to a Filesystem target on top, so the source's request is always enough).
+ */
+function cloneRequest(requested: string, source: Extract<DiskSource, { pvc: object }>): string {
+  const size = atLeast(requested, source.virtualSizeBytes);
+  const golden = source.sourceRequest;
+  return golden && quantityBytes(golden) > quantityBytes(size) ? golden : size;
+}
+
 /** The root disk (spec §3.1). */
 export function buildDataVolume(instance: ClusterInstance, source: DiskSource): PlatformObject {
   const template = instance.spec.template;
@@ -115,7 +129,7 @@ export function buildDataVolume(instance: ClusterInstance, source: DiskSource): 
       source: clone ? { pvc: { ...source.pvc } } : { http: { url: source.http } },
       storage: {
         resources: {
-          requests: { storage: clone ? atLeast(requested, source.virtualSizeBytes) : requested },
+          requests: { storage: clone ? cloneRequest(requested, source) : requested },
         },
         ...(storageClassName ? { storageClassName } : {}),
       },
@@ -136,6 +150,10 @@ export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
         metadata: { labels: commonLabels(instance) },
         spec: {
           ...(template.vmNodeSelector ? { nodeSelector: { ...template.vmNodeSelector } } : {}),
+          // A disposable guest is not worth a live migration: it stops for a node drain instead
+          // of making virt-api refuse the launcher pod's eviction (HCO's cluster-wide LiveMigrate
+          // policy on a VMI that cannot migrate), which would hold up MachineConfig rollouts.
+          evictionStrategy: 'None',
           domain: {
             resources: { requests: { memory: template.memory, cpu: String(template.cores) } },
             devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },

@@ -41,6 +41,7 @@ import { ensureAgentRbac } from './crc-agent-rbac.js';
 import { BootKeyError, ensureBootKey, readBundleSource } from './crc-boot-key.js';
 import type { DiskSource, RbacObject, SshKeyRef } from './crc-builders.js';
 import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-builders.js';
+import { diskFailure } from './crc-disk-failure.js';
 import { ensureCrcEndpoint } from './crc-endpoint.js';
 import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
 import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
@@ -79,19 +80,6 @@ interface Wait {
   requeueAfterMs?: number;
 }
 
-/** Why a DataVolume failed, for a person to act on; undefined unless it did. */
-function failedDisk(dataVolume: PlatformObject): string | undefined {
-  const status = dataVolume.status as
-    | { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] }
-    | undefined;
-  if (status?.phase !== 'Failed') return undefined;
-  const ns = dataVolume.metadata!.namespace!;
-  const name = dataVolume.metadata!.name!;
-  const running = status.conditions?.find((c) => c.type === 'Running');
-  const cause = running?.message ? `: ${running.message}` : '';
-  return `DataVolume ${ns}/${name} failed (${running?.reason ?? 'Failed'})${cause}; inspect with kubectl -n ${ns} describe datavolume ${name}`;
-}
-
 /** The draft was changed with something that must be durable before going on. */
 const PERSIST = { persist: true } as const;
 type Outcome = Wait | Ready | typeof PERSIST;
@@ -109,7 +97,7 @@ const waitFor = (reason: string, message: string, requeueAfterMs?: number): Wait
  * and the handoff's cache grace are looked at again after a while.
  */
 export class CrcTopology implements Topology {
-  readonly platformGate = { multiClusterEngine: false, whenReady: true };
+  readonly platformGate = { multiClusterEngine: false, wildcardRoutes: false, whenReady: true };
   private readonly probe: GuestApiProbe;
   private readonly readiness: CrcReadiness;
 
@@ -282,8 +270,9 @@ export class CrcTopology implements Topology {
         context,
       );
     const pending = (message: string): Wait => waitFor(Reason.CRCBackingPending, message);
-    const diskFailure = failedDisk(dataVolume.object);
-    if (diskFailure) return pending(diskFailure);
+    // A disk CDI cannot fill fails the instance (a pool replaces it; a retry sees a recovery).
+    const failure = diskFailure(dataVolume.object);
+    if (failure) throw new InstanceFailure(Reason.DataVolumeFailed, failure);
     if (!(vm.object.status as { ready?: boolean } | undefined)?.ready)
       return pending(
         `waiting for VirtualMachine ${objects.namespace}/${crcVmName(instance)} to be ready`,
@@ -331,17 +320,12 @@ export class CrcTopology implements Topology {
       };
     const binding = instance.status?.crc?.bootKey;
     if (!binding) return this.bindBootKey(objects, draft, bundleName);
-    const { virtualSizeBytes } = await ensureBootKey(
-      objects,
-      bundleName,
-      binding,
-      crcDiskName(instance),
-    );
+    const sizes = await ensureBootKey(objects, bundleName, binding, crcDiskName(instance));
     return {
       source: {
         pvc: { namespace: binding.pvcNamespace, name: binding.pvcName },
         storageClassName: binding.storageClassName,
-        virtualSizeBytes,
+        ...sizes,
       },
       sshKey: { secretName: bootKeySecretName(instance.metadata!.name!), dataKey: 'id_ecdsa' },
     };

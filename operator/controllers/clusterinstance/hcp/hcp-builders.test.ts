@@ -40,7 +40,6 @@ describe('hcp builders', () => {
       hostname: 'api.example',
       pullSecretName: 'pull-secret',
       sshKeySecretName: 'ssh',
-      nodeAddress: '10.0.0.5',
     });
     expect(hc.metadata).toEqual({
       name: placement.hostedClusterName,
@@ -60,7 +59,9 @@ describe('hcp builders', () => {
     expect(hc.spec).toMatchObject({
       release: { image: 'quay.io/x/release:4.16.10' },
       controllerAvailabilityPolicy: 'SingleReplica',
-      platform: { type: 'KubeVirt', kubevirt: {} },
+      // The guest's apps domain is a subdomain of the management cluster's (*.apps.<guest>.apps.…),
+      // also without MCE's defaulting webhook.
+      platform: { type: 'KubeVirt', kubevirt: { baseDomainPassthrough: true } },
       networking: {
         networkType: 'OVNKubernetes',
         clusterNetwork: [{ cidr: '10.132.0.0/14' }],
@@ -80,9 +81,11 @@ describe('hcp builders', () => {
       'Konnectivity',
       'Ignition',
     ]);
+    expect(hc.spec!.dns).toBeUndefined();
+    // Published by a load balancer, which outlives any one management node (docs/adr/0016).
     expect(hc.spec!.services).toContainEqual({
       service: 'APIServer',
-      servicePublishingStrategy: { type: 'NodePort', nodePort: { address: '10.0.0.5' } },
+      servicePublishingStrategy: { type: 'LoadBalancer' },
     });
   });
 
@@ -99,9 +102,23 @@ describe('hcp builders', () => {
     });
     expect(desiredReplicas(instance(template))).toBe(replicas);
     expect(np.metadata!.name).toBe(`${placement.hostedClusterName}-workers`);
-    expect(np.metadata!.ownerReferences!.map((r) => [r.kind, r.controller])).toEqual([
-      ['HostedCluster', true],
-      ['ClusterInstance', false],
+    // The plain reference HyperShift's NodePool controller writes: without blockOwnerDeletion,
+    // which OpenShift's OwnerReferencesPermissionEnforcement would refuse to the operator.
+    expect(np.metadata!.ownerReferences).toEqual([
+      {
+        apiVersion: 'hypershift.openshift.io/v1beta1',
+        kind: 'HostedCluster',
+        name: placement.hostedClusterName,
+        uid: 'hc-uid',
+      },
+      {
+        apiVersion: 'guestcluster.opdev.io/v1alpha1',
+        kind: 'ClusterInstance',
+        name: 'pool-0',
+        uid: 'uid-1',
+        controller: false,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(np.spec).toMatchObject({
       clusterName: placement.hostedClusterName,

@@ -26,8 +26,6 @@ export interface HostedClusterInputs {
   hostname: string;
   pullSecretName: string;
   sshKeySecretName?: string;
-  /** InternalIP of a Ready, schedulable management node (the API server's NodePort address). */
-  nodeAddress: string;
 }
 
 /** The HostedCluster (spec §3.5), in the instance namespace, controlled by the instance. */
@@ -51,7 +49,9 @@ export function buildHostedCluster(
         template.controllerAvailabilityPolicy === 'HighlyAvailable'
           ? 'HighlyAvailable'
           : 'SingleReplica',
-      platform: { type: 'KubeVirt', kubevirt: {} },
+      // The guest's base domain is the management cluster's apps domain (`*.apps.<guest>.apps.…`
+      // through wildcard Routes), which a plain HyperShift install does not choose by itself.
+      platform: { type: 'KubeVirt', kubevirt: { baseDomainPassthrough: true } },
       networking: {
         networkType: 'OVNKubernetes',
         clusterNetwork: [{ cidr: '10.132.0.0/14' }],
@@ -62,13 +62,9 @@ export function buildHostedCluster(
         managed: { storage: { type: 'PersistentVolume', persistentVolume: { size: '8Gi' } } },
       },
       services: [
-        {
-          service: 'APIServer',
-          servicePublishingStrategy: {
-            type: 'NodePort',
-            nodePort: { address: inputs.nodeAddress },
-          },
-        },
+        // A load balancer survives the loss of any one management node; a NodePort address is
+        // one node's (docs/adr/0016).
+        { service: 'APIServer', servicePublishingStrategy: { type: 'LoadBalancer' } },
         { service: 'OAuthServer', servicePublishingStrategy: { type: 'Route' } },
         { service: 'Konnectivity', servicePublishingStrategy: { type: 'Route' } },
         { service: 'Ignition', servicePublishingStrategy: { type: 'Route' } },
@@ -98,7 +94,12 @@ export function desiredReplicas(instance: ClusterInstance): number {
   return replicas !== undefined && replicas >= 1 ? replicas : 1;
 }
 
-/** The NodePool (spec §3.6): controlled by the HostedCluster, also owned by the instance. */
+/**
+ * The NodePool (spec §3.6): owned by the HostedCluster and by the instance. The HostedCluster's
+ * reference is the plain one HyperShift's NodePool controller puts there anyway (EnsureOwnerRef):
+ * blockOwnerDeletion would need `update` on hostedclusters/finalizers under OpenShift's
+ * OwnerReferencesPermissionEnforcement, which the operator has no reason to hold.
+ */
 export function buildNodePool(
   instance: ClusterInstance,
   placement: HcpPlacement,
@@ -110,8 +111,6 @@ export function buildNodePool(
     kind: HOSTED_CLUSTERS.kind,
     name: hostedCluster.metadata!.name!,
     uid: hostedCluster.metadata!.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
   };
   return {
     apiVersion: NODE_POOLS.apiVersion,

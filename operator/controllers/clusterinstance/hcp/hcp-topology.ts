@@ -5,7 +5,6 @@ import {
   HOSTED_CLUSTERS,
   LABEL_NODE_POOL_NAME,
   NODE_POOLS,
-  NODES,
   PERSISTENT_VOLUME_CLAIMS,
   PODS,
   ROUTES,
@@ -70,7 +69,7 @@ const key = (namespace: string, name: string): string => `${namespace}/${name}`;
  * once the guest API answers there. Every wait is for an event, except the guest API itself.
  */
 export class HcpTopology implements Topology {
-  readonly platformGate = { multiClusterEngine: true, whenReady: false };
+  readonly platformGate = { multiClusterEngine: true, wildcardRoutes: true, whenReady: false };
   private readonly probe: GuestApiProbe;
 
   constructor(
@@ -261,13 +260,11 @@ export class HcpTopology implements Topology {
     // the placement was recorded.
     const conflict = await this.placementConflict(instance, placement);
     if (conflict) throw new InstanceFailure(Reason.HCPPlacementConflict, conflict);
-    const nodeAddress = await managementNodeAddress(this.manager);
     const hostedCluster = buildHostedCluster(instance, {
       placement,
       hostname: inputs.hostname,
       pullSecretName: inputs.pullSecret,
       sshKeySecretName: inputs.sshKey,
-      nodeAddress,
     });
     await this.createIfMissing(HOSTED_CLUSTERS, hostedCluster);
     context.logger.info({ hostedCluster: placement.hostedClusterName }, 'Created HostedCluster');
@@ -500,26 +497,4 @@ function isAdmitted(route: PlatformObject): boolean {
 function observedVersion(hostedCluster: PlatformObject): string {
   const version = hostedCluster.status?.version as { desired?: { version?: string } } | undefined;
   return version?.desired?.version ?? '';
-}
-
-interface NodeObject extends KubeObject {
-  spec?: { unschedulable?: boolean };
-  status?: {
-    conditions?: { type: string; status: string }[];
-    addresses?: { type: string; address: string }[];
-  };
-}
-
-/** InternalIP of the first Ready, schedulable management node (the API server's NodePort address). */
-async function managementNodeAddress(manager: Manager): Promise<string> {
-  const nodes = await manager.client.list<NodeObject>(NODES);
-  for (const node of nodes.items) {
-    const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-    const address = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
-    if (ready && !node.spec?.unschedulable && address) return address;
-  }
-  throw new InstanceFailure(
-    Reason.ReconcileError,
-    'no Ready, schedulable management cluster node with an InternalIP found',
-  );
 }

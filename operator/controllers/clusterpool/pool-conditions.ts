@@ -1,0 +1,84 @@
+import type { ConditionUpdate } from '../../api/conditions.js';
+import { findCondition } from '../../api/conditions.js';
+import { LABEL_POOL } from '../../api/labels.js';
+import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
+import type { PoolAccounting } from './pool-accounting.js';
+
+export function readyMessage(instance: ClusterInstance): string {
+  const ready = findCondition(instance.status?.conditions, 'Ready');
+  return ready ? `${ready.reason}: ${ready.message}` : 'no Ready condition';
+}
+
+/** CapacityAvailable (spec §2.1): the floors fit in maxSize, and the deficit fits in the room left. */
+export function capacityCondition(
+  pool: ClusterPool,
+  accounting: PoolAccounting,
+  generation: number | undefined,
+): ConditionUpdate {
+  const { maxSize, minSize = 0, warmSpares = 0 } = pool.spec;
+  if (maxSize < minSize || maxSize < warmSpares) {
+    return {
+      type: 'CapacityAvailable',
+      status: 'False',
+      reason: 'MaxSizeTooSmall',
+      message: `maxSize (${maxSize}) is below minSize (${minSize}) and/or warmSpares (${warmSpares}): pool cannot reach its configured floors`,
+      observedGeneration: generation,
+    };
+  }
+  if (accounting.need > 0 && accounting.room <= 0) {
+    return {
+      type: 'CapacityAvailable',
+      status: 'False',
+      reason: 'AtCapacity',
+      message: `pool is at maxSize (${maxSize}); unmet deficit of ${accounting.need} instance(s) (pendingDemand=${accounting.pendingDemand}) cannot be satisfied until capacity is released`,
+      observedGeneration: generation,
+    };
+  }
+  return {
+    type: 'CapacityAvailable',
+    status: 'True',
+    reason: 'CapacitySufficient',
+    message: 'pool has capacity to satisfy minSize/warmSpares and pending lease demand',
+    observedGeneration: generation,
+  };
+}
+
+/**
+ * Names of the form `<pool>-<N>` held by instances that are not this pool's (without its label):
+ * the pool skips them, and says so.
+ */
+export function foreignNames(
+  pool: ClusterPool,
+  namespaceInstances: readonly ClusterInstance[],
+): string[] {
+  const name = pool.metadata!.name!;
+  const pattern = new RegExp(`^${name}-\\d+$`);
+  return namespaceInstances
+    .filter((i) => pattern.test(i.metadata!.name!) && i.metadata?.labels?.[LABEL_POOL] !== name)
+    .map((i) => i.metadata!.name!)
+    .sort();
+}
+
+/** NamesAvailable: False while objects the pool does not own hold names it would choose. */
+export function namesCondition(
+  pool: ClusterPool,
+  taken: readonly string[],
+  generation: number | undefined,
+): ConditionUpdate {
+  if (taken.length === 0)
+    return {
+      type: 'NamesAvailable',
+      status: 'True',
+      reason: 'NamesFree',
+      message: 'no object outside this pool holds a name of its instances',
+      observedGeneration: generation,
+    };
+  const name = pool.metadata!.name!;
+  return {
+    type: 'NamesAvailable',
+    status: 'False',
+    reason: 'NameTaken',
+    message: `ClusterInstance ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} not this pool's (no label ${LABEL_POOL}=${name}); the pool skips ${taken.length === 1 ? 'that name' : 'those names'} and names its instances otherwise`,
+    observedGeneration: generation,
+  };
+}

@@ -1,0 +1,55 @@
+import type { ClusterInstance } from '../api/resources.js';
+import { INSTANCES } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isConflict, isNotFound } from '../kube/api-error.js';
+
+export type DeletionOutcome = 'deleted' | 'gone' | 'kept';
+
+/** Live reads and retries after the object changed under a delete, before giving the pass up. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Deletes an instance that a controller decided to delete from what it saw (its cache), only if
+ * that decision still holds. The delete names the UID and the resourceVersion seen, so it fails
+ * if the instance changed meanwhile (claimed a moment ago, say); then the instance is read live
+ * and `stillWanted` decides again, as Kubernetes' PV controller re-reads a volume before it
+ * deletes it. 'gone': it no longer exists (or its name now belongs to another object).
+ */
+export async function deleteInstanceIf(
+  client: ApiClient,
+  seen: ClusterInstance,
+  stillWanted: (live: ClusterInstance) => boolean,
+): Promise<DeletionOutcome> {
+  const { name, namespace, uid } = seen.metadata!;
+  let current = seen;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.delete(INSTANCES, name!, namespace, {
+        uid,
+        resourceVersion: current.metadata!.resourceVersion,
+      });
+      return 'deleted';
+    } catch (error) {
+      if (isNotFound(error)) return 'gone';
+      if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+    const live = await readInstance(client, name!, namespace!);
+    if (!live || live.metadata?.uid !== uid) return 'gone';
+    if (!stillWanted(live)) return 'kept';
+    current = live;
+  }
+}
+
+/** The instance read live; undefined when it does not exist. */
+export async function readInstance(
+  client: ApiClient,
+  name: string,
+  namespace: string,
+): Promise<ClusterInstance | undefined> {
+  try {
+    return await client.get<ClusterInstance>(INSTANCES, name, namespace);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,154 @@
+import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import type { DataVolumeObject, VirtualMachineObject, VmiObject } from './kubevirt-resources.js';
+import {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  VIRTUAL_MACHINE_INSTANCES,
+  VIRTUAL_MACHINES,
+} from './kubevirt-resources.js';
+import { dataVolumeError, dataVolumeNames, dataVolumeProvisioning } from './kubevirt-volumes.js';
+import { withTransitions, writeStatus } from './platform-status.js';
+
+const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+function runStrategy(vm: VirtualMachineObject): string {
+  return vm.spec?.runStrategy ?? (vm.spec?.running ? 'Always' : 'Halted');
+}
+
+const isFinal = (vmi: VmiObject): boolean =>
+  ['Failed', 'Succeeded'].includes(vmi.status?.phase ?? '');
+
+/**
+ * One pass of virt-controller's VM controller for a VM: runStrategy Always keeps a VMI of the VM's
+ * name (created at once: only dataVolumeTemplates are waited for, never a standalone DataVolume,
+ * which the VMI controller waits for instead), replacing one that has ended; Halted deletes it.
+ * The status says what the VM is (printableStatus in setPrintableStatus' order of precedence),
+ * whether its VMI exists and is ready.
+ */
+export class VmPass {
+  constructor(
+    private readonly manager: Manager,
+    private readonly vm: VirtualMachineObject,
+  ) {}
+
+  private get key(): string {
+    return keyOf(this.vm.metadata!.namespace!, this.vm.metadata!.name!);
+  }
+
+  async run(): Promise<void> {
+    const strategy = runStrategy(this.vm);
+    const vmi = this.manager.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES).get(this.key);
+    const ours = vmi?.metadata?.ownerReferences?.some((r) => r.uid === this.vm.metadata!.uid);
+    if (vmi && !ours) return this.status(strategy, 'Stopped', undefined); // not this VM's VMI
+    if (strategy === 'Always') return this.keepRunning(vmi);
+    if (vmi && !vmi.metadata?.deletionTimestamp) await this.deleteVmi(vmi);
+    return this.status(strategy, vmi ? 'Stopping' : 'Stopped', vmi);
+  }
+
+  /** runStrategy Always: a VMI at once, replaced when it has ended. */
+  private async keepRunning(current: VmiObject | undefined): Promise<void> {
+    if (current && isFinal(current)) {
+      await this.deleteVmi(current); // restarted: the next pass creates a new VMI
+      return this.status('Always', 'Starting', current);
+    }
+    const vmi = current ?? (await this.createVmi());
+    const volumes = this.dataVolumes();
+    const printable =
+      vmi.status?.phase === 'Running' && !vmi.metadata?.deletionTimestamp
+        ? 'Running'
+        : dataVolumeError(volumes)
+          ? 'DataVolumeError'
+          : dataVolumeProvisioning(volumes)
+            ? 'Provisioning'
+            : 'Starting';
+    return this.status('Always', printable, vmi);
+  }
+
+  private dataVolumes(): (DataVolumeObject | undefined)[] {
+    const cache = this.manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    return dataVolumeNames(this.vm.spec?.template?.spec).map((name) =>
+      cache.get(keyOf(this.vm.metadata!.namespace!, name)),
+    );
+  }
+
+  private async createVmi(): Promise<VmiObject> {
+    const template = this.vm.spec?.template;
+    try {
+      return await this.manager.client.create<VmiObject>(VIRTUAL_MACHINE_INSTANCES, {
+        apiVersion: VIRTUAL_MACHINE_INSTANCES.apiVersion,
+        kind: VIRTUAL_MACHINE_INSTANCES.kind,
+        metadata: {
+          name: this.vm.metadata!.name,
+          namespace: this.vm.metadata!.namespace,
+          labels: { ...template?.metadata?.labels, [LABEL_VM_NAME]: this.vm.metadata!.name! },
+          ownerReferences: [
+            {
+              apiVersion: VIRTUAL_MACHINES.apiVersion,
+              kind: VIRTUAL_MACHINES.kind,
+              name: this.vm.metadata!.name!,
+              uid: this.vm.metadata!.uid!,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        spec: template?.spec ?? {},
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      return this.manager.client.get<VmiObject>(
+        VIRTUAL_MACHINE_INSTANCES,
+        this.vm.metadata!.name!,
+        this.vm.metadata!.namespace,
+      );
+    }
+  }
+
+  private async deleteVmi(vmi: VmiObject): Promise<void> {
+    try {
+      await this.manager.client.delete(
+        VIRTUAL_MACHINE_INSTANCES,
+        vmi.metadata!.name!,
+        vmi.metadata!.namespace,
+        { uid: vmi.metadata!.uid },
+      );
+    } catch (error) {
+      if (!isNotFound(error) && !isConflict(error)) throw error;
+    }
+  }
+
+  /** The VM's Ready condition follows its VMI's (syncReadyConditionFromVMI). */
+  private async status(
+    strategy: string,
+    printableStatus: string,
+    vmi: VmiObject | undefined,
+  ): Promise<void> {
+    const vmiReady = vmi?.status?.conditions?.find((c) => c.type === 'Ready');
+    const ready = printableStatus === 'Running' && vmiReady?.status === 'True';
+    await writeStatus(this.manager.client, VIRTUAL_MACHINES, this.vm, {
+      ...this.vm.status,
+      printableStatus,
+      ready,
+      created: !!vmi,
+      runStrategy: strategy,
+      conditions: withTransitions(this.vm.status?.conditions, [
+        ready
+          ? { type: 'Ready', status: 'True', reason: '', message: '' }
+          : vmi
+            ? {
+                type: 'Ready',
+                status: 'False',
+                reason: vmiReady?.reason || 'GuestNotRunning',
+                message: vmiReady?.message || 'Guest VM is not reported as running',
+              }
+            : {
+                type: 'Ready',
+                status: 'False',
+                reason: 'VMINotExists',
+                message: 'VMI does not exist',
+              },
+      ]),
+    });
+  }
+}

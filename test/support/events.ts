@@ -1,0 +1,34 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from '../../operator/kube/objects.js';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import { waitForList } from './wait-for.js';
+
+export const EVENTS = resourceType('v1', 'Event', 'events');
+
+export type CoreEvent = KubeObject & {
+  reason: string;
+  type: string;
+  message: string;
+  count?: number;
+  involvedObject: { kind: string; name: string; uid?: string };
+};
+
+/** Waits for an Event with `reason` about the object `name` (of `kind`) and resolves with it. */
+export async function eventFor(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  involved: { kind: string; name: string },
+  reason: string,
+): Promise<CoreEvent> {
+  const about = (e: CoreEvent): boolean =>
+    e.reason === reason &&
+    e.involvedObject.kind === involved.kind &&
+    e.involvedObject.name === involved.name;
+  const events = await waitForList<CoreEvent>(kubeConfig, {
+    type: EVENTS,
+    namespace,
+    until: (items) => items.some(about),
+    description: `a ${reason} Event on ${involved.kind} ${involved.name}`,
+  });
+  return events.find(about)!;
+}
