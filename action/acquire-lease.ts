@@ -4,6 +4,7 @@ import type { ApiClient } from '../operator/kube/api-client.js';
 import { isAlreadyExists, isNotFound } from '../operator/kube/api-error.js';
 import type { GitHubRun } from './github-run.js';
 import { RUN_ANNOTATION_PREFIX, runAnnotations } from './github-run.js';
+import type { LeaseSubject } from './own-identity.js';
 
 export interface LeaseRequest {
   name: string;
@@ -12,6 +13,8 @@ export interface LeaseRequest {
   ttl: string;
   requestedBy: string;
   run: GitHubRun;
+  /** Who may read the lease's kubeconfig (spec.subjects); none: the namespace's own RBAC decides. */
+  subjects?: LeaseSubject[];
 }
 
 export function leaseObject(request: LeaseRequest): ClusterLease {
@@ -28,6 +31,7 @@ export function leaseObject(request: LeaseRequest): ClusterLease {
       poolRef: { name: request.pool },
       ...(request.ttl === '0' ? {} : { ttl: request.ttl }),
       requestedBy: request.requestedBy,
+      ...(request.subjects?.length ? { subjects: request.subjects } : {}),
     },
   };
 }

@@ -3,17 +3,41 @@ import path from 'node:path';
 import type { ClusterLease } from '../operator/api/resources.js';
 import { SECRETS } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
+import { isForbidden } from '../operator/kube/api-error.js';
 import type { KubeObject } from '../operator/kube/objects.js';
 
 interface SecretObject extends KubeObject {
   data?: Record<string, string>;
 }
 
+/** How long a refused read of the Secret is tried again: the lease's RoleBinding may lag. */
+const ACCESS_GRANT_WAIT_MS = 10_000;
+
+/**
+ * The Secret as the lease's subjects may read it. The operator grants that access before it
+ * binds the lease, but an apiserver's authorizer sees a new RoleBinding a moment later.
+ */
+async function readSecret(
+  api: ApiClient,
+  name: string,
+  namespace: string | undefined,
+): Promise<SecretObject> {
+  const deadline = Date.now() + ACCESS_GRANT_WAIT_MS;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+    try {
+      return await api.get<SecretObject>(SECRETS, name, namespace);
+    } catch (error) {
+      if (!isForbidden(error) || Date.now() + delay > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 /** The guest kubeconfig the operator copied into the lease's Secret. */
 export async function readGuestKubeconfig(api: ApiClient, lease: ClusterLease): Promise<string> {
   const { name, namespace } = lease.metadata!;
   const secretName = lease.status?.kubeconfigSecretRef?.name ?? `${name}-kubeconfig`;
-  const secret = await api.get<SecretObject>(SECRETS, secretName, namespace);
+  const secret = await readSecret(api, secretName, namespace);
   const data = secret.data?.kubeconfig;
   if (!data) throw new Error(`Secret ${namespace}/${secretName} has no "kubeconfig" key`);
   return Buffer.from(data, 'base64').toString();

@@ -12,6 +12,8 @@ import { readGuestKubeconfig, writePrivateFile } from './guest-kubeconfig.js';
 import type { Settings } from './inputs.js';
 import { readSettings } from './inputs.js';
 import { maskKubeconfig, maskManagementInputs } from './masking.js';
+import type { LeaseSubject } from './own-identity.js';
+import { ownSubject } from './own-identity.js';
 import { releaseLease } from './release-lease.js';
 import { forgetLease, saveLease } from './state.js';
 import { writeSummary } from './summary.js';
@@ -72,6 +74,7 @@ async function createLease(
   actions.info(
     `Management cluster ${settings.access.server}, namespace ${namespace}, pool ${pool}`,
   );
+  const subjects = await leaseSubjects(actions, api);
   const saved = {
     leaseName: name,
     namespace,
@@ -88,6 +91,7 @@ async function createLease(
     ttl: settings.ttl,
     requestedBy: settings.requestedBy,
     run,
+    subjects,
   }).catch((error: unknown) => {
     if (error instanceof LeaseConflictError) forgetLease(actions);
     throw error;
@@ -100,6 +104,20 @@ async function createLease(
       : `Created ClusterLease ${namespace}/${name} (ttl ${settings.ttl === '0' ? 'none' : settings.ttl})`,
   );
   return lease;
+}
+
+/** The Action's own identity, so that the operator lets it (and only it) read the kubeconfig. */
+async function leaseSubjects(actions: ActionCore, api: ApiClient): Promise<LeaseSubject[]> {
+  const own = await ownSubject(api);
+  if ('subject' in own) {
+    const { kind, name, namespace } = own.subject;
+    actions.info(`Lease kubeconfig readable by ${kind} ${namespace ? `${namespace}/` : ''}${name}`);
+    return [own.subject];
+  }
+  actions.warning(
+    `Could not tell who this Action is on the management cluster (${own.unknown}); the lease gets no spec.subjects, so reading its kubeconfig needs "get secrets" in the namespace`,
+  );
+  return [];
 }
 
 async function waitWithProgress(

@@ -3,6 +3,7 @@ import { parseDuration } from './durations.js';
 /** Where the Job builder mounts the agent's inputs (spec §1.3). */
 export const DEFAULT_PATHS = {
   sshKey: '/etc/crc-agent/ssh/id_ecdsa',
+  instanceSshKey: '/etc/crc-agent/instance-ssh/id_ed25519',
   pullSecret: '/etc/crc-agent/pull-secret/.dockerconfigjson',
   identity: '/etc/crc-agent/identity',
 } as const;
@@ -46,6 +47,11 @@ export interface AgentConfig {
   sshPort: number;
   sshUser: string;
   sshKeyPath: string;
+  /**
+   * The instance's own SSH key, which replaces the bundle key in the guest (a Job of an operator
+   * that mounts none keeps the bundle key and uses a key of its run for the second login).
+   */
+  instanceSshKeyPath: string;
   pullSecretPath: string;
   identityPath: string;
   apiHostname: string;
@@ -151,6 +157,7 @@ export function loadAgentConfig(
     sshPort: readPort(value('CRC_SSH_PORT')),
     sshUser: withDefault('CRC_SSH_USER', 'core'),
     sshKeyPath: withDefault('CRC_SSH_KEY_PATH', DEFAULT_PATHS.sshKey),
+    instanceSshKeyPath: withDefault('CRC_INSTANCE_SSH_KEY_PATH', DEFAULT_PATHS.instanceSshKey),
     pullSecretPath: withDefault('PULL_SECRET_PATH', DEFAULT_PATHS.pullSecret),
     identityPath: withDefault('CRC_IDENTITY_PATH', DEFAULT_PATHS.identity),
     apiHostname: value('CRC_API_HOSTNAME'),

@@ -1,15 +1,16 @@
 import type { AgentConfig } from './config.js';
 import { ClusterFixups, runClusterFixups } from './cluster-fixups.js';
 import { AgentError, errorMessage } from './errors.js';
-import { readGuestKubeconfig, runGuestFixups } from './guest-fixups.js';
-import { rewriteKubeconfig } from './guest-kubeconfig.js';
+import { runGuestFixups } from './guest-fixups.js';
+import { handoffKubeconfig } from './guest-kubeconfig.js';
 import { GuestShell } from './guest-shell.js';
 import { GUEST_API_HOST, guestApiConnections } from './guest-tunnel.js';
 import type { Logger } from './logger.js';
 import { readPullSecret } from './preflight.js';
 import type { Inputs } from './preflight.js';
 import { RestClient } from './rest-client.js';
-import { SshConnection } from './ssh-connection.js';
+import { connect, dropBundleKey, firstLogin } from './guest-login.js';
+import type { HostKeyPolicy } from './host-key.js';
 import { generateRunKey } from './ssh-key.js';
 import { waitForSsh } from './wait-for-ssh.js';
 
@@ -18,32 +19,11 @@ export interface ClusterInfo {
   ocpVersion: string;
 }
 
-async function connect(
-  config: AgentConfig,
-  privateKey: string,
-  signal: AbortSignal,
-  which: 'bundle key' | 'new key',
-): Promise<SshConnection> {
-  try {
-    return await SshConnection.connect({
-      host: config.sshHost,
-      port: config.sshPort,
-      username: config.sshUser,
-      privateKey,
-      timeoutMs: config.timings.sshConnectTimeoutMs,
-      signal,
-    });
-  } catch (error) {
-    const hint =
-      which === 'bundle key'
-        ? `the guest must accept user ${config.sshUser} with the bundle key: check that the bundle SSH key Secret matches the CRCBundle the disk was cloned from`
-        : 'the new key was appended to /home/core/.ssh/authorized_keys; check sshd and that file in the guest';
-    throw new AgentError(
-      `SSH login to ${config.sshHost}:${config.sshPort} as ${config.sshUser} with the ${which} failed: ${errorMessage(error)}`,
-      hint,
-      { cause: error },
-    );
-  }
+/** How the run holds to the guest's host key, and tells of the one it met first. */
+export interface HostKeys {
+  policy: HostKeyPolicy;
+  /** Records a host key met for the first time (the handoff Secret carries it to the operator). */
+  firstContact(key: string): Promise<void>;
 }
 
 /** Steps 2-7 of spec §2: everything between start-up and the final VMI check. */
@@ -52,6 +32,7 @@ export async function fetchClusterInfo(
   inputs: Inputs,
   signal: AbortSignal,
   log: Logger,
+  hostKeys: HostKeys,
 ): Promise<ClusterInfo> {
   const { timings } = config;
   const endpoint = { host: config.sshHost, port: config.sshPort };
@@ -76,24 +57,31 @@ export async function fetchClusterInfo(
     timeoutMs: timings.guestRetryTimeoutMs,
     signal,
   };
-  const runKey = generateRunKey();
-  const first = await connect(config, inputs.bundleKey, signal, 'bundle key');
-  log.info('Connected to the guest with the bundle key');
+  const login = inputs.instanceKey ?? generateRunKey();
+  const first = await firstLogin(config, inputs, hostKeys.policy, signal);
+  log.info(`Connected to the guest with the ${first.which}`);
   let fixed;
   try {
-    fixed = await runGuestFixups(GuestShell.over(first), {
+    if (!hostKeys.policy.recorded) await hostKeys.firstContact(hostKeys.policy.key!);
+    fixed = await runGuestFixups(GuestShell.over(first.connection), {
       identity: inputs.identity,
-      newPublicKeyLine: runKey.authorizedKeyLine,
+      ...(first.which === 'bundle key' ? { newPublicKeyLine: login.authorizedKeyLine } : {}),
       retry: guestRetry,
       log,
     });
   } finally {
-    first.close();
+    first.connection.close();
   }
 
-  const second = await connect(config, runKey.privateKey, signal, 'new key');
-  log.info('Reconnected to the guest with the new key');
+  const which = inputs.instanceKey ? 'instance key' : 'new key';
+  const second = await connect(
+    config,
+    { privateKey: login.privateKey, which, hostKeys: hostKeys.policy },
+    signal,
+  );
+  log.info(`Reconnected to the guest with the ${which}`);
   try {
+    if (inputs.instanceKey) await dropBundleKey(GuestShell.over(second), inputs.bundleKey, log);
     const api = new RestClient(
       guestApiConnections(second, {
         serverCaPem: fixed.serverCaPem,
@@ -115,19 +103,7 @@ export async function fetchClusterInfo(
       servingKeyPem: inputs.identity.servingKeyPem,
     });
     log.info({ ocpVersion }, 'Guest cluster is configured');
-    const text = await readGuestKubeconfig(GuestShell.over(second), guestRetry).catch(
-      (error: unknown) => {
-        throw new AgentError(
-          `reading the guest kubeconfig again failed: ${errorMessage(error)}`,
-          'check /opt/kubeconfig in the guest',
-          { cause: error },
-        );
-      },
-    );
-    return {
-      kubeconfig: rewriteKubeconfig(text, config.apiHostname, inputs.identity.servingCertPem),
-      ocpVersion,
-    };
+    return { kubeconfig: handoffKubeconfig(config.apiHostname, inputs.identity), ocpVersion };
   } finally {
     second.close();
   }

@@ -78,9 +78,20 @@ export async function configureGuestDns(shell: GuestShell, ip: string): Promise<
   await shell.privileged('systemctl restart NetworkManager.service');
 }
 
-/** Appends the new public key; the bundle key stays, so a retried pod can still log in. */
+/** Appends the new public key (the bundle key goes only once the new one is known to work). */
 export async function appendAuthorizedKey(shell: GuestShell, publicLine: string): Promise<void> {
   await shell.run(appendFileCommand(AUTHORIZED_KEYS, `\n${publicLine}`));
+}
+
+/**
+ * Removes every authorized_keys line of a key (`<type> <base64>`): the bundle key, which every
+ * guest cloned from a bundle shares and the public bundle carries, once the instance's own key
+ * logs in. base64 holds no `|`, the sed address delimiter.
+ */
+export function removeAuthorizedKeyCommand(publicLine: string): string {
+  const data = publicLine.trim().split(/\s+/)[1] ?? '';
+  if (!/^[A-Za-z0-9+/]+=*$/.test(data)) throw new Error('not an SSH public key line');
+  return `sed -i '\\|${data}|d' ${AUTHORIZED_KEYS}`;
 }
 
 export async function startKubelet(shell: GuestShell): Promise<void> {
@@ -150,7 +161,13 @@ export async function bootstrapClientCa(
 /** Runs the guest fixups of spec §2.3, in order, over the first (bundle-key) connection. */
 export async function runGuestFixups(
   shell: GuestShell,
-  input: { identity: CrcIdentity; newPublicKeyLine: string; retry: GuestRetry; log: Logger },
+  input: {
+    identity: CrcIdentity;
+    /** Appended to authorized_keys; none when the agent logged in with its key already. */
+    newPublicKeyLine?: string;
+    retry: GuestRetry;
+    log: Logger;
+  },
 ): Promise<GuestFixupResult> {
   const { log } = input;
   const step = async <T>(name: string, hint: string, work: () => Promise<T>): Promise<T> => {
@@ -177,9 +194,11 @@ export async function runGuestFixups(
   await step('configure guest DNS', `check NetworkManager/ovs-configuration; ${console}`, () =>
     configureGuestDns(shell, ip),
   );
-  await step('append SSH key', `check /home/core/.ssh in the guest; ${console}`, () =>
-    appendAuthorizedKey(shell, input.newPublicKeyLine),
-  );
+  const newKey = input.newPublicKeyLine;
+  if (newKey)
+    await step('append SSH key', `check /home/core/.ssh in the guest; ${console}`, () =>
+      appendAuthorizedKey(shell, newKey),
+    );
   await step('start kubelet', `check the kubelet unit in the guest; ${console}`, () =>
     startKubelet(shell),
   );

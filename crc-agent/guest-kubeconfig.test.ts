@@ -3,7 +3,7 @@ import { parse, stringify } from 'yaml';
 import {
   bundleServerCa,
   hasClusters,
-  rewriteKubeconfig,
+  handoffKubeconfig,
   spliceClientIdentity,
 } from './guest-kubeconfig.js';
 
@@ -58,25 +58,32 @@ describe('guest kubeconfig', () => {
     expect(() => spliceClientIdentity('clusters: []', 'C', 'K')).toThrow('no users');
   });
 
-  test('the rewrite points every cluster at the Route host and keeps the rest', () => {
-    const text = rewriteKubeconfig(
-      spliceClientIdentity(GUEST, 'CERT', 'KEY'),
-      'api-x.apps.example',
-      'SERVING',
-    );
-    const config = parse(text) as Record<string, unknown> & { clusters: { cluster: object }[] };
-    expect(config.clusters).toHaveLength(1);
-    expect(config.clusters[0]!.cluster).toEqual({
-      server: 'https://api-x.apps.example:443',
-      'certificate-authority-data': b64('SERVING'),
+  test('the handoff kubeconfig is written from scratch: one cluster, user and context', () => {
+    const text = handoffKubeconfig('api-x.apps.example', {
+      servingCertPem: 'SERVING',
+      clientCertPem: 'CERT',
+      clientKeyPem: 'KEY',
     });
-    expect(config['current-context']).toBe('admin');
-    expect(config.users).toEqual([
-      {
-        name: 'admin',
-        user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') },
-      },
-    ]);
-    expect(() => rewriteKubeconfig('{{', 'h', 'c')).toThrow();
+    expect(parse(text)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'crc',
+          cluster: {
+            server: 'https://api-x.apps.example:443',
+            'certificate-authority-data': b64('SERVING'),
+          },
+        },
+      ],
+      users: [
+        {
+          name: 'admin',
+          user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') },
+        },
+      ],
+      contexts: [{ name: 'admin', context: { cluster: 'crc', user: 'admin' } }],
+      'current-context': 'admin',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { isMap, isSeq, parseDocument, stringify } from 'yaml';
 import type { Document } from 'yaml';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -54,26 +54,37 @@ export function spliceClientIdentity(text: string, certPem: string, keyPem: stri
 }
 
 /**
- * The routable kubeconfig (spec §6.2): every cluster entry points at
- * `https://<apiHostname>:443` and trusts the external serving certificate; the rest is kept.
+ * The handoff kubeconfig (spec §6.2), written from scratch: one cluster at
+ * `https://<apiHostname>:443` trusting the external serving certificate, one user with the
+ * instance's client certificate, one context. Nothing of the guest's own file (its other users,
+ * contexts, current-context or file references) goes along.
  */
-export function rewriteKubeconfig(
-  text: string,
+export function handoffKubeconfig(
   apiHostname: string,
-  servingCertPem: string,
+  identity: { servingCertPem: string; clientCertPem: string; clientKeyPem: string },
 ): string {
-  const document = parseKubeconfig(text);
-  const clusters = document.get('clusters');
-  if (!isSeq(clusters) || clusters.items.length === 0)
-    throw new Error('guest kubeconfig has no clusters');
-  clusters.items.forEach((_, index) => {
-    if (!isMap(document.getIn(['clusters', index, 'cluster'])))
-      document.setIn(['clusters', index, 'cluster'], {});
-    const path = ['clusters', index, 'cluster'];
-    document.setIn([...path, 'server'], `https://${apiHostname}:443`);
-    document.deleteIn([...path, 'certificate-authority']);
-    document.setIn([...path, 'certificate-authority-data'], b64(servingCertPem));
-    document.deleteIn([...path, 'insecure-skip-tls-verify']);
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'crc',
+        cluster: {
+          server: `https://${apiHostname}:443`,
+          'certificate-authority-data': b64(identity.servingCertPem),
+        },
+      },
+    ],
+    users: [
+      {
+        name: 'admin',
+        user: {
+          'client-certificate-data': b64(identity.clientCertPem),
+          'client-key-data': b64(identity.clientKeyPem),
+        },
+      },
+    ],
+    contexts: [{ name: 'admin', context: { cluster: 'crc', user: 'admin' } }],
+    'current-context': 'admin',
   });
-  return document.toString();
 }

@@ -11,6 +11,8 @@ export const HANDOFF_KEYS = {
   kubeconfig: 'kubeconfig',
   ocpVersion: 'ocpVersion',
   vmiUid: 'vmiUID',
+  /** The guest's SSH host key as the agent met it first (`<type> <base64>`), for the operator to record. */
+  sshHostKey: 'sshHostKey',
 } as const;
 
 /** `<instance>-crc-raw-kubeconfig-<vmiUID>`: VMI-scoped, so a stale agent cannot overwrite a newer handoff. */

@@ -5,11 +5,14 @@ import type { AgentConfig } from './config.js';
 import { IDENTITY_FILES, validateCrcIdentity } from './crc-identity.js';
 import type { CrcIdentity } from './crc-identity.js';
 import { AgentError, errorMessage } from './errors.js';
-import { checkPrivateKey } from './ssh-key.js';
+import type { RunKey } from './ssh-key.js';
+import { checkPrivateKey, keyOf } from './ssh-key.js';
 
 /** The mounted inputs, checked before the agent touches the guest. */
 export interface Inputs {
   bundleKey: string;
+  /** The instance's own key; absent when the Job mounts none (an older operator). */
+  instanceKey?: RunKey;
   identity: CrcIdentity;
 }
 
@@ -28,6 +31,30 @@ async function readBundleKey(config: AgentConfig): Promise<string> {
     throw new AgentError(
       `mounted bundle SSH key failed pre-flight validation: ${config.sshKeyPath}: ${reason}`,
       'the bundle SSH key Secret must be mounted at CRC_SSH_KEY_PATH and hold an unencrypted OpenSSH or PEM private key (the bundle id_ecdsa_crc)',
+      { cause: error },
+    );
+  }
+}
+
+/** The instance's SSH key, when mounted; one that is mounted but unusable fails the run. */
+async function readInstanceKey(config: AgentConfig): Promise<RunKey | undefined> {
+  let text: string;
+  try {
+    text = await readFile(config.instanceSshKeyPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new AgentError(
+      `mounted instance SSH key is not readable: ${config.instanceSshKeyPath}: ${readReason(error)}`,
+      `the Secret ${config.instanceName}-crc-ssh-key must be mounted at CRC_INSTANCE_SSH_KEY_PATH`,
+      { cause: error },
+    );
+  }
+  try {
+    return keyOf(text);
+  } catch (error) {
+    throw new AgentError(
+      `mounted instance SSH key failed pre-flight validation: ${config.instanceSshKeyPath}: ${errorMessage(error)}`,
+      `the Secret ${config.instanceName}-crc-ssh-key must hold an unencrypted OpenSSH private key (id_ed25519); the operator makes it`,
       { cause: error },
     );
   }
@@ -70,9 +97,10 @@ async function checkPullSecret(config: AgentConfig): Promise<void> {
 
 export async function preflight(config: AgentConfig): Promise<Inputs> {
   const bundleKey = await readBundleKey(config);
+  const instanceKey = await readInstanceKey(config);
   const identity = await readIdentity(config);
   await checkPullSecret(config);
-  return { bundleKey, identity };
+  return { bundleKey, ...(instanceKey ? { instanceKey } : {}), identity };
 }
 
 export async function readPullSecret(config: AgentConfig): Promise<Buffer> {

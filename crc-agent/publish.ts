@@ -17,6 +17,8 @@ export interface Handoff {
   vmiUid: string;
   kubeconfig: string;
   ocpVersion: string;
+  /** The guest's SSH host key, as met on first contact. */
+  sshHostKey?: string;
 }
 
 export class HandoffConflictError extends Error {
@@ -55,6 +57,7 @@ export function desiredHandoffSecret(handoff: Handoff): V1Secret {
       [HANDOFF_KEYS.kubeconfig]: b64(handoff.kubeconfig),
       [HANDOFF_KEYS.ocpVersion]: b64(handoff.ocpVersion),
       [HANDOFF_KEYS.vmiUid]: b64(handoff.vmiUid),
+      ...(handoff.sshHostKey ? { [HANDOFF_KEYS.sshHostKey]: b64(handoff.sshHostKey) } : {}),
     },
   };
 }
@@ -135,4 +138,30 @@ export async function publishHandoff(
     body: { ...existing, type: desired.type, data: desired.data },
   });
   return 'updated';
+}
+
+/**
+ * Puts the guest's SSH host key, met on first contact, into the (still incomplete) handoff Secret
+ * at once, so that the operator records it in the instance's status before anything else happens:
+ * a later run for this VMI then refuses any other key. The kubeconfig stays empty until the end.
+ */
+export async function publishHostKey(
+  core: CoreV1Api,
+  handoff: Omit<Handoff, 'kubeconfig' | 'ocpVersion'> & { sshHostKey: string },
+): Promise<void> {
+  const name = handoffSecretName(handoff.instanceName, handoff.vmiUid);
+  const existing = await readHandoff(core, handoff.namespace, name);
+  if (!existing) throw new Error(`Secret ${handoff.namespace}/${name} does not exist yet`);
+  checkExistingHandoff(existing, { ...handoff, kubeconfig: '', ocpVersion: '' });
+  const data = {
+    ...existing.data,
+    [HANDOFF_KEYS.vmiUid]: b64(handoff.vmiUid),
+    [HANDOFF_KEYS.sshHostKey]: b64(handoff.sshHostKey),
+  };
+  if (sameData(existing.data, data)) return;
+  await core.replaceNamespacedSecret({
+    namespace: handoff.namespace,
+    name,
+    body: { ...existing, data },
+  });
 }

@@ -6,7 +6,10 @@ import { fetchClusterInfo } from './fetch-cluster-info.js';
 import { handoffSecretName } from './handoff-contract.js';
 import type { Logger } from './logger.js';
 import { preflight } from './preflight.js';
-import { publishHandoff } from './publish.js';
+import type { HostKeys } from './fetch-cluster-info.js';
+import { fingerprint, HostKeyPolicy } from './host-key.js';
+import { publishHandoff, publishHostKey } from './publish.js';
+import { recordedHostKey } from './recorded-host-key.js';
 import { VmiMonitor } from './vmi-monitor.js';
 
 export interface AgentDeps {
@@ -31,6 +34,33 @@ function fail(log: Logger, error: unknown): number {
   return EXIT_FAILED;
 }
 
+/**
+ * Puts the host key met on first contact with this VMI into the handoff Secret, for the operator
+ * to record. A failure only costs the record (the next run trusts first contact again): warn.
+ */
+async function recordFirstContact(
+  kubeConfig: KubeConfig,
+  config: AgentConfig,
+  sshHostKey: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    await publishHostKey(kubeConfig.makeApiClient(CoreV1Api), {
+      instanceName: config.instanceName,
+      namespace: config.instanceNamespace,
+      instanceUid: config.instanceUid,
+      vmiUid: config.vmiUid,
+      sshHostKey,
+    });
+    log.info({ fingerprint: fingerprint(sshHostKey) }, 'Recorded the guest SSH host key');
+  } catch (error) {
+    log.warn(
+      { error: errorMessage(error) },
+      'Could not record the guest SSH host key in the handoff Secret; a later run trusts the key it meets first',
+    );
+  }
+}
+
 /** The agent's whole run (spec §2). Never throws; returns the process exit code. */
 export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<number> {
   const { log } = deps;
@@ -41,9 +71,14 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
   };
   let monitor: VmiMonitor;
   let inputs;
+  let hostKeys: HostKeys;
   try {
     inputs = await preflight(config);
     const kubeConfig = deps.loadKubeConfig();
+    hostKeys = {
+      policy: new HostKeyPolicy(await recordedHostKey(kubeConfig, config)),
+      firstContact: (key) => recordFirstContact(kubeConfig, config, key, log),
+    };
     monitor = new VmiMonitor(kubeConfig, vmi, log, config.timings.vmiWatchRetryMs);
     await monitor.check().catch((error: unknown) => {
       throw new AgentError(
@@ -63,7 +98,7 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
   monitor.start(watched);
   let info;
   try {
-    info = await fetchClusterInfo(config, inputs, watched.signal, log);
+    info = await fetchClusterInfo(config, inputs, watched.signal, log, hostKeys);
   } catch (error) {
     if (watched.signal.reason instanceof VmiNotCurrentError) {
       log.info(
@@ -105,6 +140,7 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
       vmiUid: config.vmiUid,
       kubeconfig: info.kubeconfig,
       ocpVersion: info.ocpVersion,
+      ...(hostKeys.policy.key ? { sshHostKey: hostKeys.policy.key } : {}),
     });
     log.info(
       { secret: `${config.instanceNamespace}/${name}`, outcome },

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, ClientChannel } from 'ssh2';
 import { CancelledError } from './errors.js';
+import type { HostKeyPolicy } from './host-key.js';
 
 export interface SshConnectOptions {
   host: string;
@@ -12,6 +13,8 @@ export interface SshConnectOptions {
   timeoutMs: number;
   /** Closes the connection when it fires, so blocked commands and tunnels return. */
   signal: AbortSignal;
+  /** Which host key is accepted: the recorded one, else the first one met (then kept). */
+  hostKeys: HostKeyPolicy;
 }
 
 export interface CommandResult {
@@ -20,7 +23,7 @@ export interface CommandResult {
   output: string;
 }
 
-/** One SSH client connection: public-key authentication only, any host key accepted. */
+/** One SSH client connection: public-key authentication only, the host key of the policy. */
 export class SshConnection {
   private closed = false;
   private readonly onAbort = (): void => this.close();
@@ -62,8 +65,8 @@ export class SshConnection {
         username: options.username,
         privateKey: options.privateKey,
         readyTimeout: options.timeoutMs,
-        // CRC bundles have no known host key.
-        hostVerifier: () => true,
+        // CRC bundles have no known host key: the first one met is recorded and then held to.
+        hostVerifier: (key: Buffer) => options.hostKeys.verify(key),
         // Public key only: no password, no keyboard-interactive.
         tryKeyboard: false,
       });

@@ -2,7 +2,7 @@ import ssh2 from 'ssh2';
 
 const { utils } = ssh2;
 
-/** The per-run key that replaces the bundle key for the second connection; held in memory only. */
+/** A key the agent logs in with after the bundle key: the instance's own, or one of this run. */
 export interface RunKey {
   /** OpenSSH private key text. */
   privateKey: string;
@@ -11,9 +11,23 @@ export interface RunKey {
 }
 
 export function generateRunKey(): RunKey {
-  const pair = generateEd25519KeyPair();
-  const [type, data] = pair.public.trim().split(/\s+/);
-  return { privateKey: pair.private, authorizedKeyLine: `${type} ${data}\n` };
+  return keyOf(generateEd25519KeyPair().private);
+}
+
+/** A private key (OpenSSH or PEM) with its authorized_keys line. */
+export function keyOf(privateKey: string): RunKey {
+  checkPrivateKey(privateKey);
+  return { privateKey, authorizedKeyLine: `${publicKeyLine(privateKey)}\n` };
+}
+
+/** `<type> <base64>` of a private key's public half, as authorized_keys holds it. */
+export function publicKeyLine(privateKey: string): string {
+  const parsed = utils.parseKey(privateKey);
+  const key = (Array.isArray(parsed) ? (parsed as unknown[])[0] : parsed) as {
+    type: string;
+    getPublicSSH(): Buffer;
+  };
+  return `${key.type} ${key.getPublicSSH().toString('base64')}`;
 }
 
 /**

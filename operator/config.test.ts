@@ -123,9 +123,42 @@ describe('loadOperatorConfig', () => {
       { CRC_BUNDLE_MIRROR_URL: 'ftp://mirror.example/crc' },
       'CRC_BUNDLE_MIRROR_URL must be an http(s) URL (got "ftp://mirror.example/crc")',
     ],
+    [
+      'CRC versions',
+      { allowedCrcVersions: '4.16.0,latest' },
+      {},
+      '--allowed-crc-versions (ALLOWED_CRC_VERSIONS) must list CRC versions such as 2.40.0 or 4.16.0, comma-separated (got "latest")',
+    ],
+    [
+      'preparing bundles',
+      {},
+      { MAX_PREPARING_BUNDLES: '0' },
+      '--max-preparing-bundles (MAX_PREPARING_BUNDLES) must be an integer from 1 to 100 (got "0")',
+    ],
   ])('refuses %s, naming the setting', (_name, flags, env, message) => {
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(ConfigError);
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(message);
+  });
+
+  it('bounds CRC bundles as the admin says: flag, else environment, else any version and 2', () => {
+    expect(loadOperatorConfig({}, {}, noPodFile).crc).toEqual({
+      allowedVersions: undefined,
+      maxPreparing: 2,
+    });
+    const env = { ALLOWED_CRC_VERSIONS: '4.16.0, 4.17.1', MAX_PREPARING_BUNDLES: '3' };
+    expect(loadOperatorConfig({}, env, noPodFile).crc).toEqual({
+      allowedVersions: ['4.16.0', '4.17.1'],
+      maxPreparing: 3,
+    });
+    const flags = { allowedCrcVersions: '4.18.0', maxPreparingBundles: '1' };
+    expect(loadOperatorConfig(flags, env, noPodFile).crc).toEqual({
+      allowedVersions: ['4.18.0'],
+      maxPreparing: 1,
+    });
+    // The Deployment's empty variable means any version.
+    expect(
+      loadOperatorConfig({}, { ALLOWED_CRC_VERSIONS: '' }, noPodFile).crc.allowedVersions,
+    ).toBe(undefined);
   });
 
   it('reports every problem at once', () => {

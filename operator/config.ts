@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { CrcBounds } from './crc-bounds.js';
+import { crcBounds } from './crc-bounds.js';
 import type { LogLevel } from './runtime/logger.js';
 import { LOG_LEVELS } from './runtime/logger.js';
 
@@ -35,6 +37,8 @@ export interface OperatorConfig {
   watchNamespace?: string;
   /** The controllers this process runs (all by default). */
   controllers: ControllerName[];
+  /** Which CRC versions tenants may use, and how many bundles are prepared at once. */
+  crc: CrcBounds;
 }
 
 export const CONTROLLER_NAMES = [
@@ -57,6 +61,8 @@ export interface OperatorFlags {
   workers?: string;
   watchNamespace?: string;
   controllers?: string;
+  allowedCrcVersions?: string;
+  maxPreparingBundles?: string;
 }
 
 export class ConfigError extends Error {
@@ -229,6 +235,7 @@ export function loadOperatorConfig(
       ? check.namespaceName('--watch-namespace', flags.watchNamespace)
       : undefined,
     controllers: controllerNames(check, flags.controllers),
+    crc: crcBounds(flags, env, check.problems),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

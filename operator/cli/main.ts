@@ -50,6 +50,14 @@ export function buildProgram(): Command {
       '--controllers <names>',
       'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle); default all',
     )
+    .option(
+      '--allowed-crc-versions <versions>',
+      'comma-separated CRC versions pools may name in crcVersion (default: any; env ALLOWED_CRC_VERSIONS)',
+    )
+    .option(
+      '--max-preparing-bundles <count>',
+      'CRCBundles prepared at once; the others wait (default 2; env MAX_PREPARING_BUNDLES)',
+    )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),
     );

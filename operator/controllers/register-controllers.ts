@@ -1,4 +1,7 @@
+import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
+import { SECRETS } from '../api/resources.js';
 import type { ControllerName } from '../config.js';
+import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-builders.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
@@ -25,8 +28,16 @@ export interface RegisterOptions {
   bundles?: BundleControllerOptions;
 }
 
+/**
+ * The Secrets the operator caches: those it (or the crc-agent it runs) writes. Tenants' Secrets
+ * (pull secrets, SSH keys, HyperShift's admin kubeconfig) are read live, when an instance needs
+ * them, so that unrelated Secrets of the cluster cost the operator no memory.
+ */
+export const MANAGED_SECRETS = `${LABEL_MANAGED_BY} in (${MANAGED_BY_OPERATOR},${HANDOFF_MANAGED_BY})`;
+
 /** Adds the operator's controllers to the manager, in one place. */
 export function registerControllers(manager: Manager, options: RegisterOptions = {}): void {
+  manager.restrictCache(SECRETS, MANAGED_SECRETS);
   const enabled = new Set(options.controllers ?? manager.config.controllers);
   const add = (registration: ControllerRegistration): void =>
     void manager.addController(limitedTo(registration, options.namespaces));

@@ -72,6 +72,8 @@ export class Manager {
   readonly events: EventRecorder;
   readonly clock: Clock;
   private readonly informers = new Map<string, Informer<KubeObject>>();
+  /** Label selectors that limit what the cache of a kind holds, by `apiVersion/plural`. */
+  private readonly cacheSelectors = new Map<string, string>();
   private readonly controllers: Controller[] = [];
   private readonly endpoints: HttpEndpoints[] = [];
   private readonly stopController = new AbortController();
@@ -121,6 +123,16 @@ export class Manager {
     return this.leading;
   }
 
+  /**
+   * Caches only the objects of a kind that match `labelSelector` (the others are read live when
+   * needed). Call before anything uses the kind's cache.
+   */
+  restrictCache(type: ResourceType, labelSelector: string): void {
+    const id = `${type.apiVersion}/${type.plural}`;
+    if (this.informers.has(id)) throw new Error(`the cache of ${type.plural} exists already`);
+    this.cacheSelectors.set(id, labelSelector);
+  }
+
   /** The shared cache of a kind (all namespaces, or the manager's one), created on first use. */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     const id = `${type.apiVersion}/${type.plural}`;
@@ -130,6 +142,7 @@ export class Manager {
         type,
         // --watch-namespace: namespaced kinds of that namespace only; cluster-scoped kinds whole.
         namespace: type.namespaced ? this.options.config.watchNamespace : undefined,
+        labelSelector: this.cacheSelectors.get(id),
         client: this.client,
         logger: this.logger,
         metrics: this.metrics,

@@ -8,15 +8,18 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { projectRoot } from '../control-plane/project-root.js';
 import { runCommand } from '../control-plane/run-command.js';
+import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
 import {
   enableNamespace,
   hcpPool,
+  lease,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
   startOperator,
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
+import { canI } from '../support/tenant.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../support/wait-for.js';
@@ -166,6 +169,73 @@ describe('the GitHub Action, run from its committed bundles', () => {
       until: (i) => i === undefined,
     });
     expectNoSecretsLogged(post);
+  });
+
+  it("lets its own identity read its lease's kubeconfig and no other Secret (can-i matrix)", async () => {
+    await poolWithReadyInstance('rbac');
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'rbac', 'rbac-1'));
+    await settleInstance(ns.api, ns.name, 'rbac-1', 'Ready', guestKubeconfig);
+    const job = await newJob();
+    const main = await job.main(inputs('rbac')).done;
+    expect(main.exitCode).toBe(0);
+    const own = main.outputs['lease-name']!;
+    const ci = `system:serviceaccount:${ns.name}:guestcluster-ci`;
+    expect(main.log).toContain(
+      `Lease kubeconfig readable by ServiceAccount ${ns.name}/guestcluster-ci`,
+    );
+    const leased = await ns.api.get<ClusterLease>(LEASES, own, ns.name);
+    expect(leased.spec.subjects).toEqual([
+      { kind: 'ServiceAccount', namespace: ns.name, name: 'guestcluster-ci' },
+    ]);
+    // Another job's lease in the namespace, for another identity.
+    await ns.api.create(LEASES, {
+      ...lease(ns.name, 'other-job', 'rbac'),
+      spec: { poolRef: { name: 'rbac' }, subjects: [{ kind: 'User', name: 'someone-else' }] },
+    });
+    await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'other-job',
+      until: (l) => l?.status?.phase === 'Bound',
+    });
+    const instance = leased.status!.instanceRef!.name!;
+    const uid = (await ns.api.get<KubeObject>(INSTANCES, instance, ns.name)).metadata!.uid!;
+    const can = (verb: string, resource: string): Promise<boolean> =>
+      canI(ns.name, ci, verb, resource);
+    expect(await can('get', `secret/${own}-kubeconfig`)).toBe(true);
+    for (const name of [
+      'other-job-kubeconfig',
+      `${instance}-kubeconfig`,
+      `${instance}-crc-identity`,
+      `${instance}-crc-boot-key`,
+      `${instance}-crc-raw-kubeconfig-${uid}`,
+      'pull-secret',
+    ])
+      expect([name, await can('get', `secret/${name}`)]).toEqual([name, false]);
+    for (const verb of ['list', 'watch', 'create'])
+      expect([verb, await can(verb, 'secrets')]).toEqual([verb, false]);
+    expect(await can('update', `secret/${own}-kubeconfig`)).toBe(false);
+    for (const verb of ['create', 'get', 'watch', 'delete'])
+      expect([verb, await can(verb, 'clusterleases')]).toEqual([verb, true]);
+    expect(await can('update', 'clusterleases')).toBe(false);
+    expect(await can('get', 'clusterpools')).toBe(true);
+    expect(await can('get', 'clusterinstances')).toBe(false);
+    expect(await canI(ns.name, 'someone-else', 'get', 'secret/other-job-kubeconfig')).toBe(true);
+    expect(await canI(ns.name, 'someone-else', 'get', `secret/${own}-kubeconfig`)).toBe(false);
+
+    expect((await job.post(inputs('rbac'))).exitCode).toBe(0);
+    // The Role and RoleBinding went with the lease.
+    for (const type of [ROLES, ROLE_BINDINGS])
+      await waitFor(ns.kubeConfig, {
+        type,
+        namespace: ns.name,
+        name: `${own}-kubeconfig`,
+        until: (object) => object === undefined,
+        description: `the lease's ${type.kind} to be garbage-collected`,
+      });
+    expect(await can('get', `secret/${own}-kubeconfig`)).toBe(false);
+    await ns.api.delete(LEASES, 'other-job', ns.name);
+    await leaseGone('other-job');
   });
 
   it('logs its progress while it waits, and binds when the pool has provisioned', async () => {

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { parse, stringify } from 'yaml';
 import { createCrcIdentity } from '../../crc-agent/crc-identity.js';
+import { fingerprint } from '../../crc-agent/host-key.js';
+import { generateEd25519KeyPair, publicKeyLine } from '../../crc-agent/ssh-key.js';
 import type { ClusterInstance } from '../../operator/api/resources.js';
 import { INSTANCES } from '../../operator/api/resources.js';
 import {
@@ -24,6 +26,8 @@ import { agentAccountName } from '../../operator/controllers/clusterinstance/crc
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { runCommand } from '../control-plane/run-command.js';
 import { useTestNamespace } from '../support/cluster.js';
+import { kubectl } from '../support/kubectl.js';
+import { sshLogin } from '../guest/ssh-login.js';
 import { testEnv } from '../support/test-env.js';
 import { GuestApiServer } from '../guest/guest-api.js';
 import { AUTHORIZED_KEYS } from '../guest/guest-machine.js';
@@ -53,6 +57,9 @@ let vmiUid: string;
 let instanceUid: string;
 let agentKubeconfig: string;
 let first: AgentOutput;
+/** The instance's own SSH key, as the operator mints it (`<instance>-crc-ssh-key`). */
+let instanceKey: { private: string; public: string };
+let instanceKeyPath: string;
 
 const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
@@ -125,6 +132,7 @@ async function agentServiceAccountKubeconfig(): Promise<string> {
 
 function agentEnv(): Record<string, string> {
   return {
+    CRC_INSTANCE_SSH_KEY_PATH: instanceKeyPath,
     INSTANCE_NAME: INSTANCE,
     INSTANCE_NAMESPACE: ns.name,
     INSTANCE_UID: instanceUid,
@@ -170,6 +178,8 @@ beforeAll(async () => {
   instanceUid = await createClusterInstance(ns.objects, ns.name, INSTANCE);
   vmiUid = await createRunningVmi(ns.objects, ns.name, INSTANCE);
   agentKubeconfig = await agentServiceAccountKubeconfig();
+  instanceKey = generateEd25519KeyPair();
+  instanceKeyPath = await writeTempFile(files.dir, 'id_ed25519', instanceKey.private);
   first = await runAgentProcess(agentEnv());
 }, 300_000);
 
@@ -204,7 +214,12 @@ describe('crc-agent against a simulated CRC guest', () => {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['kubeconfig', 'ocpVersion', 'vmiUID']);
+    expect(Object.keys(secret.data ?? {}).sort()).toEqual([
+      'kubeconfig',
+      'ocpVersion',
+      'sshHostKey',
+      'vmiUID',
+    ]);
     expect(b64decode(secret.data?.ocpVersion)).toBe('4.16.0');
     expect(b64decode(secret.data?.vmiUID)).toBe(vmiUid);
     const kubeconfig = parse(b64decode(secret.data?.kubeconfig)) as {
@@ -245,10 +260,9 @@ describe('crc-agent against a simulated CRC guest', () => {
   });
 
   test('changes the guest the way CRC needs', async () => {
-    const keys = guest.machine.files.get(AUTHORIZED_KEYS) ?? '';
-    // Appended: the bundle key stays, so a retried pod can still log in.
-    expect(keys.startsWith(`${guest.bundlePublicKey}\n`)).toBe(true);
-    expect(keys).toMatch(/\nssh-ed25519 [A-Za-z0-9+/=]+\n$/);
+    const keys = (guest.machine.files.get(AUTHORIZED_KEYS) ?? '').split('\n').filter(Boolean);
+    // The instance's key replaced the bundle key, which every guest of the bundle shares.
+    expect(keys).toEqual([publicKeyLine(instanceKey.private)]);
     expect(guest.machine.activeUnits).toEqual(
       new Set(['dnsmasq', 'ovs-configuration.service', 'NetworkManager.service', 'kubelet']),
     );
@@ -313,6 +327,7 @@ describe('crc-agent against a simulated CRC guest', () => {
       identity.clientKeyPem,
       identity.servingKeyPem,
       guest.bundlePrivateKey,
+      instanceKey.private,
       guest.pki.admin.keyPem,
       PULL_SECRET,
       kubeconfig,
@@ -325,12 +340,56 @@ describe('crc-agent against a simulated CRC guest', () => {
     );
   });
 
-  test('a retried run (bundle key still accepted) succeeds and leaves the handoff as it is', async () => {
+  test("the guest's sshd refuses the bundle key after hand-off and takes the instance key", async () => {
+    const login = { host: '127.0.0.1', port: guest.ssh.port, username: 'core' };
+    await expect(sshLogin({ ...login, privateKey: guest.bundlePrivateKey })).rejects.toThrow(
+      /All configured authentication methods failed/,
+    );
+    await expect(sshLogin({ ...login, privateKey: instanceKey.private })).resolves.toBe(
+      guest.ssh.hostKey,
+    );
+  });
+
+  test('records the host key of first contact in the handoff Secret', async () => {
+    expect(first.logs.map((l) => l.msg)).toContain('Recorded the guest SSH host key');
+    expect(b64decode((await readHandoff()).data?.sshHostKey)).toBe(guest.ssh.hostKey);
+  });
+
+  test('a retried run logs in with the instance key and leaves the handoff as it is', async () => {
     const before = await readHandoff();
     const again = await runAgentProcess(agentEnv());
+    expect(again.output).toContain('Connected to the guest with the instance key');
     expect(again.output).toContain('"outcome":"unchanged"');
     expect(again.exitCode).toBe(0);
     const after = await readHandoff();
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+
+  test('refuses a guest whose host key is not the one recorded for the VMI', async () => {
+    // What the operator records in the instance's status from the handoff Secret.
+    await kubectl([
+      '-n',
+      ns.name,
+      'patch',
+      'clusterinstances.guestcluster.opdev.io',
+      INSTANCE,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: { crc: { sshHostKey: { vmiUID: vmiUid, publicKey: guest.ssh.hostKey } } },
+      }),
+    ]);
+    const before = await readHandoff();
+    const commands = guest.machine.commands.length;
+    await guest.replaceHostKey();
+    const refused = await runAgentProcess(agentEnv());
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toContain(
+      `refused the SSH host key of 127.0.0.1:${guest.ssh.port} (${fingerprint(guest.ssh.hostKey)}): it is not the host key recorded in the ClusterInstance status for VMI ${vmiUid}`,
+    );
+    // Nothing was run on, or taken from, whatever answered.
+    expect(guest.machine.commands).toHaveLength(commands);
+    expect((await readHandoff()).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
   });
 });

@@ -19,6 +19,8 @@ export interface CrcEnvironmentOptions {
   /** Whether guests run an API control plane each (default) or an API that is never ready. */
   guestApi?: SimulatedCrcGuestsOptions['api'];
   seed?: SimulatedCrcGuestsOptions['seed'];
+  /** The hcp world too (simulated HyperShift and its guest API), for a file that needs both. */
+  hcp?: boolean;
 }
 
 /**
@@ -37,6 +39,7 @@ export class CrcEnvironment extends OperatorEnvironment {
       namespaces: [namespace],
       operatorNamespace: options.operatorNamespace,
       crc: { guestApi: options.guestApi, seed: options.seed },
+      hcp: options.hcp,
     });
     await SimulatedPlatform.startParts(environment, api);
     return environment;

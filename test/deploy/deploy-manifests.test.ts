@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
+import { loadOperatorConfig } from '../../operator/config.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
@@ -25,7 +27,11 @@ import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../support/wait-for.js';
-import { grantedPermissions, requestedPermissions } from './permission-audit.js';
+import {
+  documentedPermissions,
+  grantedPermissions,
+  requestedPermissions,
+} from './permission-audit.js';
 
 const ns = useTestNamespace('deploy');
 const DEPLOY_DIR = path.join(projectRoot(), 'operator', 'deploy');
@@ -119,9 +125,40 @@ describe('the deploy manifests (operator/deploy)', () => {
       expect(
         manifests.some((m) => m.kind === kind && m.metadata.name === env.get(name)?.value),
       ).toBe(true);
+    // The admin bounds on CRC bundles, as the Deployment sets them: any version, 2 at once.
+    expect(
+      loadOperatorConfig(
+        {},
+        {
+          ALLOWED_CRC_VERSIONS: env.get('ALLOWED_CRC_VERSIONS')?.value,
+          MAX_PREPARING_BUNDLES: env.get('MAX_PREPARING_BUNDLES')?.value,
+        },
+        () => '',
+      ).crc,
+    ).toEqual({ allowedVersions: undefined, maxPreparing: 2 });
     expect(container!.livenessProbe).toBeDefined();
     expect(container!.readinessProbe).toBeDefined();
     expect(container!.resources?.requests).toBeDefined();
+  });
+
+  it('grant exactly what docs/permissions.md lists, row for row', async () => {
+    const roles: Record<string, string> = {
+      manager: 'guestcluster-operator-manager-role',
+      'leader-election': 'guestcluster-operator-leader-election-role',
+      'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
+      'bundle-prep': 'guestcluster-operator-bundle-prep-role',
+      'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
+    };
+    const documented = documentedPermissions(
+      await readFile(path.join(projectRoot(), 'docs', 'permissions.md'), 'utf8'),
+    );
+    const granted = manifests
+      .filter((m) => m.kind === 'Role' || m.kind === 'ClusterRole')
+      .flatMap((m) => {
+        const role = Object.entries(roles).find(([, name]) => name === m.metadata.name)?.[0];
+        return [...grantedPermissions(m.rules ?? [])].map((p) => `${role ?? m.metadata.name} ${p}`);
+      });
+    expect([...documented].sort()).toEqual(granted.sort());
   });
 
   it("bind the manager and leader-election roles to the operator's ServiceAccount", () => {
@@ -166,7 +203,6 @@ const NOT_REQUESTED_HERE = [
   'guestcluster.opdev.io/clusterinstances:get',
   'core/namespaces:get',
   'core/secrets:update',
-  'hypershift.openshift.io/hostedclusters:update',
   'hypershift.openshift.io/nodepools:update',
   'hypershift.openshift.io/nodepools:delete',
   'core/pods:delete',
@@ -182,7 +218,6 @@ const NOT_REQUESTED_HERE = [
   'batch/jobs:get',
   'batch/jobs:create',
   'batch/jobs:delete',
-  'core/configmaps:get',
   'core/configmaps:list',
   'core/configmaps:watch',
   // crc instances (the VM, its disk, the API Service, the crc-agent's identity and Job, agent
@@ -200,6 +235,9 @@ const NOT_REQUESTED_HERE = [
   'core/services:get',
   'core/services:create',
   'core/services:delete',
+  'networking.k8s.io/networkpolicies:get',
+  'networking.k8s.io/networkpolicies:create',
+  'networking.k8s.io/networkpolicies:update',
   'core/serviceaccounts:get',
   'core/serviceaccounts:create',
   'core/serviceaccounts:delete',

@@ -45,3 +45,22 @@ export function grantedPermissions(rules: PolicyRule[]): Set<Permission> {
         for (const verb of rule.verbs) granted.add(permission(group, resource, verb));
   return granted;
 }
+
+/**
+ * The permissions a Markdown table lists, as "<role> <permission>": rows of
+ * `| role | API group | resource | verbs | why |`, the group `core` or in backticks.
+ */
+export function documentedPermissions(markdown: string): Set<string> {
+  const documented = new Set<string>();
+  for (const line of markdown.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    if (cells.length < 7 || cells[1] === 'role' || /^-+$/.test(cells[1]!)) continue;
+    const [, role, group, resource, verbs] = cells;
+    const unquote = (text: string): string => text.replace(/`/g, '');
+    for (const verb of verbs!.split(',').map((v) => v.trim()))
+      documented.add(
+        `${role} ${permission(group === 'core' ? '' : unquote(group!), unquote(resource!), verb)}`,
+      );
+  }
+  return documented;
+}

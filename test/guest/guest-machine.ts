@@ -117,6 +117,15 @@ export class GuestMachine {
           return ok();
         },
       ],
+      [
+        // sed -i '\|<text>|d' <file>: every line holding <text> goes.
+        /^sudo sed -i '\\\|([A-Za-z0-9+/=]+)\|d' (\S+)$/,
+        (m) => {
+          const lines = (this.files.get(m[2]!) ?? '').split('\n');
+          this.files.set(m[2]!, lines.filter((line) => !line.includes(m[1]!)).join('\n'));
+          return ok();
+        },
+      ],
       [/^sudo systemctl daemon-reload$/, () => ok()],
       [/^sudo systemctl (enable|start|restart) (\S+)$/, (m) => this.systemctl(m[1]!, m[2]!)],
       [

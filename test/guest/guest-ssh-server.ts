@@ -4,7 +4,7 @@ import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
 import type { GuestMachine } from './guest-machine.js';
 import { AUTHORIZED_KEYS } from './guest-machine.js';
-import { generateEd25519KeyPair } from '../../crc-agent/ssh-key.js';
+import { generateEd25519KeyPair, publicKeyLine } from '../../crc-agent/ssh-key.js';
 
 const { Server, utils } = ssh2;
 
@@ -52,12 +52,16 @@ export class GuestSshServer {
     private readonly server: InstanceType<typeof Server>,
     readonly port: number,
     private readonly clients: Set<Connection>,
+    /** Its host key, as a client sees it (`<type> <base64>`). */
+    readonly hostKey: string,
   ) {}
 
+  /** `port` 0 takes a free one; a new host key is made each time it starts. */
   static async start(
     machine: GuestMachine,
     apiPort: () => number | undefined,
     host = '127.0.0.1',
+    port = 0,
   ): Promise<GuestSshServer> {
     const hostKey = generateEd25519KeyPair().private;
     const clients = new Set<Connection>();
@@ -95,8 +99,9 @@ export class GuestSshServer {
         });
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, host, resolve));
-    return new GuestSshServer(server, (server.address() as AddressInfo).port, clients);
+    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    const address = server.address() as AddressInfo;
+    return new GuestSshServer(server, address.port, clients, publicKeyLine(hostKey));
   }
 
   async stop(): Promise<void> {

@@ -60,7 +60,7 @@ export interface SimulatedGuestOptions extends GuestMachineOptions {
  */
 export class SimulatedCrcGuest {
   readonly machine: GuestMachine;
-  readonly ssh: GuestSshServer;
+  ssh: GuestSshServer;
   readonly pki: BundlePki;
   /** The bundle's SSH private key (OpenSSH format), as in the bundle's id_ecdsa_crc. */
   readonly bundlePrivateKey: string;
@@ -68,6 +68,8 @@ export class SimulatedCrcGuest {
   readonly bundlePublicKey: string;
   /** The guest API's front door (also where the Route would pass TLS through to). */
   readonly front: GuestFront | undefined;
+  /** Where sshd and the API listen. */
+  readonly address: string;
 
   private constructor(parts: {
     machine: GuestMachine;
@@ -76,6 +78,7 @@ export class SimulatedCrcGuest {
     bundlePrivateKey: string;
     bundlePublicKey: string;
     front: GuestFront | undefined;
+    address: string;
   }) {
     this.machine = parts.machine;
     this.ssh = parts.ssh;
@@ -83,6 +86,7 @@ export class SimulatedCrcGuest {
     this.bundlePrivateKey = parts.bundlePrivateKey;
     this.bundlePublicKey = parts.bundlePublicKey;
     this.front = parts.front;
+    this.address = parts.address;
   }
 
   static async start(options: SimulatedGuestOptions = {}): Promise<SimulatedCrcGuest> {
@@ -124,7 +128,18 @@ export class SimulatedCrcGuest {
       bundlePrivateKey: bundleKey.private,
       bundlePublicKey: bundleKey.public,
       front,
+      address: listen.host,
     });
+  }
+
+  /**
+   * sshd comes back on the same address with another host key: what a client sees when something
+   * else answers there, or when the guest's host keys were made anew.
+   */
+  async replaceHostKey(): Promise<void> {
+    const { port } = this.ssh;
+    await this.ssh.stop();
+    this.ssh = await GuestSshServer.start(this.machine, () => this.front?.port, this.address, port);
   }
 
   async stop(): Promise<void> {

@@ -10,6 +10,7 @@ import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import { runCommand } from '../control-plane/run-command.js';
 import { enableNamespace, hcpPool, instancesTornDown, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -240,10 +241,12 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       { env: { ...process.env, HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' } },
     );
     expect(proxied.stdout.trim()).toBe('namespace/openshift-config');
-    await expect(guestApiProbe()(kubeconfig)).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
+    // The lease's kubeconfig is one the operator would accept from a Secret, too.
+    const access = readStrictKubeconfig(kubeconfig, { servers: [instance.status!.apiEndpoint!] });
+    await expect(guestApiProbe()(access)).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
     process.env.HTTPS_PROXY = env.router.proxyUrl;
     try {
-      await expect(guestApiProbe()(kubeconfig)).resolves.toBeUndefined();
+      await expect(guestApiProbe()(access)).resolves.toBeUndefined();
     } finally {
       delete process.env.HTTPS_PROXY;
     }

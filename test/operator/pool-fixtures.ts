@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import {
   FINALIZER_POOL_PROTECTION,
+  LABEL_CLUSTER_INSTANCE,
   LABEL_MANAGED_BY,
   LABEL_NAMESPACE_ENABLED,
   LABEL_POOL,
@@ -11,6 +12,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { OperatorConfig } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
+import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/instance-kubeconfig.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
@@ -139,6 +141,7 @@ export async function settleInstance(
       metadata: {
         name: `${name}-kubeconfig`,
         namespace,
+        labels: { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR, [LABEL_CLUSTER_INSTANCE]: name },
         // Controlled by the instance, as the instance controller publishes it.
         ownerReferences: [
           {
@@ -169,6 +172,7 @@ export async function settleInstance(
           ...(ready
             ? {
                 kubeconfigSecretRef: { name: `${name}-kubeconfig` },
+                kubeconfigSHA256: kubeconfigDigest(kubeconfig),
                 ocpVersion: '4.16.10',
                 topology: 'hcp',
                 apiEndpoint: `https://api.${name}.example:6443`,

@@ -28,7 +28,11 @@ export class OperatorEnvironment extends SimulatedPlatform {
       config?: Partial<OperatorConfig>;
     } = {},
   ): Promise<Manager> {
-    const probe = guestApiProbe(() => this.router.address);
+    // Route hosts resolve to the router, as DNS would send them on a real cluster; any other
+    // name is connected to as it is.
+    const probe = guestApiProbe((host, port) =>
+      host.endsWith(`.${this.domain}`) ? this.router.address : { host, port },
+    );
     const manager = new Manager({
       config: testConfig({
         workersPerController: 2,
@@ -55,7 +59,6 @@ export class OperatorEnvironment extends SimulatedPlatform {
       ],
       bundles: options.bundles,
       namespaces: this.namespaces,
-      // Route hosts resolve to the router, as DNS would send them on a real cluster.
       crc: { probe },
       hcp: { probe },
     });

@@ -146,6 +146,10 @@ export interface ClusterInstanceStatus {
     name?: string;
   };
   /**
+   * SHA-256 (hex) of the kubeconfig the operator published in kubeconfigSecretRef. Lease copies are made only from a Secret that still holds exactly this; one that was changed is rewritten and reported with an Event.
+   */
+  kubeconfigSHA256?: string;
+  /**
    * The ClusterLease that claims this instance. Written by the lease controller with a compare-and-swap before the lease records the binding in its status.instanceRef (the record that CI reads), so two managers can never give one instance to two leases.
    */
   leaseRef?: {
@@ -186,6 +190,19 @@ export interface ClusterInstanceStatus {
      * UID of the VMI for which the crc-agent handoff was done.
      */
     vmiUID?: string;
+    /**
+     * The guest's SSH host key as the crc-agent found it on first contact with this VMI; later agent runs for the same VMI refuse any other key.
+     */
+    sshHostKey?: {
+      /**
+       * UID of the VMI the key was seen on.
+       */
+      vmiUID: string;
+      /**
+       * The host key, as an OpenSSH public key line (type and base64 data).
+       */
+      publicKey: string;
+    };
     /**
      * Identity of the bundle disk and SSH key the instance boots with; set once, before the DataVolume is created.
      */

@@ -22,6 +22,25 @@ export interface ClusterLeaseSpec {
    * Free-form audit note naming who asked for the cluster, for example a CI job.
    */
   requestedBy?: string;
+  /**
+   * Who may read the lease's kubeconfig Secret (RBAC subjects). The operator creates a Role with get on exactly <lease>-kubeconfig and a RoleBinding to these subjects, both owned by the lease; they go with it. Unset: no Role is made, and only those who can read Secrets of the namespace already can read it. The GitHub Action fills in its own identity.
+   *
+   * @maxItems 32
+   */
+  subjects?: {
+    /**
+     * User, Group or ServiceAccount.
+     */
+    kind: 'User' | 'Group' | 'ServiceAccount';
+    /**
+     * The user, group or ServiceAccount name.
+     */
+    name: string;
+    /**
+     * ServiceAccount only; the lease's namespace when unset.
+     */
+    namespace?: string;
+  }[];
 }
 
 /**

@@ -1,47 +1,38 @@
-import type https from 'node:https';
 import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent, buildConnector, request } from 'undici';
-import { clusterAccess } from '../../kube/cluster-access.js';
-import type { KubeconfigContext } from '../../kube/kubeconfig.js';
-import { parseKubeconfig } from '../../kube/kubeconfig.js';
+import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
 
 /** Where to connect for a host and port; production connects to the name itself (DNS). */
 export type ConnectAddress = (host: string, port: number) => { host: string; port: number };
 
-export type GuestApiProbe = (kubeconfig: string) => Promise<void>;
+/**
+ * Checks a guest API with what the operator holds for it: never a kubeconfig as read from a
+ * Secret, so no field of one can make it read a file, run a program or pick a proxy.
+ */
+export type GuestApiProbe = (access: GuestAccess) => Promise<void>;
 
 const PROBE_TIMEOUT_MS = 10_000;
 
 /**
- * The guest API readiness check (spec §2.3.1): GET <server>/readyz with the kubeconfig's
- * credentials and CA; resolves on 2xx, rejects with the reason otherwise. It goes through the
- * proxy of HTTPS_PROXY unless NO_PROXY exempts the host (a management cluster's cluster-wide
- * proxy sets these on the operator's pod). `connectAddress` lets a caller choose the address
- * without changing the name TLS verifies (like an /etc/hosts entry).
+ * The guest API readiness check (spec §2.3.1): GET <server>/readyz with the instance's credential
+ * and CA; resolves on 2xx, rejects with the reason otherwise. It goes through the proxy of
+ * HTTPS_PROXY unless NO_PROXY exempts the host (a management cluster's cluster-wide proxy sets
+ * these on the operator's pod). `connectAddress` lets a caller choose the address without
+ * changing the name TLS verifies (like an /etc/hosts entry).
  */
 export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
-  return async (kubeconfig) => {
-    if (!kubeconfig.trim()) throw new Error('kubeconfig is empty');
-    let context: KubeconfigContext;
-    try {
-      context = parseKubeconfig(kubeconfig);
-    } catch (error) {
-      throw new Error(`parsing kubeconfig: ${(error as Error).message}`, { cause: error });
-    }
-    const url = new URL(context.server + '/readyz');
-    const credentials: https.RequestOptions = {};
-    await clusterAccess(context).applyToHTTPSOptions(credentials);
+  return async (access) => {
+    const url = new URL(access.server + '/readyz');
+    const credentials = access.credentials;
     const tls = {
-      ca: credentials.ca,
-      cert: credentials.cert,
-      key: credentials.key,
-      servername: context.servername ?? url.hostname,
+      ca: access.ca,
+      ...('token' in credentials ? {} : { cert: credentials.cert, key: credentials.key }),
+      servername: url.hostname,
       timeout: PROBE_TIMEOUT_MS,
       // HTTP/1.1: over HTTP/2, a probe that times out while the response headers are on the way
       // leaves a stream the late headers bring back with no 'error' listener, and destroying the
       // connection right after, as below, would then end the process.
       allowH2: false,
-      ...(credentials.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
     } as buildConnector.BuildOptions;
     const dispatcher = connectAddress
       ? redirectingAgent(tls, connectAddress)
@@ -50,7 +41,7 @@ export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
     try {
       const response = await request(url, {
         method: 'GET',
-        headers: credentials.headers as Record<string, string> | undefined,
+        headers: 'token' in credentials ? { authorization: `Bearer ${credentials.token}` } : {},
         dispatcher,
         headersTimeout: PROBE_TIMEOUT_MS,
         bodyTimeout: PROBE_TIMEOUT_MS,

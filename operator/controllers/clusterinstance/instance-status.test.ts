@@ -42,7 +42,7 @@ describe('instance status draft', () => {
     const ready = new InstanceStatusDraft(instance('4.16.9'), NOW).ready({
       ocpVersion: '4.16.10',
       apiEndpoint: 'https://api.example',
-      kubeconfigSecret: 'pool-0-kubeconfig',
+      kubeconfig: { secretName: 'pool-0-kubeconfig', sha256: 'a'.repeat(64) },
     });
     expect(ready.status).toMatchObject({
       phase: 'Ready',
@@ -50,6 +50,7 @@ describe('instance status draft', () => {
       ocpVersion: '4.16.10',
       apiEndpoint: 'https://api.example',
       kubeconfigSecretRef: { name: 'pool-0-kubeconfig' },
+      kubeconfigSHA256: 'a'.repeat(64),
     });
     const byType = Object.fromEntries(ready.status.conditions!.map((c) => [c.type, c]));
     expect(byType.Ready).toMatchObject({

@@ -22,6 +22,8 @@ export const Reason = {
   HostedClusterNotAvailable: 'HostedClusterNotAvailable',
   NodePoolNotReady: 'NodePoolNotReady',
   KubeconfigUnavailable: 'KubeconfigUnavailable',
+  /** A kubeconfig in a Secret broke the strict reading rules (operator/kube/strict-kubeconfig.ts). */
+  KubeconfigRejected: 'KubeconfigRejected',
   APIEndpointRouteNotAdmitted: 'APIEndpointRouteNotAdmitted',
   APIEndpointUnavailable: 'APIEndpointUnavailable',
   OCPVersionMismatch: 'OCPVersionMismatch',
@@ -117,14 +119,19 @@ export class InstanceStatusDraft {
   }
 
   /** Phase Ready with the endpoint, version and Secret the lease controller hands out (spec §2.3.1 "mark ready"). */
-  ready(details: { ocpVersion: string; apiEndpoint: string; kubeconfigSecret: string }): this {
+  ready(details: {
+    ocpVersion: string;
+    apiEndpoint: string;
+    kubeconfig: { secretName: string; sha256: string };
+  }): this {
     const wanted = this.instance.spec.template.ocpVersion;
     const mismatch = !!wanted && !!details.ocpVersion && wanted !== details.ocpVersion;
     this.phase('Ready');
     this.status.ocpVersion = details.ocpVersion;
     this.status.topology = this.instance.spec.type;
     this.status.apiEndpoint = details.apiEndpoint;
-    this.status.kubeconfigSecretRef = { name: details.kubeconfigSecret };
+    this.status.kubeconfigSecretRef = { name: details.kubeconfig.secretName };
+    this.status.kubeconfigSHA256 = details.kubeconfig.sha256;
     this.condition({
       type: 'VersionMismatch',
       status: mismatch ? 'True' : 'False',
@@ -150,6 +157,9 @@ export class InstanceStatusDraft {
   }
 }
 
+/** Not Ready for a reason someone must look into, though the instance has not failed. */
+const WARNING_REASONS = new Set<string>([Reason.KubeconfigRejected]);
+
 /**
  * Writes the draft when it changed, and tells people about Ready transitions with an Event.
  * Returns the instance as written (or as it was).
@@ -168,7 +178,7 @@ export async function writeInstanceStatus(
   const before = findCondition(draft.instance.status?.conditions, 'Ready');
   const after = findCondition(draft.status.conditions, 'Ready');
   if (after && (before?.reason !== after.reason || before.status !== after.status)) {
-    const warning = draft.status.phase === 'Failed';
+    const warning = draft.status.phase === 'Failed' || WARNING_REASONS.has(after.reason);
     void manager.events.record(
       written,
       warning ? 'Warning' : 'Normal',

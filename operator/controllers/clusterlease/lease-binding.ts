@@ -6,6 +6,7 @@ import { objectKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { namespacePolicy } from '../namespace-policy.js';
+import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets, leaseSecretName } from './lease-kubeconfig.js';
 import { placeLease } from './lease-queue.js';
 import type { LeaseStatus } from './lease-status.js';
@@ -154,6 +155,7 @@ export class LeaseBinder {
         return {};
       await this.secrets.writeFor(lease, instance);
     }
+    await ensureLeaseAccess(this.manager, lease);
     return this.recordBinding(lease, instance, context);
   }
 

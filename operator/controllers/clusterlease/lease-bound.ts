@@ -4,6 +4,7 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { Manager } from '../../runtime/manager.js';
 import type { BoundInstance } from './lease-health.js';
 import { NOT_READY_GRACE_MS, boundInstance, notReadyMessage } from './lease-health.js';
+import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets } from './lease-kubeconfig.js';
 import type { LeaseStatus } from './lease-status.js';
 import { LeaseReason, leaseConditions, writeLeaseStatus } from './lease-status.js';
@@ -29,6 +30,7 @@ export class BoundLeases {
     if (lease.status?.phase === 'Lost') return this.afterwards(lease, lease.status);
     const bound = await boundInstance(this.manager, lease);
     if (bound.state === 'lost') return this.lose(lease, bound.message, context);
+    await ensureLeaseAccess(this.manager, lease);
     if (bound.state === 'ready' || bound.instance.status?.kubeconfigSecretRef)
       await this.secrets.verify(lease, bound.instance, context);
     const status = this.healthStatus(lease, bound);

@@ -1,3 +1,4 @@
+import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import { LEASES, SECRETS } from '../../api/resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/api-error.js';
@@ -5,6 +6,7 @@ import type { KubeObject } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
+import { KubeconfigNotPublishedError, leaseKubeconfigData } from './lease-kubeconfig-source.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;
@@ -17,25 +19,24 @@ export function leaseSecretName(lease: ClusterLease): string {
 }
 
 /**
- * What the lease Secret of a lease bound to `instance` must hold: today the data of the
- * instance's published kubeconfig Secret (status.kubeconfigSecretRef), from the cache when it has
- * it. Everything that writes or checks the copy asks this one function.
+ * What the lease Secret of a lease bound to `instance` must hold: the kubeconfig the operator
+ * published for the instance, and only that (lease-kubeconfig-source.ts). Everything that writes
+ * or checks the copy asks this one function.
  */
-export async function leaseSecretData(
-  manager: Manager,
-  instance: ClusterInstance,
-): Promise<Record<string, string>> {
-  const sourceName = instance.status?.kubeconfigSecretRef?.name;
-  if (!sourceName)
-    throw new Error(
-      `ClusterInstance ${instance.metadata!.name} is Ready but has no status.kubeconfigSecretRef`,
-    );
-  const namespace = instance.metadata!.namespace!;
-  const source =
-    manager.informer<SecretObject>(SECRETS).get(`${namespace}/${sourceName}`) ??
-    (await manager.client.get<SecretObject>(SECRETS, sourceName, namespace));
-  return source.data ?? {};
-}
+export const leaseSecretData = leaseKubeconfigData;
+
+/** The operator caches only the Secrets it manages (label selector of the Secret informer). */
+const LEASE_SECRET_LABELS = { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR };
+
+/** The existing copy with `data`, and the labels that keep it in the operator's cache. */
+const rewritten = (existing: SecretObject, data: Record<string, string>): SecretObject => ({
+  ...existing,
+  metadata: {
+    ...existing.metadata,
+    labels: { ...existing.metadata?.labels, ...LEASE_SECRET_LABELS },
+  },
+  data,
+});
 
 const ownedBy = (secret: SecretObject, lease: ClusterLease): boolean =>
   !!secret.metadata?.ownerReferences?.some((r) => r.controller && r.uid === lease.metadata!.uid);
@@ -72,7 +73,7 @@ export class LeaseSecrets {
       return;
     }
     if (!sameContent(existing.data ?? {}, data))
-      await this.manager.client.update(SECRETS, { ...existing, data });
+      await this.manager.client.update(SECRETS, rewritten(existing, data));
   }
 
   /**
@@ -86,8 +87,9 @@ export class LeaseSecrets {
     context: ReconcileContext,
   ): Promise<boolean> {
     const data = await leaseSecretData(this.manager, instance).catch((error: unknown) => {
-      // An instance between two kubeconfigs (being provisioned again) has nothing to compare with.
-      if (isNotFound(error)) return undefined;
+      // An instance between two kubeconfigs (being provisioned again, or rewriting one someone
+      // changed) has nothing to compare with.
+      if (isNotFound(error) || error instanceof KubeconfigNotPublishedError) return undefined;
       throw error;
     });
     if (!data) return false;
@@ -99,7 +101,7 @@ export class LeaseSecrets {
     const live = await this.read(lease);
     if (live && sameContent(live.data ?? {}, data)) return false;
     try {
-      if (live) await this.manager.client.update(SECRETS, { ...live, data });
+      if (live) await this.manager.client.update(SECRETS, rewritten(live, data));
       else await this.manager.client.create<SecretObject>(SECRETS, this.build(lease, data));
     } catch (error) {
       // Someone wrote it meanwhile: its event brings the next check.
@@ -165,6 +167,7 @@ export class LeaseSecrets {
       metadata: {
         name: leaseSecretName(lease),
         namespace: lease.metadata!.namespace,
+        labels: LEASE_SECRET_LABELS,
         ownerReferences: [
           {
             apiVersion: LEASES.apiVersion,

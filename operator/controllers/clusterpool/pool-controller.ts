@@ -15,6 +15,8 @@ import { accountPool, claimedInstances, nextInstanceName } from './pool-accounti
 import { capacityCondition, foreignNames, namesCondition } from './pool-conditions.js';
 import { PoolDeletion } from './pool-deletion.js';
 import { FailedReplacement } from './pool-replacement.js';
+import { crcVersionRefusal } from '../../crc-bounds.js';
+import { refusedCrcVersion } from './crc-version-gate.js';
 import { buildPoolInstance } from './pool-instance.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
@@ -98,13 +100,19 @@ export class PoolController {
     const pool = await this.deletion.protect(cached, instances);
     const now = this.manager.clock.now();
     const policy = await namespacePolicy(this.manager, namespace!);
-    if (policy.enabled && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
+    const allowed = !crcVersionRefusal(this.manager.config.crc, pool.spec.template.crcVersion);
+    if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
       await this.ensureBundle(pool, context);
 
     const accounting = accountPool(pool, instances, leases);
     const taken = foreignNames(pool, inNamespace);
     const status = (): PoolStatus => this.poolStatus(key, pool, { policy, accounting, taken }, now);
     const writeStatus = (): Promise<void> => this.writeStatus(pool, status());
+    const refused = refusedCrcVersion(this.manager, pool, status());
+    if (refused) {
+      await this.writeStatus(pool, refused);
+      return {};
+    }
 
     if (!policy.enabled) {
       await writeStatus();

@@ -14,6 +14,8 @@ export const READY_REASON = {
   prepJobFailed: 'PrepJobFailed',
   bundleReady: 'BundleReady',
   reprovisioning: 'Reprovisioning',
+  /** Waits for one of the bundles being prepared to finish (--max-preparing-bundles). */
+  waitingForPreparation: 'WaitingForPreparation',
 } as const;
 
 /**

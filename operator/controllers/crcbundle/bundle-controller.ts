@@ -19,6 +19,7 @@ import { controlledBy } from './bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
+import { freedSlots, PreparationSlots } from './preparation-slots.js';
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
 
@@ -51,6 +52,7 @@ export class BundleController {
   private readonly retries = new Map<string, RetryState>();
   private readonly accept: (bundle: CRCBundle) => boolean;
   private readonly retryBackoff: BackoffPolicy;
+  private readonly slots: PreparationSlots;
 
   constructor(
     private readonly manager: Manager,
@@ -58,6 +60,7 @@ export class BundleController {
   ) {
     this.accept = options.accept ?? (() => true);
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
+    this.slots = new PreparationSlots(manager, this.accept);
   }
 
   registration(): ControllerRegistration {
@@ -65,6 +68,7 @@ export class BundleController {
       name: 'crcbundle',
       forType: BUNDLES,
       owns: [PVCS, JOBS, SECRETS, CONFIG_MAPS],
+      watches: [freedSlots(this.manager)],
       reconcile: (key, context) => this.reconcile(key, context),
     };
   }
@@ -93,17 +97,37 @@ export class BundleController {
     }
   }
 
-  /** Pending: PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  /** Pending: waits for a preparation slot (the admin's cap), then starts preparing. */
   private async pending(
     bundle: CRCBundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const config = this.manager.config;
     // A PVC on its way out (reprovisioning after it was deleted) is waited for, not reused.
     for (const name of [names.golden, names.scratch])
       if (this.manager.informer(PVCS).get(`${this.namespace}/${name}`)?.metadata?.deletionTimestamp)
         return {};
+    const slot = await this.slots.take(bundle);
+    if ('waiting' in slot) {
+      await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, [
+        ready('False', READY_REASON.waitingForPreparation, slot.waiting),
+      ]);
+      return {};
+    }
+    try {
+      return await this.start(bundle, names, context);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /** PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  private async start(
+    bundle: CRCBundle,
+    names: BundleNames,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const config = this.manager.config;
     await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
     await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
     const job = buildPrepJob(bundle, {

@@ -194,6 +194,7 @@ describe('agent prerequisites', () => {
     'pull-secret': { data: { '.dockerconfigjson': 'e30=' } },
     key: { data: { id_ecdsa: 'a2V5' } },
     'pool-0-crc-identity': { data: { 'client.crt': 'eA==' } },
+    'pool-0-crc-ssh-key': { data: { id_ed25519: 'a2V5' } },
   };
   const found = {
     serviceAccount: account,

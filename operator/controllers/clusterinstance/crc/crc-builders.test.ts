@@ -157,7 +157,10 @@ describe('crc builders', () => {
     expect(job.metadata).toEqual(meta('pool-0-crc-agent-f4acb2b455d5'));
     expect(job.spec.backoffLimit).toBe(2);
     expect(job.spec.activeDeadlineSeconds).toBe(2700);
-    expect(job.spec.template.metadata).toEqual({ labels });
+    // The component label is what the guest's NetworkPolicy lets reach SSH.
+    expect(job.spec.template.metadata).toEqual({
+      labels: { ...labels, 'app.kubernetes.io/component': 'crc-agent' },
+    });
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.serviceAccountName).toBe('pool-0-crc-agent-6c6afab7c2cf');
@@ -173,6 +176,7 @@ describe('crc builders', () => {
       { name: 'CRC_SSH_HOST', value: '10.0.0.7' },
       { name: 'CRC_VMI_UID', value: 'vmi-1' },
       { name: 'CRC_SSH_KEY_PATH', value: '/etc/crc-agent/ssh/id_ecdsa' },
+      { name: 'CRC_INSTANCE_SSH_KEY_PATH', value: '/etc/crc-agent/instance-ssh/id_ed25519' },
       { name: 'CRC_IDENTITY_PATH', value: '/etc/crc-agent/identity' },
       { name: 'PULL_SECRET_PATH', value: '/etc/crc-agent/pull-secret/.dockerconfigjson' },
       { name: 'CRC_API_HOSTNAME', value: 'api-pool-0-abc.apps.example' },
@@ -181,6 +185,7 @@ describe('crc builders', () => {
       { name: 'pull-secret', mountPath: '/etc/crc-agent/pull-secret', readOnly: true },
       { name: 'bundle-ssh-key', mountPath: '/etc/crc-agent/ssh', readOnly: true },
       { name: 'identity', mountPath: '/etc/crc-agent/identity', readOnly: true },
+      { name: 'instance-ssh-key', mountPath: '/etc/crc-agent/instance-ssh', readOnly: true },
     ]);
     expect(pod.volumes).toEqual([
       { name: 'pull-secret', secret: { secretName: 'pull-secret' } },
@@ -192,6 +197,13 @@ describe('crc builders', () => {
         },
       },
       { name: 'identity', secret: { secretName: 'pool-0-crc-identity' } },
+      {
+        name: 'instance-ssh-key',
+        secret: {
+          secretName: 'pool-0-crc-ssh-key',
+          items: [{ key: 'id_ed25519', path: 'id_ed25519' }],
+        },
+      },
     ]);
   });
 
@@ -217,6 +229,12 @@ describe('crc builders', () => {
           resources: ['secrets'],
           verbs: ['get', 'update'],
           resourceNames: ['pool-0-crc-raw-kubeconfig-vmi-1'],
+        },
+        {
+          apiGroups: ['guestcluster.opdev.io'],
+          resources: ['clusterinstances'],
+          verbs: ['get'],
+          resourceNames: ['pool-0'],
         },
       ],
     });

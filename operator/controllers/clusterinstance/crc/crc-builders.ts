@@ -5,6 +5,7 @@ import {
   MANAGED_BY_OPERATOR,
 } from '../../../api/labels.js';
 import type { ClusterInstance } from '../../../api/resources.js';
+import { INSTANCES } from '../../../api/resources.js';
 import {
   CLUSTER_ROLES,
   JOBS,
@@ -36,6 +37,7 @@ import {
   crcVmName,
   handoffSecretName,
   identitySecretName,
+  instanceSshKeySecretName,
 } from './crc-naming.js';
 import { atLeast, quantityBytes } from './quantity.js';
 
@@ -44,6 +46,9 @@ const API_PORT = 6443;
 const AGENT_BACKOFF_LIMIT = 2;
 const AGENT_DEADLINE_SECONDS = 2700;
 export const HANDOFF_MANAGED_BY = 'crc-agent';
+/** The agent pods' component label (the guest NetworkPolicy admits these pods to SSH). */
+export const LABEL_COMPONENT = 'app.kubernetes.io/component';
+export const AGENT_COMPONENT = 'crc-agent';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -74,6 +79,11 @@ export type DiskSource =
 export interface SshKeyRef {
   secretName: string;
   dataKey: string;
+}
+
+/** The agent's pods: the common labels, and what the guest's NetworkPolicy lets in. */
+export function agentPodLabels(instance: ClusterInstance): Record<string, string> {
+  return { ...commonLabels(instance), [LABEL_COMPONENT]: AGENT_COMPONENT };
 }
 
 /** managed-by and instance labels (spec §3 "common labels"). */
@@ -211,6 +221,7 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
     CRC_SSH_HOST: inputs.vmiAddress,
     CRC_VMI_UID: inputs.vmiUid,
     CRC_SSH_KEY_PATH: '/etc/crc-agent/ssh/id_ecdsa',
+    CRC_INSTANCE_SSH_KEY_PATH: '/etc/crc-agent/instance-ssh/id_ed25519',
     CRC_IDENTITY_PATH: '/etc/crc-agent/identity',
     PULL_SECRET_PATH: '/etc/crc-agent/pull-secret/.dockerconfigjson',
     CRC_API_HOSTNAME: inputs.hostname,
@@ -223,7 +234,7 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
       backoffLimit: AGENT_BACKOFF_LIMIT,
       activeDeadlineSeconds: AGENT_DEADLINE_SECONDS,
       template: {
-        metadata: { labels: commonLabels(instance) },
+        metadata: { labels: agentPodLabels(instance) },
         spec: {
           restartPolicy: 'Never',
           securityContext: RESTRICTED_POD_SECURITY,
@@ -238,6 +249,11 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
                 { name: 'pull-secret', mountPath: '/etc/crc-agent/pull-secret', readOnly: true },
                 { name: 'bundle-ssh-key', mountPath: '/etc/crc-agent/ssh', readOnly: true },
                 { name: 'identity', mountPath: '/etc/crc-agent/identity', readOnly: true },
+                {
+                  name: 'instance-ssh-key',
+                  mountPath: '/etc/crc-agent/instance-ssh',
+                  readOnly: true,
+                },
               ],
             },
           ],
@@ -251,6 +267,13 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
               },
             },
             { name: 'identity', secret: { secretName: identitySecretName(name) } },
+            {
+              name: 'instance-ssh-key',
+              secret: {
+                secretName: instanceSshKeySecretName(name),
+                items: [{ key: 'id_ed25519', path: 'id_ed25519' }],
+              },
+            },
           ],
         },
       },
@@ -305,7 +328,10 @@ export function buildAgentBinding(instance: ClusterInstance, clusterRole: string
   };
 }
 
-/** Read and overwrite the one handoff Secret of the current VMI, nothing else (ADR 0010). */
+/**
+ * Read and overwrite the one handoff Secret of the current VMI, nothing else (ADR 0010); read the
+ * instance itself, for the SSH host key recorded in its status.
+ */
 export function buildHandoffRole(instance: ClusterInstance, vmiUid: string): RbacObject {
   return {
     apiVersion: ROLES.apiVersion,
@@ -317,6 +343,12 @@ export function buildHandoffRole(instance: ClusterInstance, vmiUid: string): Rba
         resources: ['secrets'],
         verbs: ['get', 'update'],
         resourceNames: [handoffSecretName(instance.metadata!.name!, vmiUid)],
+      },
+      {
+        apiGroups: ['guestcluster.opdev.io'],
+        resources: [INSTANCES.plural],
+        verbs: ['get'],
+        resourceNames: [instance.metadata!.name!],
       },
     ],
   };

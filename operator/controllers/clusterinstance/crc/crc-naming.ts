@@ -25,6 +25,10 @@ export function crcDiskName(instance: ClusterInstance): string {
 export const crcApiName = (instance: string): string => `${instance}-crc-api`;
 export const identitySecretName = (instance: string): string => `${instance}-crc-identity`;
 export const bootKeySecretName = (instance: string): string => `${instance}-crc-boot-key`;
+/** The instance's own SSH key, which replaces the bundle key in the guest. */
+export const instanceSshKeySecretName = (instance: string): string => `${instance}-crc-ssh-key`;
+/** Who may reach the guest's SSH and API ports (the VM's launcher pod). */
+export const guestNetworkPolicyName = (instance: string): string => `${instance}-crc-guest`;
 /** The agent's output for one VMI (the crc-agent output contract); the full UID, no digest. */
 export const handoffSecretName = (instance: string, vmiUid: string): string =>
   `${instance}-crc-raw-kubeconfig-${vmiUid}`;

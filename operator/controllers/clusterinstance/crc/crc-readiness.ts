@@ -4,8 +4,10 @@ import { VIRTUAL_MACHINE_INSTANCES } from '../../../api/platform-resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager } from '../../../runtime/manager.js';
+import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import type { GuestApiProbe } from '../guest-api-probe.js';
 import type { PlatformObject } from '../hcp/hcp-builders.js';
+import { kubeconfigSecretName } from '../hcp/hcp-naming.js';
 import { upsertInstanceKubeconfig } from '../instance-kubeconfig.js';
 import type { InstanceStatusDraft } from '../instance-status.js';
 import { announce, InstanceFailure, Reason, writeInstanceStatus } from '../instance-status.js';
@@ -15,6 +17,7 @@ import { BootKeyError, ensureBootKey } from './crc-boot-key.js';
 import { ensureCrcEndpoint } from './crc-endpoint.js';
 import type { Handoff } from './crc-handoff.js';
 import { handoffFrom } from './crc-handoff.js';
+import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
 import {
   agentJobName,
   crcBundleName,
@@ -33,9 +36,9 @@ export const RECHECK_MS = 20_000;
 /** The Ready health check (spec §2.3.3). */
 const READY_RECHECK_MS = 60_000;
 
-/** What the agent's handoff gives a Ready instance. */
+/** What a Ready instance publishes: the operator's own access to the guest, and its version. */
 export interface Ready {
-  kubeconfig: string;
+  access: GuestAccess;
   ocpVersion: string;
   hostname: string;
 }
@@ -66,15 +69,15 @@ export class CrcReadiness {
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     const instance = objects.instance;
-    const secret = await conflictAs(Reason.APIEndpointConflict, () =>
-      upsertInstanceKubeconfig(this.manager, instance, ready.kubeconfig, ready.ocpVersion),
+    const published = await conflictAs(Reason.APIEndpointConflict, () =>
+      upsertInstanceKubeconfig(this.manager, instance, { ...ready, context }),
     );
     draft.removeCondition('CRCAgent');
     draft.condition(GUEST_API_READY);
     draft.ready({
       ocpVersion: ready.ocpVersion,
       apiEndpoint: `https://${ready.hostname}`,
-      kubeconfigSecret: secret,
+      kubeconfig: published,
     });
     const wasReady = instance.status?.phase === 'Ready';
     await writeInstanceStatus(this.manager, draft);
@@ -182,7 +185,11 @@ export class CrcReadiness {
     return undefined;
   }
 
-  /** The published kubeconfig (re-published from the handoff when gone) still reaches the guest. */
+  /**
+   * The guest still answers the operator's own credentials, and the published kubeconfig still
+   * holds them: rewritten when someone changed it; when it is gone, published again once a valid
+   * handoff shows that the agent is done with this VMI.
+   */
   private async healthCheck(
     objects: CrcObjects,
     draft: InstanceStatusDraft,
@@ -190,27 +197,32 @@ export class CrcReadiness {
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     const instance = objects.instance;
-    const name = `${objects.namespace}/${instance.metadata!.name}-kubeconfig`;
-    const published = objects.cached<Secret>(SECRETS, `${instance.metadata!.name}-kubeconfig`);
+    const secretName = kubeconfigSecretName(instance.metadata!.name!);
+    const published = objects.cached<Secret>(SECRETS, secretName);
     if (published && !controlledBy(published, instance))
       throw new InstanceFailure(
         Reason.APIEndpointConflict,
-        `kubeconfig Secret ${name} is not owned by ClusterInstance ${instance.metadata!.name}`,
+        `kubeconfig Secret ${objects.namespace}/${secretName} is not owned by ClusterInstance ${instance.metadata!.name}`,
       );
-    const handoff = published
-      ? undefined
-      : await this.handoff(objects, instance.status!.crc!.vmiUID!);
-    if (!published && !handoff)
-      return this.apiUnavailable(
-        draft,
-        Reason.KubeconfigUnavailable,
-        'published CRC kubeconfig is missing',
-      );
-    const kubeconfig = handoff
-      ? handoff.kubeconfig
-      : Buffer.from(published!.data?.kubeconfig ?? '', 'base64').toString('utf8');
+    const access = await crcGuestAccess(objects, hostname, new Date(this.manager.clock.now()));
+    if ('unavailable' in access)
+      return this.apiUnavailable(draft, Reason.KubeconfigUnavailable, access.unavailable);
+    let ocpVersion = instance.status?.ocpVersion ?? '';
+    if (!published) {
+      const vmiUid = instance.status!.crc!.vmiUID!;
+      const handoff = await this.handoff(objects, vmiUid);
+      if (!handoff)
+        return this.apiUnavailable(
+          draft,
+          Reason.KubeconfigUnavailable,
+          'published CRC kubeconfig is missing',
+        );
+      const rejected = handoffRejection(objects, vmiUid, handoff.kubeconfig, access);
+      if (rejected) return this.apiUnavailable(draft, Reason.KubeconfigRejected, rejected);
+      ocpVersion = handoff.ocpVersion;
+    }
     try {
-      await this.probe(kubeconfig);
+      await this.probe(access);
     } catch (error) {
       return this.apiUnavailable(
         draft,
@@ -218,8 +230,7 @@ export class CrcReadiness {
         `guest API readiness check failed: ${(error as Error).message}`,
       );
     }
-    if (handoff) await this.markReady(objects, draft, { ...handoff, hostname }, context);
-    else await writeInstanceStatus(this.manager, draft.condition(GUEST_API_READY));
+    await this.markReady(objects, draft, { access, ocpVersion, hostname }, context);
     return { requeueAfterMs: READY_RECHECK_MS };
   }
 
@@ -255,7 +266,7 @@ export class CrcReadiness {
       }))
     )
       return {};
-    if (await objects.remove(SECRETS, `${instance.metadata!.name}-kubeconfig`)) return {};
+    if (await objects.remove(SECRETS, kubeconfigSecretName(instance.metadata!.name!))) return {};
     draft.status.crc = {
       ...draft.status.crc,
       vmName: crcVmName(instance),

@@ -44,6 +44,10 @@ import { buildAgentJob, buildDataVolume, buildVirtualMachine } from './crc-build
 import { diskFailure } from './crc-disk-failure.js';
 import { ensureCrcEndpoint } from './crc-endpoint.js';
 import { buildIdentitySecret, validateIdentitySecret } from './crc-identity-secret.js';
+import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
+import { recordHostKey } from './crc-host-key.js';
+import { ensureGuestNetworkPolicy } from './crc-network-policy.js';
+import { ensureInstanceSshKey } from './crc-ssh-key.js';
 import {
   agentAccountName,
   agentJobName,
@@ -365,15 +369,22 @@ export class CrcTopology implements Topology {
       return PERSIST;
     }
     await this.ensureIdentity(objects, endpoint.hostname);
+    await ensureInstanceSshKey(objects);
+    await ensureGuestNetworkPolicy(this.manager, objects);
     const job = await this.ensureAgentJob(objects, inputs, endpoint.hostname, context);
+    recordHostKey(objects, draft, inputs.vmiUid);
     const handoff = await this.readiness.handoff(objects, inputs.vmiUid);
     const agent = await this.inspectAgent(objects, job, !!handoff);
     if (!handoff) {
       const graceLeft = agent.reason === 'HandoffPending' ? HANDOFF_GRACE_MS : undefined;
       return { reason: agent.reason, message: agent.message, agent, requeueAfterMs: graceLeft };
     }
+    const access = await crcGuestAccess(objects, endpoint.hostname, this.now());
+    if ('unavailable' in access) throw new Error(access.unavailable);
+    const rejected = handoffRejection(objects, inputs.vmiUid, handoff.kubeconfig, access);
+    if (rejected) return { reason: Reason.KubeconfigRejected, message: rejected, agent };
     try {
-      await this.probe(handoff.kubeconfig);
+      await this.probe(access);
     } catch (error) {
       context.logger.info(
         { err: (error as Error).message },
@@ -387,7 +398,11 @@ export class CrcTopology implements Topology {
         requeueAfterMs: RECHECK_MS,
       };
     }
-    return { ...handoff, hostname: endpoint.hostname };
+    return { access, ocpVersion: handoff.ocpVersion, hostname: endpoint.hostname };
+  }
+
+  private now(): Date {
+    return new Date(this.manager.clock.now());
   }
 
   /** The identity Secret for the host: made once, then only checked (spec §3.12). */

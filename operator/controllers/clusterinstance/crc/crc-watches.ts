@@ -14,6 +14,7 @@ import type { KubeObject } from '../../../kube/objects.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
 import { ownerKeys } from '../../../runtime/owner-keys.js';
 import { crcBundleName, crcDiskName, crcVmName } from './crc-naming.js';
+import { NETWORK_POLICIES } from './crc-network-policy.js';
 
 const keyOf = (i: ClusterInstance): string => `${i.metadata!.namespace}/${i.metadata!.name}`;
 
@@ -77,6 +78,7 @@ export function crcWatches(manager: Manager): WatchSpec[] {
       ],
     },
     { type: SERVICES, map: owned },
+    { type: NETWORK_POLICIES, map: owned },
     { type: ROUTES, map: owned },
     {
       type: BUNDLES,

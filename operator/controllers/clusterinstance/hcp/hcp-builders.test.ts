@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { parse } from 'yaml';
 import type { ClusterInstance } from '../../../api/resources.js';
 import {
   buildApiRoute,
@@ -8,7 +7,6 @@ import {
   desiredReplicas,
 } from './hcp-builders.js';
 import { plannedPlacement } from './hcp-placement.js';
-import { rewriteKubeconfig } from './kubeconfig-rewrite.js';
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},
@@ -146,31 +144,5 @@ describe('hcp builders', () => {
       port: { targetPort: 6443 },
       tls: { termination: 'passthrough', insecureEdgeTerminationPolicy: 'None' },
     });
-  });
-
-  it('rewrites every cluster of the admin kubeconfig to the endpoint and the serving certificate', () => {
-    const admin = [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: a',
-      '  cluster: {server: "https://10.0.0.5:31443", certificate-authority: /ca.crt, insecure-skip-tls-verify: true}',
-      '- name: b',
-      '  cluster: {server: "https://x:6443", certificate-authority-data: b2xk, tls-server-name: x}',
-      'users: [{name: admin, user: {token: t}}]',
-    ].join('\n');
-    const rewritten = parse(rewriteKubeconfig(admin, 'https://api.example', 'PEM')) as {
-      clusters: { cluster: Record<string, unknown> }[];
-      users: unknown[];
-    };
-    const expected = {
-      server: 'https://api.example',
-      'certificate-authority-data': Buffer.from('PEM').toString('base64'),
-    };
-    expect(rewritten.clusters.map((c) => c.cluster)).toEqual([expected, expected]);
-    expect(rewritten.users).toEqual([{ name: 'admin', user: { token: 't' } }]);
-    expect(() => rewriteKubeconfig('kind: Config', 'https://api.example', 'PEM')).toThrow(
-      'kubeconfig has no clusters',
-    );
   });
 });

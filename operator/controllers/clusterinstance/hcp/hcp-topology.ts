@@ -12,6 +12,7 @@ import {
 } from '../../../api/platform-resources.js';
 import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
 import type { KubeObject } from '../../../kube/objects.js';
+import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { Manager, WatchSpec } from '../../../runtime/manager.js';
@@ -40,7 +41,7 @@ import type { HcpPlacement } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 import { hcpWatches } from './hcp-watches.js';
 import { ensureKasServingCert, resolveApiHostname } from './hcp-endpoint.js';
-import { rewriteKubeconfig } from './kubeconfig-rewrite.js';
+import { publishedAccess } from './kubeconfig-rewrite.js';
 
 /** The guest API gives no events: while it does not answer, look again after this long. */
 const ENDPOINT_RECHECK_MS = 20_000;
@@ -97,19 +98,17 @@ export class HcpTopology implements Topology {
       await writeInstanceStatus(this.manager, draft.phase('Provisioning'));
       return {};
     }
-    const secret = await upsertInstanceKubeconfig(
-      this.manager,
-      instance,
-      outcome.kubeconfig,
-      outcome.ocpVersion,
-    );
+    const published = await upsertInstanceKubeconfig(this.manager, instance, {
+      ...outcome,
+      context,
+    });
     const wasReady = instance.status?.phase === 'Ready';
     await writeInstanceStatus(
       this.manager,
       draft.ready({
         ocpVersion: outcome.ocpVersion,
         apiEndpoint: instance.status!.apiEndpoint!,
-        kubeconfigSecret: secret,
+        kubeconfig: published,
       }),
     );
     if (!wasReady)
@@ -165,7 +164,7 @@ export class HcpTopology implements Topology {
     draft: InstanceStatusDraft,
     context: ReconcileContext,
   ): Promise<
-    Wait | { persist: true } | { persist?: false; kubeconfig: string; ocpVersion: string }
+    Wait | { persist: true } | { persist?: false; access: GuestAccess; ocpVersion: string }
   > {
     const pullSecret = await this.pullSecret(instance);
     const sshKey = await this.workerSshKey(instance);
@@ -216,9 +215,13 @@ export class HcpTopology implements Topology {
         reason: Reason.APIEndpointRouteNotAdmitted,
         message: `waiting for the API Route for endpoint "${instance.status.apiEndpoint}" to be admitted`,
       };
-    const kubeconfig = rewriteKubeconfig(admin, instance.status.apiEndpoint, cert);
+    const access = publishedAccess(placement.hostedClusterNamespace, hostedCluster, admin, {
+      endpoint: instance.status.apiEndpoint,
+      caPem: cert,
+    });
+    if ('reason' in access) return access;
     try {
-      await this.probe(kubeconfig);
+      await this.probe(access);
     } catch (error) {
       return {
         reason: Reason.APIEndpointUnavailable,
@@ -226,7 +229,7 @@ export class HcpTopology implements Topology {
         requeueAfterMs: ENDPOINT_RECHECK_MS,
       };
     }
-    return { kubeconfig, ocpVersion: observedVersion(hostedCluster) };
+    return { access, ocpVersion: observedVersion(hostedCluster) };
   }
 
   /** The pull secret in the instance namespace (spec §2.3.1): the HostedCluster uses it as it is. */

@@ -1,0 +1,86 @@
+import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { LABEL_VM_NAME } from '../../../api/platform-resources.js';
+import type { KubeObject } from '../../../kube/objects.js';
+import { sameContent } from '../../../kube/objects.js';
+import { resourceType } from '../../../kube/resource-type.js';
+import type { Manager } from '../../../runtime/manager.js';
+import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
+import { AGENT_COMPONENT, commonLabels, LABEL_COMPONENT } from './crc-builders.js';
+import { crcVmName, guestNetworkPolicyName } from './crc-naming.js';
+import type { CrcObjects } from './crc-objects.js';
+
+export const NETWORK_POLICIES = resourceType(
+  'networking.k8s.io/v1',
+  'NetworkPolicy',
+  'networkpolicies',
+);
+
+/** KubeVirt's label on every virt-launcher pod. */
+const LAUNCHER_LABEL = { 'kubevirt.io': 'virt-launcher' };
+/**
+ * Namespaces of OpenShift's router: its own (policy group ingress) and, when it runs on the host
+ * network, the host network's (OVN-Kubernetes gives that traffic this policy group).
+ */
+const ROUTER_NAMESPACES = [
+  'policy-group.network.openshift.io/ingress',
+  'policy-group.network.openshift.io/host-network',
+];
+
+interface NetworkPolicy extends KubeObject {
+  spec?: Record<string, unknown>;
+}
+
+/**
+ * Who may reach the guest (its VM's launcher pod): port 22 only from the instance's own crc-agent
+ * pods, port 6443 only from the router (the API Route passes TLS through to it). Nothing else of
+ * the namespace, or of other namespaces, reaches the guest's sshd.
+ */
+export function buildGuestNetworkPolicy(instance: ClusterInstance): NetworkPolicy {
+  return {
+    apiVersion: NETWORK_POLICIES.apiVersion,
+    kind: NETWORK_POLICIES.kind,
+    metadata: {
+      name: guestNetworkPolicyName(instance.metadata!.name!),
+      namespace: instance.metadata!.namespace!,
+      labels: commonLabels(instance),
+      ownerReferences: [instanceOwnerReference(instance)],
+    },
+    spec: {
+      podSelector: { matchLabels: { ...LAUNCHER_LABEL, [LABEL_VM_NAME]: crcVmName(instance) } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: {
+                matchLabels: {
+                  [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+                  [LABEL_COMPONENT]: AGENT_COMPONENT,
+                },
+              },
+            },
+          ],
+          ports: [{ protocol: 'TCP', port: 22 }],
+        },
+        {
+          from: ROUTER_NAMESPACES.map((label) => ({
+            namespaceSelector: { matchLabels: { [label]: '' } },
+          })),
+          ports: [{ protocol: 'TCP', port: 6443 }],
+        },
+      ],
+    },
+  };
+}
+
+/** The guest's NetworkPolicy, made before the agent runs and kept to what it must say. */
+export async function ensureGuestNetworkPolicy(
+  manager: Manager,
+  objects: CrcObjects,
+): Promise<void> {
+  const desired = buildGuestNetworkPolicy(objects.instance);
+  const { object } = await objects.ensure(NETWORK_POLICIES, desired);
+  if (!sameContent(object.spec, desired.spec))
+    await manager.client.update(NETWORK_POLICIES, { ...object, spec: desired.spec });
+}

@@ -1,0 +1,63 @@
+import { SECRETS } from '../../../api/resources.js';
+import type { Secret } from '../../../kube/workloads.js';
+import { generateEd25519KeyPair, keyOf } from '../../../../crc-agent/ssh-key.js';
+import { OwnershipConflictError } from '../ownership-conflict.js';
+import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { commonLabels } from './crc-builders.js';
+import { instanceSshKeySecretName } from './crc-naming.js';
+import type { CrcObjects } from './crc-objects.js';
+import { controlledBy } from './crc-ownership.js';
+
+/** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */
+export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id_ed25519.pub' };
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/**
+ * `<instance>-crc-ssh-key`: an ed25519 key of the instance's own. The agent logs in with the
+ * bundle key once, puts this key into authorized_keys, and takes the bundle key out (every guest
+ * of a bundle shares it, and it ships in the public bundle).
+ */
+export function buildInstanceSshKeySecret(instance: ClusterInstance): Secret {
+  const pair = generateEd25519KeyPair();
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: instanceSshKeySecretName(instance.metadata!.name!),
+      namespace: instance.metadata!.namespace!,
+      labels: commonLabels(instance),
+      ownerReferences: [instanceOwnerReference(instance)],
+    },
+    type: 'Opaque',
+    data: {
+      [INSTANCE_SSH_KEY_FILES.privateKey]: b64(pair.private),
+      [INSTANCE_SSH_KEY_FILES.publicKey]: b64(`${keyOf(pair.private).authorizedKeyLine}`),
+    },
+  };
+}
+
+/** Made once per instance, then only checked: never replaced (the guest trusts that one key). */
+export async function ensureInstanceSshKey(objects: CrcObjects): Promise<void> {
+  const name = instanceSshKeySecretName(objects.instance.metadata!.name!);
+  const existing = await objects.current<Secret>(SECRETS, name);
+  if (!existing) {
+    await objects.ensure(SECRETS, buildInstanceSshKeySecret(objects.instance));
+    return;
+  }
+  if (!controlledBy(existing, objects.instance))
+    throw new OwnershipConflictError(
+      `CRC SSH key Secret ${objects.namespace}/${name} is not controlled by this ClusterInstance`,
+    );
+  try {
+    keyOf(
+      Buffer.from(existing.data?.[INSTANCE_SSH_KEY_FILES.privateKey] ?? '', 'base64').toString(),
+    );
+  } catch (error) {
+    throw new Error(
+      `CRC SSH key Secret ${objects.namespace}/${name} is not usable: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
