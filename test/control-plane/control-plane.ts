@@ -33,6 +33,12 @@ export interface ControlPlaneEndpoint {
 
 const ETCD_PORTS = 2;
 
+/** Components in the order they depend on each other: each needs the ones before it. */
+const DEPENDENCY_ORDER = ['etcd', 'kube-apiserver', 'kube-controller-manager'];
+
+/** How long a dependent's exit waits for its dependency's, to report the cause, not the effect. */
+const ROOT_CAUSE_GRACE_MS = 2_000;
+
 /** The controllers that make the apiserver behave like a cluster's for our purposes. */
 const CONTROLLERS = [
   'garbage-collector-controller',
@@ -171,9 +177,27 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
     return Object.fromEntries(this.processes.map((p) => [p.name, p.pid]));
   }
 
-  /** Resolves when any component exits on its own, naming it. */
+  /**
+   * Resolves when any component exits on its own, naming the root cause: a component dies
+   * soon after the one it depends on (the controller manager loses its apiserver and exits),
+   * and either exit may be noticed first, so a dependency that follows within a moment wins.
+   */
   async firstExit(): Promise<ManagedProcess> {
-    return Promise.race(this.processes.map(async (p) => (await p.exited, p)));
+    const exitOf = async (p: ManagedProcess) => (await p.exited, p);
+    const first = await Promise.race(this.processes.map(exitOf));
+    const dependencies = this.processes.filter(
+      (p) => DEPENDENCY_ORDER.indexOf(p.name) < DEPENDENCY_ORDER.indexOf(first.name),
+    );
+    if (dependencies.length === 0) return first;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<ManagedProcess>((resolve) => {
+      timer = setTimeout(() => resolve(first), ROOT_CAUSE_GRACE_MS);
+    });
+    try {
+      return await Promise.race([...dependencies.map(exitOf), grace]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Stops every component (controller manager first, etcd last) and removes the state folder. */

@@ -91,6 +91,9 @@ describe('control plane failures', () => {
     const pids = plane.pids;
     cleanups.push(() => plane.stop());
 
+    // The controller manager exits as soon as its apiserver is gone, and its exit may be noticed
+    // first; killing it a moment before the apiserver makes that order the likely one.
+    process.kill(pids['kube-controller-manager']!, 'SIGKILL');
     process.kill(pids['kube-apiserver']!, 'SIGKILL');
     const crashed = await plane.firstExit();
     const failure = await crashed.failure('stopped unexpectedly');
