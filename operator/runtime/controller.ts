@@ -19,7 +19,7 @@ export interface ReconcileContext {
  * Reconciles the object named by `key` ("namespace/name") towards its desired state. Level-based
  * and idempotent; reads from the cache (not found: done). Throwing retries the key with per-key
  * exponential backoff. Input that no retry can fix is no error: the reconcile says so in the
- * object's status and an Event, and returns without a requeue (ADR 0022).
+ * object's status and an Event, and returns normally (ADR 0022).
  */
 export type Reconciler = (
   key: string,
