@@ -54,7 +54,9 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
     add(new InstanceController(manager, topologies).registration());
   }
   if (enabled.has('crcbundle'))
-    manager.addController(new BundleController(manager, options.bundles).registration());
+    manager.addController(
+      new BundleController(manager.ports, manager.config, options.bundles).registration(),
+    );
 }
 
 /** A controller that leaves objects outside `namespaces` alone. */
