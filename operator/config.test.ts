@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OperatorFlags } from './config.js';
-import { ConfigError, loadOperatorConfig, SERVICE_ACCOUNT_NAMESPACE_FILE } from './config.js';
+import {
+  ConfigError,
+  loadOperatorConfig,
+  runtimeOptions,
+  SERVICE_ACCOUNT_NAMESPACE_FILE,
+} from './config.js';
+import { DEFAULT_TIMINGS } from './timings.js';
 
 const noPodFile = (): string => {
   throw new Error('ENOENT');
@@ -135,6 +141,36 @@ describe('loadOperatorConfig', () => {
       { MAX_PREPARING_BUNDLES: '0' },
       '--max-preparing-bundles (MAX_PREPARING_BUNDLES) must be an integer from 1 to 100 (got "0")',
     ],
+    [
+      'a timing that is not one',
+      { timings: 'lease.waitingResinc=1m' },
+      {},
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax)',
+    ],
+    [
+      'a timing without a unit',
+      {},
+      { OPERATOR_TIMINGS: 'pool.scaleDownIdle=120' },
+      '--timings (OPERATOR_TIMINGS): pool.scaleDownIdle must be a duration from 1ms to 24h such as 500ms, 20s, 5m or 1h (got "120")',
+    ],
+    [
+      'a timing of zero',
+      { timings: 'lease.claimConflictRetry=0ms' },
+      {},
+      'lease.claimConflictRetry must be a duration from 1ms to 24h',
+    ],
+    [
+      'a timing given twice',
+      { timings: 'lease.notReadyGrace=1m, lease.notReadyGrace=2m' },
+      {},
+      '--timings (OPERATOR_TIMINGS): lease.notReadyGrace is given twice',
+    ],
+    [
+      'a backoff whose maximum is below its start',
+      { timings: 'pool.replaceFailedBase=20m' },
+      {},
+      'pool.replaceFailedMax (900000 ms) must not be below pool.replaceFailedBase (1200000 ms)',
+    ],
   ])('refuses %s, naming the setting', (_name, flags, env, message) => {
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(ConfigError);
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(message);
@@ -159,6 +195,58 @@ describe('loadOperatorConfig', () => {
     expect(
       loadOperatorConfig({}, { ALLOWED_CRC_VERSIONS: '' }, noPodFile).crc.allowedVersions,
     ).toBe(undefined);
+  });
+
+  it('has the lease and pool waits of before, unless --timings or OPERATOR_TIMINGS says otherwise', () => {
+    expect(loadOperatorConfig({}, {}, noPodFile).timings).toEqual({
+      lease: {
+        waitingResyncMs: 300_000,
+        namespaceRecheckMs: 10_000,
+        claimConflictRetryMs: 50,
+        notReadyGraceMs: 180_000,
+        expiryWarningMs: 300_000,
+      },
+      pool: {
+        disabledRecheckMs: 20_000,
+        scaleDownIdleMs: 120_000,
+        replaceFailedBaseMs: 30_000,
+        replaceFailedMaxMs: 900_000,
+      },
+    });
+    const env = { OPERATOR_TIMINGS: 'lease.waitingResync=1m' };
+    expect(loadOperatorConfig({}, env, noPodFile).timings.lease.waitingResyncMs).toBe(60_000);
+    const flags = { timings: 'lease.notReadyGrace=1.5s, pool.scaleDownIdle=1h' };
+    const { timings } = loadOperatorConfig(flags, env, noPodFile);
+    expect(timings.lease).toEqual({
+      ...DEFAULT_TIMINGS.lease,
+      notReadyGraceMs: 1500,
+    });
+    expect(timings.pool.scaleDownIdleMs).toBe(3_600_000);
+  });
+
+  it('gives the manager its runtime options only', () => {
+    const config = loadOperatorConfig(
+      { leaderElect: true, watchNamespace: 'team-a', workers: '3', logLevel: 'debug' },
+      { OPERATOR_NAMESPACE: 'ops', POD_NAME: 'operator-0' },
+      noPodFile,
+    );
+    expect(runtimeOptions(config)).toEqual({
+      identity: `operator-0_${process.pid}`,
+      logLevel: 'debug',
+      workersPerController: 3,
+      namespace: 'team-a',
+      metricsAddress: { host: '0.0.0.0', port: 8080 },
+      probeAddress: { host: '0.0.0.0', port: 8081 },
+      leaderElection: {
+        namespace: 'ops',
+        leaseName: '28494864.opdev.io',
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        retryPeriodMs: 2000,
+      },
+    });
+    const standalone = loadOperatorConfig({}, {}, noPodFile);
+    expect(runtimeOptions(standalone).leaderElection).toBeUndefined();
   });
 
   it('reports every problem at once', () => {

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { CrcBounds } from './crc-bounds.js';
 import { crcBounds } from './crc-bounds.js';
+import type { ListenAddress } from './runtime/http-endpoints.js';
 import type { LogLevel } from './runtime/logger.js';
 import { LOG_LEVELS } from './runtime/logger.js';
+import type { ManagerOptions, RuntimeOptions } from './runtime/manager.js';
+import type { Timings } from './timings.js';
+import { loadTimings } from './timings.js';
 
-/** host:port to listen on; undefined when disabled ("0"). */
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+export type { ListenAddress };
 
 /** Everything the operator process needs, validated before anything starts. */
 export interface OperatorConfig {
@@ -39,6 +39,14 @@ export interface OperatorConfig {
   controllers: ControllerName[];
   /** Which CRC versions tenants may use, and how many bundles are prepared at once. */
   crc: CrcBounds;
+  /** The lease and pool controllers' waits. */
+  timings: Timings;
+}
+
+declare module './runtime/manager.js' {
+  /** `manager.config` is the operator's configuration, until every controller takes its settings. */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ManagerSettings extends OperatorConfig {}
 }
 
 export const CONTROLLER_NAMES = [
@@ -63,6 +71,7 @@ export interface OperatorFlags {
   controllers?: string;
   allowedCrcVersions?: string;
   maxPreparingBundles?: string;
+  timings?: string;
 }
 
 export class ConfigError extends Error {
@@ -104,7 +113,7 @@ class Checker {
       this.problems.push(`${setting} must be host:port, :port or 0 to disable (got "${value}")`);
       return undefined;
     }
-    return { host: match[1]!.replace(/^\[|\]$/g, '') || '0.0.0.0', port };
+    return { host: (match[1] ?? '').replace(/^\[|\]$/g, '') || '0.0.0.0', port };
   }
 
   duration(setting: string, value: string): number {
@@ -236,7 +245,37 @@ export function loadOperatorConfig(
       : undefined,
     controllers: controllerNames(check, flags.controllers),
     crc: crcBounds(flags, env, check.problems),
+    timings: loadTimings(flags, env, check.problems),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;
+}
+
+/** How the manager runs, from the configuration: only what the runtime needs of it. */
+export function runtimeOptions(config: OperatorConfig): RuntimeOptions {
+  const election = config.leaderElection;
+  return {
+    identity: election.identity,
+    logLevel: config.logLevel,
+    workersPerController: config.workersPerController,
+    namespace: config.watchNamespace,
+    metricsAddress: config.metricsAddress,
+    probeAddress: config.probeAddress,
+    leaderElection: election.enabled
+      ? {
+          namespace: config.operatorNamespace,
+          leaseName: election.leaseName,
+          leaseDurationMs: election.leaseDurationMs,
+          renewDeadlineMs: election.renewDeadlineMs,
+          retryPeriodMs: election.retryPeriodMs,
+        }
+      : undefined,
+  };
+}
+
+/** The manager's options for the operator: its runtime, and the configuration as its settings. */
+export function managerOptions(
+  config: OperatorConfig,
+): Pick<ManagerOptions, 'runtime' | 'settings'> {
+  return { runtime: runtimeOptions(config), settings: config };
 }

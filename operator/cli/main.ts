@@ -58,6 +58,10 @@ export function buildProgram(): Command {
       '--max-preparing-bundles <count>',
       'CRCBundles prepared at once; the others wait (default 2; env MAX_PREPARING_BUNDLES)',
     )
+    .option(
+      '--timings <key=duration,...>',
+      'lease and pool waits, e.g. lease.waitingResync=5m,pool.scaleDownIdle=2m (env OPERATOR_TIMINGS)',
+    )
     .action(async (flags: OperatorFlags) =>
       (await import('./operator-command.js')).runOperator(flags),
     );

@@ -1,5 +1,5 @@
 import type { OperatorFlags } from '../config.js';
-import { loadOperatorConfig } from '../config.js';
+import { loadOperatorConfig, managerOptions } from '../config.js';
 import { registerControllers } from '../controllers/register-controllers.js';
 import { defaultClusterAccess } from '../kube/cluster-access.js';
 import { createLogger } from '../runtime/logger.js';
@@ -14,7 +14,7 @@ export async function runOperator(flags: OperatorFlags): Promise<void> {
   const config = loadOperatorConfig(flags);
   const logger = createLogger(config.logLevel);
   const cluster = defaultClusterAccess();
-  const manager = new Manager({ config, kubeConfig: cluster.access, logger });
+  const manager = new Manager({ ...managerOptions(config), kubeConfig: cluster.access, logger });
   registerControllers(manager);
 
   const onSignal = (signal: string) => (): void => void manager.stop(`received ${signal}`);

@@ -1,9 +1,8 @@
 import { LABEL_NAMESPACE_ENABLED } from '../api/labels.js';
 import { NAMESPACES } from '../api/resources.js';
-import type { ApiClient } from '../kube/api-client.js';
-import { isNotFound } from '../kube/api-error.js';
 import type { KubeObject } from '../kube/objects.js';
 import type { Manager } from '../runtime/manager.js';
+import type { ControllerPorts } from '../runtime/ports.js';
 
 export interface NamespacePolicy {
   enabled: boolean;
@@ -14,32 +13,30 @@ export interface NamespacePolicy {
   message: string;
 }
 
-/** The namespace opt-in (spec §2.5), read live: new capacity needs guestcluster.opdev.io/enabled="true". */
-async function readNamespacePolicy(client: ApiClient, namespace: string): Promise<NamespacePolicy> {
-  try {
-    return namespacePolicyOf(await client.get(NAMESPACES, namespace));
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    return namespacePolicyOf(undefined);
-  }
-}
+type NamespaceObject = KubeObject & { status?: { phase?: string } };
 
 /**
- * The namespace opt-in from the manager's Namespace cache; read live only when the cache does not
- * know the namespace (yet). Every pass of the pool, lease and instance controllers asks.
+ * The namespace opt-in (spec §2.5): new capacity needs guestcluster.opdev.io/enabled="true". From
+ * the Namespace cache; read live only when the cache does not know the namespace (yet). Every
+ * pass of the pool, lease and instance controllers asks.
  */
-export async function namespacePolicy(
-  manager: Manager,
+export async function namespacePolicyFrom(
+  ports: Pick<ControllerPorts, 'cache' | 'client'>,
   namespace: string,
 ): Promise<NamespacePolicy> {
-  const cached = manager.informer<KubeObject>(NAMESPACES).get(namespace);
-  return cached ? namespacePolicyOf(cached) : readNamespacePolicy(manager.client, namespace);
+  const cached = (await ports.cache.read<NamespaceObject>(NAMESPACES)).get(namespace);
+  return namespacePolicyOf(
+    cached ?? (await ports.client.getOrUndefined<NamespaceObject>(NAMESPACES, namespace)),
+  );
+}
+
+/** namespacePolicyFrom, for controllers that act through the manager itself. */
+export function namespacePolicy(manager: Manager, namespace: string): Promise<NamespacePolicy> {
+  return namespacePolicyFrom(manager.ports, namespace);
 }
 
 /** The policy a Namespace object implies (undefined: it does not exist). */
-function namespacePolicyOf(
-  object: (KubeObject & { status?: { phase?: string } }) | undefined,
-): NamespacePolicy {
+function namespacePolicyOf(object: NamespaceObject | undefined): NamespacePolicy {
   if (!object) {
     return {
       enabled: false,

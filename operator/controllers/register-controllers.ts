@@ -41,8 +41,11 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
   const enabled = new Set(options.controllers ?? manager.config.controllers);
   const add = (registration: ControllerRegistration): void =>
     void manager.addController(limitedTo(registration, options.namespaces));
-  if (enabled.has('clusterpool')) add(new PoolController(manager).registration());
-  if (enabled.has('clusterlease')) add(new LeaseController(manager).registration());
+  const { crc, timings } = manager.config;
+  if (enabled.has('clusterpool'))
+    add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
+  if (enabled.has('clusterlease'))
+    add(new LeaseController(manager.ports, { timings: timings.lease }).registration());
   if (enabled.has('clusterinstance')) {
     const topologies = {
       hcp: new HcpTopology(manager, options.hcp),
@@ -51,7 +54,9 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
     add(new InstanceController(manager, topologies).registration());
   }
   if (enabled.has('crcbundle'))
-    manager.addController(new BundleController(manager, options.bundles).registration());
+    manager.addController(
+      new BundleController(manager.ports, manager.config, options.bundles).registration(),
+    );
 }
 
 /** A controller that leaves objects outside `namespaces` alone. */

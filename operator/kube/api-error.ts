@@ -24,3 +24,19 @@ export const isAlreadyExists = (error: unknown): boolean =>
 export const isGone = (error: unknown): boolean => hasStatus(error, 410);
 export const isForbidden = (error: unknown): boolean => hasStatus(error, 403);
 export const isInvalid = (error: unknown): boolean => hasStatus(error, 422);
+
+/**
+ * The request's result, or undefined when it fails in one of the expected ways (NotFound: gone
+ * already; Conflict: someone wrote first, and that write's event brings the next pass).
+ */
+export async function orUndefined<T>(
+  request: Promise<T>,
+  ...expected: ((error: unknown) => boolean)[]
+): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (error) {
+    if (expected.some((is) => is(error))) return undefined;
+    throw error;
+  }
+}

@@ -32,6 +32,19 @@ export interface KubeObject {
   metadata?: ObjectMeta;
 }
 
+/** What the apiserver always sets on an object it stored. */
+export interface StoredMeta extends ObjectMeta {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}
+
+/** An object of a namespaced kind as the apiserver stored it (read, or returned by a write). */
+export type Stored<T extends KubeObject> = T & { metadata: StoredMeta & { namespace: string } };
+
+/** An object of a cluster-scoped kind as the apiserver stored it. */
+export type StoredCluster<T extends KubeObject> = T & { metadata: StoredMeta };
+
 /** The cache and queue key of an object: "namespace/name", or "name" when cluster-scoped. */
 export function objectKey(object: KubeObject): string {
   const { namespace, name } = object.metadata ?? {};

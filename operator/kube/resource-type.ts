@@ -6,12 +6,18 @@ export interface ResourceType {
   namespaced: boolean;
 }
 
-export function resourceType(
+/** A kind whose objects live in a namespace: the client's typed reads name one. */
+export type NamespacedType = ResourceType & { readonly namespaced: true };
+/** A cluster-scoped kind (Namespace, CRCBundle): its objects have no namespace. */
+export type ClusterScopedType = ResourceType & { readonly namespaced: false };
+
+/** A kind; `namespaced` keeps its literal type, so that reads know whether objects have a namespace. */
+export function resourceType<N extends boolean = true>(
   apiVersion: string,
   kind: string,
   plural: string,
-  namespaced = true,
-): ResourceType {
+  namespaced: N = true as N,
+): ResourceType & { readonly namespaced: N } {
   return { apiVersion, kind, plural, namespaced };
 }
 

@@ -18,17 +18,13 @@ export interface ReconcileContext {
 /**
  * Reconciles the object named by `key` ("namespace/name") towards its desired state. Level-based
  * and idempotent; reads from the cache (not found: done). Throwing retries the key with per-key
- * exponential backoff, unless the error is a TerminalError.
+ * exponential backoff. Input that no retry can fix is no error: the reconcile says so in the
+ * object's status and an Event, and returns normally (ADR 0022).
  */
 export type Reconciler = (
   key: string,
   context: ReconcileContext,
 ) => Promise<ReconcileResult | void>;
-
-/** A failure that retrying cannot fix (invalid input): reported once, not retried. */
-export class TerminalError extends Error {
-  override name = 'TerminalError';
-}
 
 export interface ControllerOptions {
   name: string;
@@ -109,12 +105,7 @@ export class Controller {
         metrics.reconcileTotal.inc({ controller: name, result: 'success' });
       }
     } catch (error) {
-      if (error instanceof TerminalError) {
-        metrics.reconcileErrors.inc({ controller: name });
-        this.queue.forget(key);
-        metrics.reconcileTotal.inc({ controller: name, result: 'terminal' });
-        logger.error({ err: error }, 'Reconcile failed and will not be retried');
-      } else if (isConflict(error)) {
+      if (isConflict(error)) {
         // Optimistic concurrency at work: the object changed after the cache showed it (often by
         // this controller's own previous write). The retry reads the newer version; nothing in
         // it is for a person to act on.

@@ -8,6 +8,12 @@ export const EVENTS = resourceType('v1', 'Event', 'events');
 
 export type EventType = 'Normal' | 'Warning';
 
+/** Where controllers record the Kubernetes Events people read with `kubectl describe`. */
+export interface EventSink {
+  /** Queues the event; resolves once it has been sent (or given up on). Never rejects. */
+  record(object: KubeObject, type: EventType, reason: string, message: string): Promise<void>;
+}
+
 interface CoreEvent extends KubeObject {
   count?: number;
 }
@@ -32,7 +38,7 @@ interface PendingEvent {
  * transitions then does not compete with the controllers' own writes. Failing to record is
  * logged and never fails the caller.
  */
-export class EventRecorder {
+export class EventRecorder implements EventSink {
   private readonly recorded = new Map<string, { name: string; namespace: string; count: number }>();
   private readonly queue: PendingEvent[] = [];
   private sending = false;
@@ -48,8 +54,8 @@ export class EventRecorder {
   record(object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
     return new Promise((sent) => {
       this.queue.push({ object, type, reason, message, sent });
-      if (this.queue.length > MAX_QUEUED) {
-        const dropped = this.queue.shift()!;
+      const dropped = this.queue.length > MAX_QUEUED ? this.queue.shift() : undefined;
+      if (dropped) {
         this.logger.warn({ reason: dropped.reason }, 'Dropped an event: the event queue is full');
         dropped.sent();
       }
@@ -111,10 +117,10 @@ export class EventRecorder {
         reportingComponent: COMPONENT,
         reportingInstance: this.instance,
       } as CoreEvent);
-      this.recorded.set(dedupKey, { name: created.metadata!.name!, namespace, count: 1 });
+      this.recorded.set(dedupKey, { name: created.metadata?.name ?? '', namespace, count: 1 });
       // Remember a bounded number of events: the oldest are forgotten (a repeat then starts a new one).
-      if (this.recorded.size > MAX_REMEMBERED)
-        this.recorded.delete(this.recorded.keys().next().value!);
+      const oldest = this.recorded.keys().next().value;
+      if (this.recorded.size > MAX_REMEMBERED && oldest !== undefined) this.recorded.delete(oldest);
     } catch (error) {
       this.logger.warn(
         { err: error, reason },

@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ListenAddress } from '../config.js';
+
+/** host:port to listen on. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
 
 export type Route = () => Promise<{ status: number; body: string; contentType?: string }>;
 
@@ -13,7 +18,7 @@ export class HttpEndpoints {
     routes: Record<string, Route>,
   ): Promise<HttpEndpoints> {
     const server = http.createServer((request, response) => {
-      const path = (request.url ?? '/').split('?')[0]!;
+      const [path = '/'] = (request.url ?? '/').split('?');
       const route = routes[path];
       if (request.method !== 'GET' || !route) {
         response.writeHead(404).end('not found\n');

@@ -54,12 +54,18 @@ export class Informer<T extends KubeObject> {
   private resourceVersion: string | undefined;
   private running: Promise<void> | undefined;
   private markSynced: () => void = () => undefined;
+  private listed = false;
   /** Resolves once the first list has been loaded into the cache. */
   readonly synced: Promise<void>;
 
   constructor(private readonly options: InformerOptions) {
     this.clock = options.clock ?? systemClock;
     this.synced = new Promise((resolve) => (this.markSynced = resolve));
+  }
+
+  /** Whether the first list has been loaded into the cache. */
+  get hasSynced(): boolean {
+    return this.listed;
   }
 
   get name(): string {
@@ -155,6 +161,7 @@ export class Informer<T extends KubeObject> {
     }
     for (const [key, object] of seen) this.apply(key, object);
     this.resourceVersion = resourceVersion;
+    this.listed = true;
     this.markSynced();
   }
 

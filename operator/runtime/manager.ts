@@ -1,6 +1,6 @@
-import type { OperatorConfig } from '../config.js';
 import type { ClusterAccess } from '../kube/api-client.js';
 import { ApiClient } from '../kube/api-client.js';
+import { ObjectClient } from '../kube/kube-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
 import type { ResourceType } from '../kube/resource-type.js';
@@ -10,13 +10,16 @@ import { sleep, systemClock } from './clock.js';
 import type { Reconciler } from './controller.js';
 import { Controller } from './controller.js';
 import { EventRecorder } from './event-recorder.js';
+import type { ListenAddress } from './http-endpoints.js';
 import { HttpEndpoints } from './http-endpoints.js';
-import { Informer } from './informer.js';
+import type { Informer } from './informer.js';
+import { InformerCache } from './informer-cache.js';
 import { LeaderElector } from './leader-election.js';
-import type { Logger } from './logger.js';
+import type { Logger, LogLevel } from './logger.js';
 import { createLogger } from './logger.js';
 import { RuntimeMetrics } from './metrics.js';
 import { ownerKeys } from './owner-keys.js';
+import type { ControllerPorts } from './ports.js';
 
 /** How long a manager that lost its lease waits for work under way before it reports stopped. */
 const LOST_LEADERSHIP_STOP_GRACE_MS = 2000;
@@ -48,8 +51,44 @@ export interface ControllerRegistration {
   coalesceMs?: number;
 }
 
+/** Leader election on a coordination.k8s.io/v1 Lease (see leader-election.ts). */
+export interface LeaderElectionSettings {
+  /** Where the Lease lives. */
+  namespace: string;
+  leaseName: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** How the manager runs; nothing in it is about what its controllers do. */
+export interface RuntimeOptions {
+  /** This process: the leader-election holder's identity and the Events' reporting instance. */
+  identity: string;
+  logLevel: LogLevel;
+  workersPerController: number;
+  /** Cache namespaced kinds of this namespace only; all namespaces when unset. */
+  namespace?: string;
+  /** Where /metrics listens; not served when unset. */
+  metricsAddress?: ListenAddress;
+  /** Where /healthz and /readyz listen; not served when unset. */
+  probeAddress?: ListenAddress;
+  /** Controllers run only while this process holds the Lease; always, when unset. */
+  leaderElection?: LeaderElectionSettings;
+}
+
+/**
+ * The product settings a manager hands out as `manager.config`, for controllers that read them
+ * there rather than taking their own. Empty here; the product declares what it holds (see
+ * config.ts). It goes once every controller takes its settings where it is built.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ManagerSettings {}
+
 export interface ManagerOptions {
-  config: OperatorConfig;
+  runtime: RuntimeOptions;
+  /** What `manager.config` returns (see ManagerSettings). */
+  settings?: ManagerSettings;
   /** Where the apiserver is and how to authenticate (client-node's KubeConfig will do). */
   kubeConfig: ClusterAccess;
   clock?: Clock;
@@ -63,7 +102,7 @@ export interface ManagerOptions {
 /**
  * Runs controllers: shared informer caches per kind, a work queue per controller, leader election
  * (controllers run only on the leader; losing the lease stops the manager), probes, metrics and an
- * Events recorder.
+ * Events recorder. Controllers act through `ports`.
  */
 export class Manager {
   readonly client: ApiClient;
@@ -71,9 +110,9 @@ export class Manager {
   readonly logger: Logger;
   readonly events: EventRecorder;
   readonly clock: Clock;
-  private readonly informers = new Map<string, Informer<KubeObject>>();
-  /** Label selectors that limit what the cache of a kind holds, by `apiVersion/plural`. */
-  private readonly cacheSelectors = new Map<string, string>();
+  /** The API, caches, Events and clock, as controllers get them. */
+  readonly ports: ControllerPorts;
+  private readonly cache: InformerCache;
   private readonly controllers: Controller[] = [];
   private readonly endpoints: HttpEndpoints[] = [];
   private readonly stopController = new AbortController();
@@ -87,24 +126,35 @@ export class Manager {
   readonly stopped: Promise<string>;
 
   constructor(private readonly options: ManagerOptions) {
+    const { runtime } = options;
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? createLogger(options.config.logLevel);
+    this.logger = options.logger ?? createLogger(runtime.logLevel);
     this.client = new ApiClient(options.kubeConfig);
-    this.events = new EventRecorder(
-      this.client,
-      this.clock,
-      this.logger,
-      options.config.leaderElection.identity,
-    );
+    this.events = new EventRecorder(this.client, this.clock, this.logger, runtime.identity);
+    this.cache = new InformerCache({
+      client: this.client,
+      namespace: runtime.namespace,
+      logger: this.logger,
+      metrics: this.metrics,
+      clock: this.clock,
+      watchBackoff: options.watchBackoff,
+      watchTimeoutSeconds: options.watchTimeoutSeconds,
+    });
+    this.ports = {
+      client: new ObjectClient(this.client),
+      cache: this.cache,
+      events: this.events,
+      clock: this.clock,
+    };
     this.stopped = new Promise((resolve) => (this.finish = resolve));
-    const election = options.config.leaderElection;
-    if (election.enabled) {
+    const election = runtime.leaderElection;
+    if (election) {
       this.electionClient = new ApiClient(options.kubeConfig, { allowH2: false });
       this.elector = new LeaderElector({
         client: this.electionClient,
-        namespace: options.config.operatorNamespace,
+        namespace: election.namespace,
         name: election.leaseName,
-        identity: election.identity,
+        identity: runtime.identity,
         leaseDurationMs: election.leaseDurationMs,
         renewDeadlineMs: election.renewDeadlineMs,
         retryPeriodMs: election.retryPeriodMs,
@@ -114,9 +164,10 @@ export class Manager {
     }
   }
 
-  /** The validated start-up configuration (operator namespace, images, …). */
-  get config(): OperatorConfig {
-    return this.options.config;
+  /** The product settings given at construction (see ManagerSettings). */
+  get config(): ManagerSettings {
+    if (!this.options.settings) throw new Error('This manager was made without product settings');
+    return this.options.settings;
   }
 
   get isLeader(): boolean {
@@ -128,38 +179,22 @@ export class Manager {
    * needed). Call before anything uses the kind's cache.
    */
   restrictCache(type: ResourceType, labelSelector: string): void {
-    const id = `${type.apiVersion}/${type.plural}`;
-    if (this.informers.has(id)) throw new Error(`the cache of ${type.plural} exists already`);
-    this.cacheSelectors.set(id, labelSelector);
+    this.cache.restrict(type, labelSelector);
   }
 
-  /** The shared cache of a kind (all namespaces, or the manager's one), created on first use. */
+  /**
+   * The shared cache of a kind (all namespaces, or the manager's one), created on first use and
+   * started at once when the manager runs already.
+   */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
-    const id = `${type.apiVersion}/${type.plural}`;
-    let informer = this.informers.get(id);
-    if (!informer) {
-      informer = new Informer<KubeObject>({
-        type,
-        // --watch-namespace: namespaced kinds of that namespace only; cluster-scoped kinds whole.
-        namespace: type.namespaced ? this.options.config.watchNamespace : undefined,
-        labelSelector: this.cacheSelectors.get(id),
-        client: this.client,
-        logger: this.logger,
-        metrics: this.metrics,
-        clock: this.clock,
-        backoff: this.options.watchBackoff,
-        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
-      });
-      this.informers.set(id, informer);
-    }
-    return informer as Informer<T>;
+    return this.cache.informer<T>(type);
   }
 
   addController(registration: ControllerRegistration): Controller {
     const controller = new Controller({
       name: registration.name,
       reconcile: registration.reconcile,
-      workers: this.options.config.workersPerController,
+      workers: this.options.runtime.workersPerController,
       logger: this.logger,
       metrics: this.metrics,
       clock: this.clock,
@@ -209,7 +244,7 @@ export class Manager {
     this.stopController.abort();
     this.logger.info({ reason }, 'Stopping the manager');
     await Promise.all(this.controllers.map((c) => c.stop()));
-    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await this.cache.stop();
     if (this.leading) await this.elector?.release();
     this.leading = false;
     this.metrics.leader.set(0);
@@ -247,22 +282,15 @@ export class Manager {
         if (lost) void this.lose(`lost leadership: ${lost}`);
       });
     }
-    for (const informer of this.informers.values()) informer.start();
-    await Promise.race([
-      Promise.all([...this.informers.values()].map((i) => i.synced)),
-      this.stopped,
-    ]);
+    await Promise.race([this.cache.start(), this.stopped]);
     if (signal.aborted) return;
     this.cachesSynced = true;
-    this.logger.info(
-      { informers: [...this.informers.values()].map((i) => i.name) },
-      'Caches synced; starting controllers',
-    );
+    this.logger.info({ informers: this.cache.names }, 'Caches synced; starting controllers');
     for (const controller of this.controllers) controller.start();
   }
 
   private async listen(): Promise<void> {
-    const { metricsAddress, probeAddress } = this.options.config;
+    const { metricsAddress, probeAddress } = this.options.runtime;
     if (probeAddress) {
       this.endpoints.push(
         await HttpEndpoints.listen(probeAddress, {

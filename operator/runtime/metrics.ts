@@ -12,7 +12,7 @@ export class RuntimeMetrics {
   readonly registry = new Registry();
   readonly reconcileTotal = new Counter({
     name: 'guestcluster_reconcile_total',
-    help: 'Reconciles by controller and result (success, requeue, conflict, error, terminal).',
+    help: 'Reconciles by controller and result (success, requeue, conflict, error).',
     labelNames: ['controller', 'result'],
     registers: [this.registry],
   });

@@ -106,6 +106,27 @@ describe('the guestcluster API', () => {
   });
 });
 
+describe('ClusterLease status', () => {
+  it.each(['Releasing', 'Released'])(
+    'refuses the legacy phase %s, which nothing writes',
+    async (phase) => {
+      const name = `legacy-${phase.toLowerCase()}`;
+      await ns.objects.create({
+        apiVersion: 'guestcluster.opdev.io/v1alpha1',
+        kind: 'ClusterLease',
+        metadata: { name, namespace: ns.name },
+        spec: { poolRef: { name: 'pool' } },
+      } as KubernetesObject);
+      const patch = JSON.stringify({ status: { phase } });
+      const refused = kubectl([
+        ...['patch', 'clusterlease', name, '-n', ns.name, '--subresource=status'],
+        ...['--type=merge', '-p', patch],
+      ]);
+      await expect(refused).rejects.toThrow(`status.phase: Unsupported value: "${phase}"`);
+    },
+  );
+});
+
 /**
  * Header and first row of `kubectl get`. Cells are cut at the header's column positions, because
  * kubectl leaves an empty value blank.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
-import { loadOperatorConfig } from '../../operator/config.js';
+import { loadOperatorConfig, managerOptions } from '../../operator/config.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
@@ -297,11 +297,13 @@ describe('the operator with its own ServiceAccount', () => {
 
   it('runs the pool and lease flow without a refused request', async () => {
     manager = new Manager({
-      config: testConfig({
-        workersPerController: 2,
-        watchNamespace: ns.name,
-        controllers: ['clusterpool', 'clusterlease'],
-      }),
+      ...managerOptions(
+        testConfig({
+          workersPerController: 2,
+          watchNamespace: ns.name,
+          controllers: ['clusterpool', 'clusterlease'],
+        }),
+      ),
       kubeConfig: access,
       logger: collectingLogger(logLines),
     });

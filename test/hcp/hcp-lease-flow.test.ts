@@ -280,7 +280,11 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       BigInt(np!.metadata!.resourceVersion!),
     );
 
-    const gone = (type: typeof SECRETS, objectName: string, namespace?: string): Promise<unknown> =>
+    const gone = (
+      type: typeof SECRETS | typeof NAMESPACES,
+      objectName: string,
+      namespace?: string,
+    ): Promise<unknown> =>
       waitFor(ns.kubeConfig, {
         type,
         name: objectName,

@@ -177,7 +177,7 @@ describe('CRCBundle download and prepare', () => {
   it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
     const { name } = ready;
     const before = await ns.api.get<CRCBundle>(BUNDLES, name);
-    const controller = new BundleController(manager, { accept: () => true });
+    const controller = new BundleController(manager.ports, manager.config, { accept: () => true });
     const logger = pino({ level: 'silent' });
     await controller.reconcile(name, { logger });
     await controller.reconcile(name, { logger });

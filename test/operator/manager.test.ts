@@ -9,6 +9,8 @@ import { quietManager, ReconcileRecorder } from './test-manager.js';
 const ns = useTestNamespace('manager');
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
 const SECRETS = resourceType('v1', 'Secret', 'secrets');
+const SERVICE_ACCOUNTS = resourceType('v1', 'ServiceAccount', 'serviceaccounts');
+const ROLES = resourceType('rbac.authorization.k8s.io/v1', 'Role', 'roles');
 
 describe('the manager', () => {
   const recorder = new ReconcileRecorder();
@@ -97,6 +99,31 @@ describe('the manager', () => {
     });
     await later;
     expect(recorder.calls.slice(before).map((c) => c.key)).toEqual([key]);
+  });
+
+  it('starts the cache of a kind first used after the start, and keeps it current', async () => {
+    await ns.api.create(SERVICE_ACCOUNTS, { metadata: { name: 'early', namespace: ns.name } });
+    // No registration watches ServiceAccounts: their cache is made only now, the manager running.
+    const informer = manager.informer<KubeObject>(SERVICE_ACCOUNTS);
+    await informer.synced;
+    expect(informer.get(`${ns.name}/early`)?.metadata?.name).toBe('early');
+    const added = new Promise<string>((resolve) =>
+      informer.addHandlers({
+        onAdd: (account) => {
+          if (account.metadata?.name === 'late') resolve(account.metadata.name);
+        },
+      }),
+    );
+    await ns.api.create(SERVICE_ACCOUNTS, { metadata: { name: 'late', namespace: ns.name } });
+    expect(await added).toBe('late');
+  });
+
+  it('lets a reader of a kind first used after the start wait until its cache holds it', async () => {
+    const role = { metadata: { name: 'reader', namespace: ns.name }, rules: [] };
+    const created = await ns.api.create<KubeObject>(ROLES, role);
+    const roles = await manager.ports.cache.read<KubeObject>(ROLES);
+    expect(roles.get('reader', ns.name)?.metadata.uid).toBe(created.metadata!.uid);
+    expect(roles.list(ns.name).map((r) => r.metadata.name)).toEqual(['reader']);
   });
 
   it('records Events on objects, counting repeats', async () => {

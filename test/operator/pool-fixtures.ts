@@ -11,6 +11,7 @@ import {
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { OperatorConfig } from '../../operator/config.js';
+import { managerOptions } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/instance-kubeconfig.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
@@ -39,11 +40,13 @@ export async function startOperator(
   } = {},
 ): Promise<Manager> {
   const manager = new Manager({
-    config: testConfig({
-      workersPerController: 2,
-      watchNamespace: options.namespace,
-      ...options.config,
-    }),
+    ...managerOptions(
+      testConfig({
+        workersPerController: 2,
+        watchNamespace: options.namespace,
+        ...options.config,
+      }),
+    ),
     kubeConfig,
     clock,
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { OperatorConfig } from '../../operator/config.js';
-import { loadOperatorConfig } from '../../operator/config.js';
+import { loadOperatorConfig, managerOptions } from '../../operator/config.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
 
@@ -38,7 +38,7 @@ export function quietManager(
   options: { config?: Partial<OperatorConfig>; watchBackoffMaxMs?: number } = {},
 ): Manager {
   const manager = new Manager({
-    config: testConfig(options.config),
+    ...managerOptions(testConfig(options.config)),
     kubeConfig,
     logger: pino({ level: 'silent' }),
     watchBackoff: { baseMs: 50, maxMs: options.watchBackoffMaxMs ?? 1000, jitter: 0.2 },

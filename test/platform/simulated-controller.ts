@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { BackoffPolicy } from '../../operator/runtime/backoff.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
+import { managerOptions } from '../../operator/config.js';
 import { testConfig } from '../operator/test-manager.js';
 
 /**
@@ -14,7 +15,7 @@ export function simulatedManager(
   options: { retryBackoff?: BackoffPolicy } = {},
 ): Manager {
   return new Manager({
-    config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
+    ...managerOptions(testConfig({ metricsAddress: undefined, probeAddress: undefined })),
     kubeConfig,
     logger: pino({ level: process.env.PLATFORM_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },

@@ -6,6 +6,7 @@ import { INGRESS_CONFIGS, ROUTES } from '../../operator/api/platform-resources.j
 import { isAlreadyExists, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { Manager } from '../../operator/runtime/manager.js';
+import { managerOptions } from '../../operator/config.js';
 import { testConfig } from '../operator/test-manager.js';
 import { readConnectRequest } from './http-connect.js';
 import { readServerName } from './tls-sni.js';
@@ -52,7 +53,7 @@ export class SimulatedRouter {
 
   static async start(options: SimulatedRouterOptions): Promise<SimulatedRouter> {
     const manager = new Manager({
-      config: testConfig({ metricsAddress: undefined, probeAddress: undefined }),
+      ...managerOptions(testConfig({ metricsAddress: undefined, probeAddress: undefined })),
       kubeConfig: options.kubeConfig,
       logger: pino({ level: 'silent' }),
       watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import type { OperatorConfig } from '../../operator/config.js';
+import { managerOptions } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
@@ -34,14 +35,16 @@ export class OperatorEnvironment extends SimulatedPlatform {
       host.endsWith(`.${this.domain}`) ? this.router.address : { host, port },
     );
     const manager = new Manager({
-      config: testConfig({
-        workersPerController: 2,
-        crcAgentImage: TEST_AGENT_IMAGE,
-        ...(this.options.operatorNamespace
-          ? { operatorNamespace: this.options.operatorNamespace }
-          : {}),
-        ...options.config,
-      }),
+      ...managerOptions(
+        testConfig({
+          workersPerController: 2,
+          crcAgentImage: TEST_AGENT_IMAGE,
+          ...(this.options.operatorNamespace
+            ? { operatorNamespace: this.options.operatorNamespace }
+            : {}),
+          ...options.config,
+        }),
+      ),
       kubeConfig: options.access ?? this.kubeConfig,
       logger:
         options.logger ??

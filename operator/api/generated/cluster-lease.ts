@@ -48,9 +48,9 @@ export interface ClusterLeaseSpec {
  */
 export interface ClusterLeaseStatus {
   /**
-   * Pending (waiting; see queuePosition and the Ready condition's reason, such as PoolNotFound), Bound (instanceRef and kubeconfigSecretRef are set), NotReady (bound, but the instance has not been Ready for longer than a grace period; Bound again once it is), Lost (the bound instance is gone, being deleted, or replaced by another object of its name; final: the lease never binds again, delete it), Failed (can never bind; see the Ready condition's reason), Releasing and Released (legacy).
+   * Pending (waiting; see queuePosition and the Ready condition's reason, such as PoolNotFound), Bound (instanceRef and kubeconfigSecretRef are set), NotReady (bound, but the instance has not been Ready for longer than a grace period; Bound again once it is), Lost (the bound instance is gone, being deleted, or replaced by another object of its name; final: the lease never binds again, delete it), Failed (can never bind; see the Ready condition's reason). The legacy phases Releasing and Released, which nothing writes, are no longer accepted; a lease stored with one is still handled (Releasing: deleted; Released: left alone).
    */
-  phase?: 'Pending' | 'Bound' | 'NotReady' | 'Lost' | 'Releasing' | 'Released' | 'Failed';
+  phase?: 'Pending' | 'Bound' | 'NotReady' | 'Lost' | 'Failed';
   /**
    * The bound ClusterInstance in the lease namespace; the single record of the binding, written once together with phase Bound.
    */

@@ -1,12 +1,12 @@
 import { ROLES, ROLE_BINDINGS } from '../../api/core-resources.js';
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
-import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
-import { isAlreadyExists, isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
-import type { ResourceType } from '../../kube/resource-type.js';
-import type { Manager } from '../../runtime/manager.js';
+import { controllerReference, isControlledBy } from '../../kube/ownership.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Lease } from '../binding/binding-model.js';
+import { leaseKubeconfigName } from '../binding/binding-model.js';
 
 /** A Role or RoleBinding: what the lease's access is made of. */
 interface RbacObject extends KubeObject {
@@ -17,42 +17,30 @@ interface RbacObject extends KubeObject {
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-/** The Secret, Role and RoleBinding of a lease share its name: `<lease>-kubeconfig`. */
-export const leaseKubeconfigName = (lease: string): string => `${lease}-kubeconfig`;
-
 /** spec.subjects as RBAC subjects; a ServiceAccount without namespace is the lease's. */
-export function rbacSubjects(lease: ClusterLease): Record<string, string>[] {
+export function rbacSubjects(lease: Lease): Record<string, string>[] {
   return (lease.spec.subjects ?? []).map((subject): Record<string, string> =>
     subject.kind === 'ServiceAccount'
       ? {
           kind: 'ServiceAccount',
           name: subject.name,
-          namespace: subject.namespace ?? lease.metadata!.namespace!,
+          namespace: subject.namespace ?? lease.metadata.namespace,
         }
       : { apiGroup: RBAC_GROUP, kind: subject.kind, name: subject.name },
   );
 }
 
-function metadata(lease: ClusterLease): KubeObject['metadata'] {
+function metadata(lease: Lease): KubeObject['metadata'] {
   return {
-    name: leaseKubeconfigName(lease.metadata!.name!),
-    namespace: lease.metadata!.namespace!,
+    name: leaseKubeconfigName(lease.metadata.name),
+    namespace: lease.metadata.namespace,
     labels: { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR },
-    ownerReferences: [
-      {
-        apiVersion: LEASES.apiVersion,
-        kind: LEASES.kind,
-        name: lease.metadata!.name!,
-        uid: lease.metadata!.uid!,
-        controller: true,
-        blockOwnerDeletion: true,
-      },
-    ],
+    ownerReferences: [controllerReference(LEASES, lease)],
   };
 }
 
 /** `get` on exactly the lease's kubeconfig Secret, and nothing else. */
-export function buildLeaseRole(lease: ClusterLease): RbacObject {
+export function buildLeaseRole(lease: Lease): RbacObject {
   return {
     apiVersion: ROLES.apiVersion,
     kind: ROLES.kind,
@@ -61,14 +49,14 @@ export function buildLeaseRole(lease: ClusterLease): RbacObject {
       {
         apiGroups: [''],
         resources: ['secrets'],
-        resourceNames: [leaseKubeconfigName(lease.metadata!.name!)],
+        resourceNames: [leaseKubeconfigName(lease.metadata.name)],
         verbs: ['get'],
       },
     ],
   };
 }
 
-export function buildLeaseRoleBinding(lease: ClusterLease): RbacObject {
+export function buildLeaseRoleBinding(lease: Lease): RbacObject {
   return {
     apiVersion: ROLE_BINDINGS.apiVersion,
     kind: ROLE_BINDINGS.kind,
@@ -76,75 +64,49 @@ export function buildLeaseRoleBinding(lease: ClusterLease): RbacObject {
     roleRef: {
       apiGroup: RBAC_GROUP,
       kind: 'Role',
-      name: leaseKubeconfigName(lease.metadata!.name!),
+      name: leaseKubeconfigName(lease.metadata.name),
     },
     subjects: rbacSubjects(lease),
   };
 }
 
-async function live(
-  manager: Manager,
-  type: ResourceType,
-  name: string,
-  namespace: string,
-): Promise<RbacObject | undefined> {
-  try {
-    return await manager.client.get<RbacObject>(type, name, namespace);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-const controlledBy = (object: KubeObject, lease: ClusterLease): boolean =>
-  !!object.metadata?.ownerReferences?.some((r) => r.controller && r.uid === lease.metadata!.uid);
+/** ROLES or ROLE_BINDINGS (both namespaced kinds of one type). */
+type RbacType = typeof ROLES;
 
 /** Creates the object, or brings the lease's own one in line; another owner's is never touched. */
 async function ensure(
-  manager: Manager,
-  lease: ClusterLease,
-  type: ResourceType,
+  ports: ControllerPorts,
+  lease: Lease,
+  type: RbacType,
   desired: RbacObject,
 ): Promise<void> {
-  const { name, namespace } = desired.metadata as { name: string; namespace: string };
-  let existing = await live(manager, type, name, namespace);
-  if (!existing) {
-    try {
-      await manager.client.create(type, desired);
-      return;
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      existing = (await live(manager, type, name, namespace))!;
-    }
-  }
-  if (!controlledBy(existing, lease))
-    throw new Error(
-      `${type.kind} ${namespace}/${name}, which would grant this lease's kubeconfig, belongs to another owner`,
-    );
-  const same =
-    type === ROLES
-      ? sameContent(existing.rules, desired.rules)
-      : sameContent(existing.subjects, desired.subjects);
-  if (same) return;
-  // The lease's RoleBinding only ever names its own Role, so its roleRef never has to change.
-  const update =
-    type === ROLES
-      ? { ...existing, rules: desired.rules }
+  await ports.client.ensure(type, desired, (existing) => {
+    const { name, namespace } = existing.metadata;
+    if (!isControlledBy(existing, lease))
+      throw new Error(
+        `${type.kind} ${namespace}/${name}, which would grant this lease's kubeconfig, belongs to another owner`,
+      );
+    // The lease's RoleBinding only ever names its own Role, so its roleRef never has to change.
+    if (type === ROLES)
+      return sameContent(existing.rules, desired.rules)
+        ? undefined
+        : { ...existing, rules: desired.rules };
+    return sameContent(existing.subjects, desired.subjects)
+      ? undefined
       : { ...existing, subjects: desired.subjects };
-  await manager.client.update(type, update);
+  });
 }
 
 /** Deletes the lease's own object of that kind, naming its UID; others are left alone. */
-async function remove(manager: Manager, lease: ClusterLease, type: ResourceType): Promise<void> {
-  const name = leaseKubeconfigName(lease.metadata!.name!);
-  const namespace = lease.metadata!.namespace!;
-  const existing = await live(manager, type, name, namespace);
-  if (!existing || !controlledBy(existing, lease)) return;
-  try {
-    await manager.client.delete(type, name, namespace, { uid: existing.metadata!.uid });
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+async function remove(ports: ControllerPorts, lease: Lease, type: RbacType): Promise<void> {
+  const { name, namespace } = lease.metadata;
+  const existing = await ports.client.getOrUndefined<RbacObject>(
+    type,
+    leaseKubeconfigName(name),
+    namespace,
+  );
+  if (existing && isControlledBy(existing, lease))
+    await ports.client.deleteIfExists(type, existing);
 }
 
 /**
@@ -153,15 +115,15 @@ async function remove(manager: Manager, lease: ClusterLease, type: ResourceType)
  * with it). Without subjects there are none (a lease whose subjects were removed loses them):
  * access is then whatever the namespace's own RBAC grants.
  */
-export async function ensureLeaseAccess(manager: Manager, lease: ClusterLease): Promise<void> {
+export async function ensureLeaseAccess(ports: ControllerPorts, lease: Lease): Promise<void> {
   if (!lease.spec.subjects?.length) {
     // Nothing can have been granted to a lease whose spec never changed (and so never named
     // subjects): no request then, on the bind path above all.
-    if (lease.metadata?.generation === 1) return;
-    await remove(manager, lease, ROLE_BINDINGS);
-    await remove(manager, lease, ROLES);
+    if (lease.metadata.generation === 1) return;
+    await remove(ports, lease, ROLE_BINDINGS);
+    await remove(ports, lease, ROLES);
     return;
   }
-  await ensure(manager, lease, ROLES, buildLeaseRole(lease));
-  await ensure(manager, lease, ROLE_BINDINGS, buildLeaseRoleBinding(lease));
+  await ensure(ports, lease, ROLES, buildLeaseRole(lease));
+  await ensure(ports, lease, ROLE_BINDINGS, buildLeaseRoleBinding(lease));
 }

@@ -1,29 +1,28 @@
 import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
-import { isConflict, isNotFound } from '../../kube/api-error.js';
+import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
 import { objectKey } from '../../kube/objects.js';
+import { withFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import { namespacePolicy } from '../namespace-policy.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { LeaseTimings } from '../../timings.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { isClaimedBy, placeLease } from '../binding/binding-model.js';
+import { namespacePolicyFrom } from '../namespace-policy.js';
 import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets, leaseSecretName } from './lease-kubeconfig.js';
-import { placeLease } from './lease-queue.js';
 import type { LeaseStatus } from './lease-status.js';
 import {
+  LeaseEvent,
   LeaseReason,
   failLease,
   isoSeconds,
-  leaseConditions,
   pendingStatus,
+  usableConditions,
   writeLeaseStatus,
 } from './lease-status.js';
 import { enforceTtl, expiresAt, leaseTtl } from './lease-ttl.js';
-
-const TERMINATING_RECHECK_MS = 10_000;
-/** A slow safety pass for waiting leases; every change that can free capacity is an event already. */
-const WAITING_RESYNC_MS = 5 * 60_000;
-const CLAIM_CONFLICT_RETRY_MS = 50;
 
 /**
  * Binds pending leases (ADR 0006): a compare-and-swap claim on the instance (status.leaseRef,
@@ -41,39 +40,39 @@ export class LeaseBinder {
   private readonly superseded = new Map<string, Set<string>>();
   private readonly secrets: LeaseSecrets;
 
-  constructor(private readonly manager: Manager) {
-    this.secrets = new LeaseSecrets(manager);
+  constructor(
+    private readonly ports: ControllerPorts,
+    private readonly timings: LeaseTimings,
+  ) {
+    this.secrets = new LeaseSecrets(ports);
   }
 
   /** True while the cache still shows a version of the lease that this controller wrote past. */
-  cacheBehindOwnWrites(key: string, lease: ClusterLease | undefined): boolean {
+  cacheBehindOwnWrites(key: string, lease: Lease | undefined): boolean {
     const versions = this.superseded.get(key);
     if (!versions) return false;
-    if (lease && versions.has(lease.metadata!.resourceVersion!)) return true;
+    if (lease && versions.has(lease.metadata.resourceVersion)) return true;
     this.superseded.delete(key);
     return false;
   }
 
   /**
-   * The release finalizer, so that whatever this lease claims is released with it. The pass goes
-   * on with the returned object rather than waiting for its watch event.
+   * Adds the release finalizer (a write) unless the lease has it, so that whatever it claims is
+   * released with it. The pass goes on with the returned object rather than its watch event.
    */
-  async withFinalizer(lease: ClusterLease): Promise<ClusterLease> {
-    if (lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) return lease;
-    const finalizers = [...(lease.metadata?.finalizers ?? []), FINALIZER_LEASE_RELEASE];
-    return this.manager.client.update(LEASES, {
-      ...lease,
-      metadata: { ...lease.metadata, finalizers },
-    });
+  async ensureFinalizer(lease: Lease): Promise<Lease> {
+    const withIt = withFinalizer(lease, FINALIZER_LEASE_RELEASE);
+    return withIt === lease ? lease : this.ports.client.update(LEASES, withIt);
   }
 
-  async matchmake(lease: ClusterLease, context: ReconcileContext): Promise<ReconcileResult> {
-    const namespace = lease.metadata!.namespace!;
+  /** Finds the lease an instance (or a reason to wait, or to fail) and binds it. */
+  async matchmake(lease: Lease, context: ReconcileContext): Promise<ReconcileResult> {
+    const { namespace } = lease.metadata;
     const ttl = leaseTtl(lease);
     if ('invalid' in ttl) {
       await failLease(
-        this.manager,
-        await this.withFinalizer(lease),
+        this.ports,
+        await this.ensureFinalizer(lease),
         LeaseReason.InvalidSpec,
         ttl.invalid,
       );
@@ -82,53 +81,44 @@ export class LeaseBinder {
     const waiting = await this.poolHold(lease);
     if (waiting) {
       await this.wait(lease, waiting.reason, waiting.message);
-      return { requeueAfterMs: WAITING_RESYNC_MS };
+      return { requeueAfterMs: this.timings.waitingResyncMs };
     }
-    const taken = this.secrets.foreignOwner(lease);
+    const taken = await this.secrets.foreignOwner(lease);
     if (taken) {
-      await failLease(
-        this.manager,
-        await this.withFinalizer(lease),
-        LeaseReason.KubeconfigSecretConflict,
-        taken,
-      );
+      const finalized = await this.ensureFinalizer(lease);
+      await failLease(this.ports, finalized, LeaseReason.KubeconfigSecretConflict, taken);
       return {};
     }
-    const policy = await namespacePolicy(this.manager, namespace);
+    const policy = await namespacePolicyFrom(this.ports, namespace);
     if (policy.terminating) {
       await this.wait(lease, policy.reason, policy.message);
-      return { requeueAfterMs: TERMINATING_RECHECK_MS };
+      return { requeueAfterMs: this.timings.namespaceRecheckMs };
     }
     const poolName = lease.spec.poolRef.name;
-    const instances = this.manager
-      .informer<ClusterInstance>(INSTANCES)
-      .list(
-        (i) => i.metadata!.namespace === namespace && i.metadata?.labels?.[LABEL_POOL] === poolName,
-      );
-    // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
-    const claimed = instances.find(
-      (i) => i.status?.leaseRef?.uid === lease.metadata!.uid && !i.metadata?.deletionTimestamp,
+    const instances = (await this.ports.cache.read<ClusterInstance>(INSTANCES)).list(
+      namespace,
+      (i) => i.metadata.labels?.[LABEL_POOL] === poolName,
     );
+    // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
+    const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
     if (claimed?.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
 
-    const leases = this.manager
-      .informer<ClusterLease>(LEASES)
-      .list((l) => l.metadata!.namespace === namespace);
+    const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(namespace);
     const placement = placeLease(lease, leases, instances);
     if ('queuePosition' in placement) {
       const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
       await this.wait(lease, LeaseReason.WaitingForCapacity, message, placement.queuePosition);
-      return { requeueAfterMs: WAITING_RESYNC_MS };
+      return { requeueAfterMs: this.timings.waitingResyncMs };
     }
-    const instance = placement.instance;
+    const { instance } = placement;
     // The claim and the Secret copy do not depend on each other: send them together. The copy is
     // only created here, never rewritten: an existing one is set right once the claim is won.
     const [claim, copied] = await Promise.all([
       this.claim(lease, instance),
       this.secrets.createFor(lease, instance),
     ]);
-    if (!claim) return { requeueAfterMs: CLAIM_CONFLICT_RETRY_MS };
-    context.logger.debug({ instance: instance.metadata!.name }, 'Claimed ClusterInstance');
+    if (!claim) return { requeueAfterMs: this.timings.claimConflictRetryMs };
+    context.logger.debug({ instance: instance.metadata.name }, 'Claimed ClusterInstance');
     return this.finishBind(lease, claim, copied, context);
   }
 
@@ -139,39 +129,35 @@ export class LeaseBinder {
    * lease, and this claim is released by it as a race lost.
    */
   private async finishBind(
-    lease: ClusterLease,
-    instance: ClusterInstance,
+    lease: Lease,
+    instance: Instance,
     copied: boolean,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     if (!copied) {
-      const live = await this.manager.client
-        .get<ClusterLease>(LEASES, lease.metadata!.name!, lease.metadata!.namespace)
-        .catch((error: unknown) => {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        });
-      if (!live || live.metadata?.uid !== lease.metadata!.uid || live.status?.instanceRef?.name)
-        return {};
+      const { name, namespace, uid } = lease.metadata;
+      const live = await this.ports.client.getOrUndefined<ClusterLease>(LEASES, name, namespace);
+      if (!live || live.metadata.uid !== uid || live.status?.instanceRef?.name) return {};
       await this.secrets.writeFor(lease, instance);
     }
-    await ensureLeaseAccess(this.manager, lease);
+    await ensureLeaseAccess(this.ports, lease);
     return this.recordBinding(lease, instance, context);
   }
 
   /** Why the lease waits on its pool (it does not exist, or it is being deleted), if it does. */
-  private async poolHold(
-    lease: ClusterLease,
-  ): Promise<{ reason: string; message: string } | undefined> {
-    const namespace = lease.metadata!.namespace!;
+  private async poolHold(lease: Lease): Promise<{ reason: string; message: string } | undefined> {
+    const { namespace } = lease.metadata;
     const name = lease.spec.poolRef.name;
-    const pool = await this.readPool(namespace, name);
+    const pool =
+      (await this.ports.cache.read<ClusterPool>(POOLS)).get(name, namespace) ??
+      // The cache may lag behind a pool created just before the lease.
+      (await this.ports.client.getOrUndefined<ClusterPool>(POOLS, name, namespace));
     if (!pool)
       return {
         reason: LeaseReason.PoolNotFound,
         message: `ClusterPool "${name}" does not exist in namespace "${namespace}"; the lease binds once it does`,
       };
-    if (pool.metadata?.deletionTimestamp)
+    if (pool.metadata.deletionTimestamp)
       return {
         reason: LeaseReason.PoolDeleting,
         message: `ClusterPool "${name}" is being deleted; the lease binds once a pool of that name exists again`,
@@ -179,50 +165,23 @@ export class LeaseBinder {
     return undefined;
   }
 
-  private async readPool(namespace: string, name: string): Promise<ClusterPool | undefined> {
-    const cached = this.manager.informer<ClusterPool>(POOLS).get(`${namespace}/${name}`);
-    if (cached) return cached;
-    try {
-      // The cache may lag behind a pool created just before the lease.
-      return await this.manager.client.get<ClusterPool>(POOLS, name, namespace);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }
-
   private async wait(
-    lease: ClusterLease,
+    lease: Lease,
     reason: string,
     message: string,
     queuePosition?: number,
   ): Promise<void> {
-    const finalized = await this.withFinalizer(lease);
-    const now = this.manager.clock.now();
-    await writeLeaseStatus(
-      this.manager,
-      finalized,
-      pendingStatus(finalized, now, reason, message, queuePosition),
-    );
+    const finalized = await this.ensureFinalizer(lease);
+    const now = this.ports.clock.now();
+    const status = pendingStatus(finalized, now, reason, message, queuePosition);
+    await writeLeaseStatus(this.ports, finalized, status);
   }
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */
-  private async claim(
-    lease: ClusterLease,
-    instance: ClusterInstance,
-  ): Promise<ClusterInstance | undefined> {
-    try {
-      return await this.manager.client.updateStatus(INSTANCES, {
-        ...instance,
-        status: {
-          ...instance.status,
-          leaseRef: { name: lease.metadata!.name!, uid: lease.metadata!.uid! },
-        },
-      });
-    } catch (error) {
-      if (isConflict(error)) return undefined;
-      throw error;
-    }
+  private async claim(lease: Lease, instance: Instance): Promise<Instance | undefined> {
+    const { name, uid } = lease.metadata;
+    const claimed = { ...instance, status: { ...instance.status, leaseRef: { name, uid } } };
+    return orUndefined(this.ports.client.updateStatus(INSTANCES, claimed), isConflict);
   }
 
   /**
@@ -232,46 +191,44 @@ export class LeaseBinder {
    * which deleteOrphanedClaims removes.
    */
   private async recordBinding(
-    lease: ClusterLease,
-    instance: ClusterInstance,
+    lease: Lease,
+    instance: Instance,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const now = this.manager.clock.now();
-    const name = instance.metadata!.name!;
+    const now = this.ports.clock.now();
+    const { name, uid } = instance.metadata;
     const status: LeaseStatus = {
       ...lease.status,
       phase: 'Bound',
-      instanceRef: { name, uid: instance.metadata!.uid },
+      instanceRef: { name, uid },
       kubeconfigSecretRef: { name: leaseSecretName(lease) },
       ocpVersion: instance.status?.ocpVersion,
       topology: instance.status?.topology,
       apiEndpoint: instance.status?.apiEndpoint,
       boundTime: isoSeconds(now),
-      observedGeneration: lease.metadata?.generation,
-      conditions: leaseConditions(lease, now, {
-        status: 'True',
-        reason: LeaseReason.InstanceBound,
-        message: `bound to ClusterInstance "${name}"`,
-      }),
+      observedGeneration: lease.metadata.generation,
+      conditions: usableConditions(lease, now, name),
     };
     delete status.queuePosition;
     const expiry = expiresAt({ ...lease, status });
     if (expiry) status.expiresAt = expiry;
     else delete status.expiresAt;
-    const bound = await this.manager.client.updateStatus(LEASES, { ...lease, status });
+    const bound = await this.ports.client.updateStatus(LEASES, { ...lease, status });
     context.logger.info({ instance: name }, 'Bound ClusterLease to ClusterInstance');
-    void this.manager.events.record(bound, 'Normal', 'Bound', `Bound to ClusterInstance ${name}`);
+    void this.ports.events.record(
+      bound,
+      'Normal',
+      LeaseEvent.Bound,
+      `Bound to ClusterInstance ${name}`,
+    );
     // A lease deleted or changed since the binding fails this write; its watch event brings the
     // next pass, which adds the finalizer or removes the orphaned claim.
-    const finalized = await this.withFinalizer(bound).catch((error: unknown) => {
-      if (isNotFound(error) || isConflict(error)) return undefined;
-      throw error;
-    });
+    const finalized = await orUndefined(this.ensureFinalizer(bound), isNotFound, isConflict);
     const outdated = [lease, ...(finalized && finalized !== bound ? [bound] : [])];
     this.superseded.set(
       objectKey(bound),
-      new Set(outdated.map((version) => version.metadata!.resourceVersion!)),
+      new Set(outdated.map((version) => version.metadata.resourceVersion)),
     );
-    return finalized ? enforceTtl(this.manager, finalized) : {};
+    return finalized ? enforceTtl(this.ports, this.timings, finalized) : {};
   }
 }

@@ -1,13 +1,23 @@
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import type { BoundInstance } from './lease-health.js';
-import { NOT_READY_GRACE_MS, boundInstance, notReadyMessage } from './lease-health.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { LeaseTimings } from '../../timings.js';
+import type { Lease } from '../binding/binding-model.js';
+import { isClaimedBy } from '../binding/binding-model.js';
 import { ensureLeaseAccess } from './lease-access.js';
+import type { BoundInstance } from './lease-health.js';
+import { boundInstance, notReadyMessage } from './lease-health.js';
 import { LeaseSecrets } from './lease-kubeconfig.js';
 import type { LeaseStatus } from './lease-status.js';
-import { LeaseReason, leaseConditions, writeLeaseStatus } from './lease-status.js';
+import {
+  LeaseEvent,
+  LeaseReason,
+  boundTo,
+  leaseConditions,
+  usableConditions,
+  writeLeaseStatus,
+} from './lease-status.js';
 import { enforceTtl, expiresAt } from './lease-ttl.js';
 
 /**
@@ -21,58 +31,57 @@ import { enforceTtl, expiresAt } from './lease-ttl.js';
 export class BoundLeases {
   private readonly secrets: LeaseSecrets;
 
-  constructor(private readonly manager: Manager) {
-    this.secrets = new LeaseSecrets(manager);
+  constructor(
+    private readonly ports: ControllerPorts,
+    private readonly timings: LeaseTimings,
+  ) {
+    this.secrets = new LeaseSecrets(ports);
   }
 
-  async pass(lease: ClusterLease, context: ReconcileContext): Promise<ReconcileResult> {
+  async pass(lease: Lease, context: ReconcileContext): Promise<ReconcileResult> {
     await this.releaseStaleClaims(lease, context);
     if (lease.status?.phase === 'Lost') return this.afterwards(lease, lease.status);
-    const bound = await boundInstance(this.manager, lease);
+    const bound = await boundInstance(this.ports, lease, this.timings.notReadyGraceMs);
     if (bound.state === 'lost') return this.lose(lease, bound.message, context);
-    await ensureLeaseAccess(this.manager, lease);
+    await ensureLeaseAccess(this.ports, lease);
     if (bound.state === 'ready' || bound.instance.status?.kubeconfigSecretRef)
       await this.secrets.verify(lease, bound.instance, context);
     const status = this.healthStatus(lease, bound);
     const written = await this.afterwards(lease, status);
     if (bound.state === 'not-ready' && !bound.lasting) {
-      const dueIn = bound.since + NOT_READY_GRACE_MS - this.manager.clock.now();
+      const dueIn = bound.since + this.timings.notReadyGraceMs - this.ports.clock.now();
       written.requeueAfterMs = Math.min(written.requeueAfterMs ?? Infinity, Math.max(1, dueIn));
     }
     return written;
   }
 
   /** Writes the status (with expiresAt as it must be now), then enforces the TTL. */
-  private async afterwards(lease: ClusterLease, status: LeaseStatus): Promise<ReconcileResult> {
+  private async afterwards(lease: Lease, status: LeaseStatus): Promise<ReconcileResult> {
     const next: LeaseStatus = { ...status, instanceRef: { ...status.instanceRef } };
     const expiry = expiresAt({ ...lease, status: next });
     if (expiry) next.expiresAt = expiry;
     else delete next.expiresAt;
-    next.observedGeneration = lease.metadata?.generation;
-    const written = await writeLeaseStatus(this.manager, lease, next);
-    return enforceTtl(this.manager, written);
+    next.observedGeneration = lease.metadata.generation;
+    const written = await writeLeaseStatus(this.ports, lease, next);
+    return enforceTtl(this.ports, this.timings, written);
   }
 
   /** Bound (and Ready) or NotReady, from how the bound instance stands. */
-  private healthStatus(lease: ClusterLease, bound: BoundInstance): LeaseStatus {
-    const status = lease.status!;
-    const now = this.manager.clock.now();
+  private healthStatus(lease: Lease, bound: BoundInstance): LeaseStatus {
+    const status = lease.status ?? {};
+    const now = this.ports.clock.now();
     if (bound.state === 'lost') return status;
-    const instanceRef = { ...status.instanceRef, uid: bound.instance.metadata!.uid };
-    const name = bound.instance.metadata!.name!;
-    const boundCondition = {
-      status: 'True' as const,
-      reason: LeaseReason.InstanceBound,
-      message: `bound to ClusterInstance "${name}"`,
-    };
+    const { name, uid } = bound.instance.metadata;
+    const instanceRef = { ...status.instanceRef, uid };
     if (bound.state === 'not-ready' && bound.lasting) {
       const message = notReadyMessage(bound.instance, bound.since);
-      if (status.phase !== 'NotReady') this.announce(lease, 'Warning', 'InstanceNotReady', message);
+      if (status.phase !== 'NotReady')
+        this.announce(lease, 'Warning', LeaseEvent.InstanceNotReady, message);
       return {
         ...status,
         phase: 'NotReady',
         instanceRef,
-        conditions: leaseConditions(lease, now, boundCondition, {
+        conditions: leaseConditions(lease, now, boundTo(name), {
           status: 'False',
           reason: LeaseReason.InstanceNotReady,
           message,
@@ -83,22 +92,27 @@ export class BoundLeases {
     // short Ready spell).
     if (bound.state === 'not-ready') return { ...status, instanceRef };
     if (status.phase === 'NotReady')
-      this.announce(lease, 'Normal', 'InstanceReady', `ClusterInstance ${name} is Ready again`);
+      this.announce(
+        lease,
+        'Normal',
+        LeaseEvent.InstanceReady,
+        `ClusterInstance ${name} is Ready again`,
+      );
     return {
       ...status,
       phase: 'Bound',
       instanceRef,
-      conditions: leaseConditions(lease, now, boundCondition),
+      conditions: usableConditions(lease, now, name),
     };
   }
 
   /** Phase Lost for good: conditions, a Warning Event, and the copied credentials deleted. */
   private async lose(
-    lease: ClusterLease,
+    lease: Lease,
     message: string,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const now = this.manager.clock.now();
+    const now = this.ports.clock.now();
     const lost = { status: 'False' as const, reason: LeaseReason.InstanceLost, message };
     const status: LeaseStatus = {
       ...lease.status,
@@ -115,42 +129,40 @@ export class BoundLeases {
     this.announce(
       lease,
       'Warning',
-      LeaseReason.InstanceLost,
+      LeaseEvent.InstanceLost,
       `${message}; the lease will not bind again, delete it`,
     );
     return result;
   }
 
   /** Releases claims of this lease on instances other than the one it is bound to (a race lost). */
-  private async releaseStaleClaims(lease: ClusterLease, context: ReconcileContext): Promise<void> {
-    const { namespace, uid } = lease.metadata!;
+  private async releaseStaleClaims(lease: Lease, context: ReconcileContext): Promise<void> {
     const ref = lease.status?.instanceRef;
-    const stale = this.manager
-      .informer<ClusterInstance>(INSTANCES)
-      .list(
-        (i) =>
-          i.metadata!.namespace === namespace &&
-          i.status?.leaseRef?.uid === uid &&
-          (i.metadata!.name !== ref?.name || (!!ref?.uid && i.metadata!.uid !== ref.uid)),
-      );
+    const instances = await this.ports.cache.read<ClusterInstance>(INSTANCES);
+    const stale = instances.list(
+      lease.metadata.namespace,
+      (i) =>
+        isClaimedBy(i, lease) &&
+        (i.metadata.name !== ref?.name || (!!ref.uid && i.metadata.uid !== ref.uid)),
+    );
     for (const instance of stale) {
       const status = { ...instance.status };
       delete status.leaseRef;
       // With the instance's resourceVersion: a claim that changed meanwhile is looked at again.
-      await this.manager.client.updateStatus(INSTANCES, { ...instance, status });
+      await this.ports.client.updateStatus(INSTANCES, { ...instance, status });
       context.logger.info(
-        { instance: instance.metadata!.name },
+        { instance: instance.metadata.name },
         'Released stale claim on ClusterInstance',
       );
     }
   }
 
   private announce(
-    lease: ClusterLease,
+    lease: Lease,
     type: 'Normal' | 'Warning',
     reason: string,
     message: string,
   ): void {
-    void this.manager.events.record(lease, type, reason, message);
+    void this.ports.events.record(lease, type, reason, message);
   }
 }

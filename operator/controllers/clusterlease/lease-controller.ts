@@ -2,17 +2,25 @@ import { findCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { objectKey, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Informer } from '../../runtime/informer.js';
-import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import { isPendingLease } from '../clusterpool/pool-accounting.js';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { LeaseTimings } from '../../timings.js';
+import type { Lease } from '../binding/binding-model.js';
+import { claimOf, isPendingLease, legacyPhase, looksAvailable } from '../binding/binding-model.js';
 import { LeaseBinder } from './lease-binding.js';
 import { BoundLeases } from './lease-bound.js';
 import { deleteOrphanedClaims, releaseLease } from './lease-release.js';
 import { LeaseReason } from './lease-status.js';
 import { deleteLease } from './lease-ttl.js';
 
-const leaseKey = (namespace: string | undefined, name: string): string => `${namespace}/${name}`;
+/** What the lease controller takes from the operator's configuration. */
+export interface LeaseSettings {
+  timings: LeaseTimings;
+}
+
+const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /**
  * The ClusterLease controller (spec §2.2 and DESIGN items 2–3): binds pending leases
@@ -23,20 +31,27 @@ export class LeaseController {
   private readonly binder: LeaseBinder;
   private readonly bound: BoundLeases;
 
-  constructor(private readonly manager: Manager) {
-    this.binder = new LeaseBinder(manager);
-    this.bound = new BoundLeases(manager);
+  constructor(
+    private readonly ports: ControllerPorts,
+    settings: LeaseSettings,
+  ) {
+    this.binder = new LeaseBinder(ports, settings.timings);
+    this.bound = new BoundLeases(ports, settings.timings);
   }
 
   registration(): ControllerRegistration {
-    const leases = this.manager.informer<ClusterLease>(LEASES);
-    const keys = (found: ClusterLease[]): string[] =>
-      found.map((l) => leaseKey(l.metadata!.namespace, l.metadata!.name!));
-    const inNamespace = (namespace: string | undefined, also: (l: ClusterLease) => boolean) =>
-      keys(leases.list((l) => l.metadata!.namespace === namespace && also(l)));
-    const waitingInPool = (namespace: string | undefined, pool: string | undefined): string[] =>
-      inNamespace(namespace, (l) => l.spec.poolRef.name === pool && isPendingLease(l));
-    const boundTo = boundIndex(leases);
+    const { cache } = this.ports;
+    const leases = cache.view<ClusterLease>(LEASES);
+    const waitingInPool = (namespace: string, pool: string | undefined): string[] =>
+      leases
+        .list(namespace, (l) => l.spec.poolRef.name === pool && isPendingLease(l))
+        .map(objectKey);
+    // Instance events look their leases up here rather than scanning every lease (ten thousand
+    // instance adds at start-up against ten thousand leases would be 10^8 checks).
+    const boundTo = cache.indexBy<ClusterLease>(LEASES, (lease) => {
+      const instance = lease.status?.instanceRef?.name;
+      return instance ? [key(lease.metadata.namespace, instance)] : [];
+    });
     return {
       name: 'clusterlease',
       forType: LEASES,
@@ -49,7 +64,7 @@ export class LeaseController {
               previous as ClusterInstance | undefined,
               current as ClusterInstance | undefined,
               waitingInPool,
-              (namespace, name) => [...(boundTo.get(leaseKey(namespace, name)) ?? [])],
+              (namespace, name) => boundTo.get(key(namespace, name)).map(objectKey),
             ),
         },
         // A lease that leaves the queue without binding (deleted or failed while waiting) moves
@@ -64,7 +79,7 @@ export class LeaseController {
             const bound = (current as ClusterLease | undefined)?.status?.phase === 'Bound';
             const lease = (current ?? previous) as ClusterLease;
             return left && !bound
-              ? waitingInPool(lease.metadata!.namespace, lease.spec.poolRef.name)
+              ? waitingInPool(lease.metadata?.namespace ?? '', lease.spec.poolRef.name)
               : [];
           },
         },
@@ -73,8 +88,8 @@ export class LeaseController {
           type: POOLS,
           mapChange: (previous, current) => {
             const pool = (current ?? previous) as ClusterPool;
-            if (previous && current && !!deleting(previous) === !!deleting(current)) return [];
-            return waitingInPool(pool.metadata!.namespace, pool.metadata!.name);
+            if (previous && current && deleting(previous) === deleting(current)) return [];
+            return waitingInPool(pool.metadata?.namespace ?? '', pool.metadata?.name);
           },
         },
       ],
@@ -83,20 +98,20 @@ export class LeaseController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const lease = this.manager.informer<ClusterLease>(LEASES).get(key);
+    const { namespace = '', name } = splitKey(key);
+    const lease = (await this.ports.cache.read<ClusterLease>(LEASES)).get(name, namespace);
     if (this.binder.cacheBehindOwnWrites(key, lease)) return {};
-    if (!lease) return deleteOrphanedClaims(this.manager, key, context);
-    if (lease.metadata?.deletionTimestamp) return releaseLease(this.manager, lease, context);
+    if (!lease) return deleteOrphanedClaims(this.ports, key, context);
+    if (lease.metadata.deletionTimestamp) return releaseLease(this.ports, lease, context);
+    // Phases of earlier versions: Releasing meant "delete this lease", Released "done".
+    const legacy = legacyPhase(lease);
+    if (legacy === 'Releasing') await deleteLease(this.ports.client, lease);
+    if (legacy) return {};
     switch (lease.status?.phase ?? '') {
       case 'Bound':
       case 'NotReady':
       case 'Lost':
-        return this.bound.pass(await this.binder.withFinalizer(lease), context);
-      case 'Releasing':
-        await deleteLease(this.manager, lease);
-        return {};
-      case 'Released':
-        return {};
+        return this.bound.pass(await this.binder.ensureFinalizer(lease), context);
       case 'Failed':
         // Earlier versions failed a lease whose pool was missing; now it waits for the pool.
         return failedFor(lease, LeaseReason.PoolNotFound)
@@ -111,37 +126,7 @@ export class LeaseController {
 
 const deleting = (object: KubeObject): boolean => !!object.metadata?.deletionTimestamp;
 
-/**
- * The keys of the leases bound to each instance name ("namespace/instance"), kept up to date
- * from the lease cache: instance events look their leases up here rather than scanning every
- * lease (ten thousand instance adds at start-up against ten thousand leases would be 10^8 checks).
- */
-function boundIndex(leases: Informer<ClusterLease>): Map<string, Set<string>> {
-  const index = new Map<string, Set<string>>();
-  const entry = (lease: ClusterLease): [string, string] | undefined => {
-    const instance = lease.status?.instanceRef?.name;
-    const { namespace, name } = lease.metadata!;
-    return instance ? [leaseKey(namespace, instance), leaseKey(namespace, name!)] : undefined;
-  };
-  const remove = (lease: ClusterLease): void => {
-    const [instance, key] = entry(lease) ?? [];
-    if (!instance) return;
-    index.get(instance)?.delete(key!);
-    if (index.get(instance)?.size === 0) index.delete(instance);
-  };
-  const add = (lease: ClusterLease): void => {
-    const [instance, key] = entry(lease) ?? [];
-    if (instance) index.set(instance, (index.get(instance) ?? new Set()).add(key!));
-  };
-  leases.addHandlers({
-    onAdd: add,
-    onUpdate: (previous, current) => (remove(previous), add(current)),
-    onDelete: remove,
-  });
-  return index;
-}
-
-const failedFor = (lease: ClusterLease, reason: string): boolean =>
+const failedFor = (lease: Lease, reason: string): boolean =>
   findCondition(lease.status?.conditions, 'Ready')?.reason === reason;
 
 /**
@@ -154,35 +139,31 @@ const failedFor = (lease: ClusterLease, reason: string): boolean =>
 function instanceChangeKeys(
   previous: ClusterInstance | undefined,
   current: ClusterInstance | undefined,
-  waitingInPool: (namespace: string | undefined, pool: string | undefined) => string[],
-  boundTo: (namespace: string | undefined, name: string) => string[],
+  waitingInPool: (namespace: string, pool: string | undefined) => string[],
+  boundTo: (namespace: string, name: string) => string[],
 ): string[] {
-  const instance = (current ?? previous)!;
-  const namespace = instance.metadata!.namespace;
+  const instance = (current ?? previous) as ClusterInstance;
+  const namespace = instance.metadata?.namespace ?? '';
+  const name = instance.metadata?.name ?? '';
   const claimants = [previous, current]
     .map((i) => i?.status?.leaseRef?.name)
-    .filter((name): name is string => !!name)
-    .map((name) => leaseKey(namespace, name));
-  const replaced =
-    !previous || !current || previous.metadata?.uid !== current.metadata?.uid
-      ? boundTo(namespace, instance.metadata!.name!)
-      : [];
-  const wasAvailable = isAvailable(previous);
-  const nowAvailable = isAvailable(current);
-  const leftUnclaimed = wasAvailable && !nowAvailable && !current?.status?.leaseRef;
-  const waiting =
-    (!wasAvailable && nowAvailable) || leftUnclaimed
-      ? waitingInPool(namespace, instance.spec.poolRef?.name)
-      : [];
+    .filter((lease): lease is string => !!lease)
+    .map((lease) => key(namespace, lease));
+  const replaced = isReplacement(previous, current) ? boundTo(namespace, name) : [];
+  const waiting = availabilityChanged(previous, current)
+    ? waitingInPool(namespace, instance.spec.poolRef?.name)
+    : [];
   return [...new Set([...claimants, ...replaced, ...waiting])];
 }
 
-/** Ready, not deleting and not claimed through its own status (lease records are checked on binding). */
-function isAvailable(instance: ClusterInstance | undefined): boolean {
-  return (
-    !!instance &&
-    !instance.metadata?.deletionTimestamp &&
-    instance.status?.phase === 'Ready' &&
-    !instance.status.leaseRef
-  );
+/** An add, a delete, or another object under the name: what leases bound to the name must hear. */
+function isReplacement(previous?: ClusterInstance, current?: ClusterInstance): boolean {
+  return !previous || !current || previous.metadata?.uid !== current.metadata?.uid;
+}
+
+/** It became available, or stopped being available other than by a claim. */
+function availabilityChanged(previous?: ClusterInstance, current?: ClusterInstance): boolean {
+  const was = looksAvailable(previous);
+  const now = looksAvailable(current);
+  return (!was && now) || (was && !now && !(current && claimOf(current)));
 }

@@ -1,16 +1,15 @@
+import type { Condition } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES } from '../../api/resources.js';
-import type { Manager } from '../../runtime/manager.js';
-import { readInstance } from '../instance-deletion.js';
-
-/** How long a bound instance may be not Ready before its lease says so (phase NotReady). */
-export const NOT_READY_GRACE_MS = 3 * 60_000;
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { claimOf } from '../binding/binding-model.js';
 
 export type BoundInstance =
-  | { state: 'ready'; instance: ClusterInstance }
+  | { state: 'ready'; instance: Instance }
   /** Not Ready since `since`; `lasting` once that is longer than the grace. */
-  | { state: 'not-ready'; instance: ClusterInstance; since: number; lasting: boolean }
+  | { state: 'not-ready'; instance: Instance; since: number; lasting: boolean }
   | { state: 'lost'; message: string };
 
 /**
@@ -18,60 +17,67 @@ export type BoundInstance =
  * that lease's cluster: gone, being deleted, replaced by another object of its name, or claimed
  * by someone else. Lost is final, so that verdict is never taken from the cache alone (another
  * manager's cache may still show an older object of the name): the instance is read live first.
+ * Not Ready for longer than `graceMs` is lasting.
  */
-export async function boundInstance(manager: Manager, lease: ClusterLease): Promise<BoundInstance> {
-  const { namespace } = lease.metadata!;
-  const name = lease.status!.instanceRef!.name!;
-  const cached = manager.informer<ClusterInstance>(INSTANCES).get(`${namespace}/${name}`);
-  let verdict = judge(lease, cached, manager.clock.now());
+export async function boundInstance(
+  ports: ControllerPorts,
+  lease: Lease,
+  graceMs: number,
+): Promise<BoundInstance> {
+  const { namespace } = lease.metadata;
+  const name = lease.status?.instanceRef?.name;
+  if (!name)
+    return { state: 'lost', message: 'the lease records no instance (status.instanceRef)' };
+  const instances = await ports.cache.read<ClusterInstance>(INSTANCES);
+  const judge = (instance: Instance | undefined): BoundInstance =>
+    judged(lease, instance, ports.clock.now(), graceMs);
+  const verdict = judge(instances.get(name, namespace));
   if (verdict.state === 'lost' || (verdict.state === 'not-ready' && verdict.lasting))
-    verdict = judge(
-      lease,
-      await readInstance(manager.client, name, namespace!),
-      manager.clock.now(),
-    );
+    return judge(await ports.client.getOrUndefined<ClusterInstance>(INSTANCES, name, namespace));
   return verdict;
 }
 
-function judge(
-  lease: ClusterLease,
-  instance: ClusterInstance | undefined,
+function judged(
+  lease: Lease,
+  instance: Instance | undefined,
   now: number,
+  graceMs: number,
 ): BoundInstance {
   const lost = lostBecause(lease, instance);
-  if (lost || !instance) return { state: 'lost', message: lost! };
+  if (lost !== undefined || !instance) return { state: 'lost', message: lost ?? '' };
   const ready = findCondition(instance.status?.conditions, 'Ready');
   if (instance.status?.phase === 'Ready' && ready?.status !== 'False')
     return { state: 'ready', instance };
-  const since = Date.parse(
-    (ready?.status === 'True' ? undefined : ready?.lastTransitionTime) ?? lease.status!.boundTime!,
-  );
-  return { state: 'not-ready', instance, since, lasting: now - since >= NOT_READY_GRACE_MS };
+  const since = notReadySince(lease, ready, now);
+  return { state: 'not-ready', instance, since, lasting: now - since >= graceMs };
+}
+
+/** Since when the instance is not Ready: its Ready condition's transition, else the binding. */
+function notReadySince(lease: Lease, ready: Condition | undefined, now: number): number {
+  const transition = ready?.status === 'True' ? undefined : ready?.lastTransitionTime;
+  return Date.parse(transition ?? lease.status?.boundTime ?? '') || now;
 }
 
 /** Why this is no longer the lease's instance; undefined while it is. */
-function lostBecause(
-  lease: ClusterLease,
-  instance: ClusterInstance | undefined,
-): string | undefined {
-  const ref = lease.status!.instanceRef!;
-  const what = `ClusterInstance ${ref.name}`;
+function lostBecause(lease: Lease, instance: Instance | undefined): string | undefined {
+  const ref = lease.status?.instanceRef;
+  const what = `ClusterInstance ${ref?.name}`;
   if (!instance) return `${what} no longer exists`;
-  const uid = instance.metadata!.uid;
-  if (ref.uid && uid !== ref.uid)
+  const { uid } = instance.metadata;
+  if (ref?.uid && uid !== ref.uid)
     return `${what} was deleted and replaced by another object of that name (UID ${uid}, bound to ${ref.uid})`;
-  if (instance.metadata?.deletionTimestamp)
+  if (instance.metadata.deletionTimestamp)
     return `${what} is being deleted (since ${instance.metadata.deletionTimestamp})`;
-  const claim = instance.status?.leaseRef;
-  if (claim?.uid === lease.metadata!.uid) return undefined;
-  return claim?.uid
+  const claim = claimOf(instance);
+  if (claim?.uid === lease.metadata.uid) return undefined;
+  return claim
     ? `${what} is now claimed by ClusterLease ${claim.name} (UID ${claim.uid})`
     : `${what} no longer carries this lease's claim (status.leaseRef)`;
 }
 
 /** A one-line account of an instance that is not Ready, for the lease's condition. */
-export function notReadyMessage(instance: ClusterInstance, since: number): string {
+export function notReadyMessage(instance: Instance, since: number): string {
   const ready = findCondition(instance.status?.conditions, 'Ready');
   const why = ready ? `${ready.reason}: ${ready.message}` : `phase ${instance.status?.phase}`;
-  return `ClusterInstance ${instance.metadata!.name} has not been Ready since ${new Date(since).toISOString()} (${why})`;
+  return `ClusterInstance ${instance.metadata.name} has not been Ready since ${new Date(since).toISOString()} (${why})`;
 }

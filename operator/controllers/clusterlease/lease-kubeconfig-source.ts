@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { ClusterInstance } from '../../api/resources.js';
 import { SECRETS } from '../../api/resources.js';
-import type { KubeObject } from '../../kube/objects.js';
-import type { Manager } from '../../runtime/manager.js';
-
-interface SecretObject extends KubeObject {
-  data?: Record<string, string>;
-}
+import { isControlledBy } from '../../kube/ownership.js';
+import type { Secret } from '../../kube/workloads.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Instance } from '../binding/binding-model.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
@@ -28,10 +25,10 @@ export class KubeconfigNotPublishedError extends Error {
  * again).
  */
 export async function leaseKubeconfigData(
-  manager: Manager,
-  instance: ClusterInstance,
+  ports: ControllerPorts,
+  instance: Instance,
 ): Promise<Record<string, string>> {
-  const { name, namespace, uid } = instance.metadata!;
+  const { name, namespace } = instance.metadata;
   const sourceName = instance.status?.kubeconfigSecretRef?.name;
   const recorded = instance.status?.kubeconfigSHA256;
   if (!sourceName || !recorded)
@@ -39,10 +36,10 @@ export async function leaseKubeconfigData(
       `ClusterInstance ${name} is Ready but has no status.kubeconfigSecretRef or status.kubeconfigSHA256`,
     );
   const source =
-    manager.informer<SecretObject>(SECRETS).get(`${namespace}/${sourceName}`) ??
-    (await manager.client.get<SecretObject>(SECRETS, sourceName, namespace));
+    (await ports.cache.read<Secret>(SECRETS)).get(sourceName, namespace) ??
+    (await ports.client.get<Secret>(SECRETS, sourceName, namespace));
   const where = `kubeconfig Secret ${namespace}/${sourceName} of ClusterInstance ${name}`;
-  if (!source.metadata?.ownerReferences?.some((ref) => ref.controller && ref.uid === uid))
+  if (!isControlledBy(source, instance))
     throw new Error(`${where} is not controlled by the instance`);
   const kubeconfig = Buffer.from(source.data?.kubeconfig ?? '', 'base64').toString('utf8');
   if (createHash('sha256').update(kubeconfig).digest('hex') !== recorded)

@@ -1,16 +1,14 @@
 import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import { INSTANCES, LEASES } from '../../api/resources.js';
-import { isNotFound } from '../../kube/api-error.js';
+import { isNotFound, orUndefined } from '../../kube/api-error.js';
 import { splitKey } from '../../kube/objects.js';
+import { withoutFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import { deleteInstanceIf, readInstance } from '../instance-deletion.js';
-
-const claimedBy =
-  (uid: string | undefined) =>
-  (instance: ClusterInstance): boolean =>
-    !!uid && instance.status?.leaseRef?.uid === uid;
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { claimOf, isClaimedBy } from '../binding/binding-model.js';
+import { deleteInstanceIf } from '../binding/instance-deletion.js';
 
 /**
  * The release finalizer: deletes every instance that carries this lease's claim (its bound one
@@ -20,37 +18,38 @@ const claimedBy =
  * show the claim (it may lag behind the bind).
  */
 export async function releaseLease(
-  manager: Manager,
-  lease: ClusterLease,
+  ports: ControllerPorts,
+  lease: Lease,
   context: ReconcileContext,
 ): Promise<ReconcileResult> {
-  if (!lease.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE)) return {};
-  const { namespace, uid } = lease.metadata;
-  const ours = claimedBy(uid);
-  const claimed = manager
-    .informer<ClusterInstance>(INSTANCES)
-    .list((i) => i.metadata!.namespace === namespace && ours(i));
+  if (!lease.metadata.finalizers?.includes(FINALIZER_LEASE_RELEASE)) return {};
+  const { namespace } = lease.metadata;
+  const ours = (instance: ClusterInstance): boolean => isClaimedBy(instance, lease);
+  const instances = await ports.cache.read<ClusterInstance>(INSTANCES);
+  const claimed = instances.list(namespace, ours);
   const boundName = lease.status?.instanceRef?.name;
-  if (boundName && !claimed.some((i) => i.metadata!.name === boundName)) {
-    const live = await readInstance(manager.client, boundName, namespace!);
+  if (boundName && !claimed.some((i) => i.metadata.name === boundName)) {
+    const live = await ports.client.getOrUndefined<ClusterInstance>(
+      INSTANCES,
+      boundName,
+      namespace,
+    );
     if (live && ours(live)) claimed.push(live);
   }
   for (const instance of claimed) {
-    if (instance.metadata?.deletionTimestamp) continue;
-    const outcome = await deleteInstanceIf(manager.client, instance, ours);
+    if (instance.metadata.deletionTimestamp) continue;
+    const outcome = await deleteInstanceIf(ports.client, instance, ours);
     if (outcome === 'deleted')
       context.logger.info(
-        { instance: instance.metadata!.name },
+        { instance: instance.metadata.name },
         'Deleted ClusterInstance of released ClusterLease',
       );
   }
-  const finalizers = lease.metadata.finalizers.filter((f) => f !== FINALIZER_LEASE_RELEASE);
-  await manager.client
-    .update(LEASES, { ...lease, metadata: { ...lease.metadata, finalizers } })
-    .catch((error: unknown) => {
-      // Another manager let it go first.
-      if (!isNotFound(error)) throw error;
-    });
+  // Another manager may have let it go first.
+  await orUndefined(
+    ports.client.update(LEASES, withoutFinalizer(lease, FINALIZER_LEASE_RELEASE)),
+    isNotFound,
+  );
   return {};
 }
 
@@ -62,37 +61,29 @@ export async function releaseLease(
  * not handed out again; the pool replaces it.
  */
 export async function deleteOrphanedClaims(
-  manager: Manager,
+  ports: ControllerPorts,
   key: string,
   context: ReconcileContext,
 ): Promise<ReconcileResult> {
-  const { namespace, name } = splitKey(key);
-  const claimed = manager
-    .informer<ClusterInstance>(INSTANCES)
-    .list(
-      (i) =>
-        i.metadata!.namespace === namespace &&
-        i.status?.leaseRef?.name === name &&
-        !i.metadata?.deletionTimestamp,
-    );
+  const { namespace = '', name } = splitKey(key);
+  const instances = await ports.cache.read<ClusterInstance>(INSTANCES);
+  const claimed = instances.list(
+    namespace,
+    (i) => claimOf(i)?.name === name && !i.metadata.deletionTimestamp,
+  );
   if (claimed.length === 0) return {};
-  const liveUid = await manager.client
-    .get<ClusterLease>(LEASES, name, namespace)
-    .then((lease) => lease.metadata?.uid)
-    .catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    });
+  const live = await ports.client.getOrUndefined<ClusterLease>(LEASES, name, namespace);
   for (const instance of claimed) {
-    const deadClaim = instance.status?.leaseRef?.uid;
-    if (deadClaim === liveUid) continue;
-    const outcome = await deleteInstanceIf(manager.client, instance, (live) => {
-      const claim = live.status?.leaseRef;
+    const deadClaim = claimOf(instance)?.uid;
+    if (deadClaim === live?.metadata.uid) continue;
+    const stillDead = (current: Instance): boolean => {
+      const claim = claimOf(current);
       return claim?.name === name && claim.uid === deadClaim;
-    });
+    };
+    const outcome = await deleteInstanceIf(ports.client, instance, stillDead);
     if (outcome === 'deleted')
       context.logger.info(
-        { instance: instance.metadata!.name },
+        { instance: instance.metadata.name },
         'Deleted ClusterInstance claimed by a ClusterLease that no longer exists',
       );
   }

@@ -3,12 +3,12 @@ import { setCondition } from '../../api/conditions.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import { sameContent } from '../../kube/objects.js';
-import type { Manager } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Lease } from '../binding/binding-model.js';
 
 export type LeaseStatus = NonNullable<ClusterLease['status']>;
-export type LeasePhase = NonNullable<LeaseStatus['phase']>;
 
-/** Reasons of the lease's Bound and Ready conditions (and of its Events). */
+/** Reasons of the lease's Bound and Ready conditions (part of the compatibility contract). */
 export const LeaseReason = {
   InstanceBound: 'InstanceBound',
   WaitingForCapacity: 'WaitingForCapacity',
@@ -20,7 +20,19 @@ export const LeaseReason = {
   KubeconfigSecretConflict: 'KubeconfigSecretConflict',
 } as const;
 
+/** Reasons of the Events on a lease (a failed lease's Event takes its condition's reason). */
+export const LeaseEvent = {
+  Bound: 'Bound',
+  InstanceNotReady: 'InstanceNotReady',
+  InstanceReady: 'InstanceReady',
+  InstanceLost: 'InstanceLost',
+  KubeconfigSecretRepaired: 'KubeconfigSecretRepaired',
+  ExpiringSoon: 'ExpiringSoon',
+  Expired: 'Expired',
+} as const;
+
 type ConditionStatus = Condition['status'];
+type ConditionUpdate = { status: ConditionStatus; reason: string; message: string };
 
 /** RFC 3339 with whole seconds, as metav1.Time is written. */
 export function isoSeconds(ms: number): string {
@@ -28,17 +40,17 @@ export function isoSeconds(ms: number): string {
 }
 
 /**
- * The Bound and Ready conditions. They move together, except while a bound instance is not Ready:
- * the lease is still Bound to it, but not Ready. Ready is what `kubectl wait
- * --for=condition=Ready` reads.
+ * The Bound and Ready conditions. Bound says whether the lease holds an instance; Ready whether
+ * its cluster can be used now (`kubectl wait --for=condition=Ready` reads it). While the lease
+ * waits or failed, Ready gives the same reason as Bound: that is why it cannot be used.
  */
 export function leaseConditions(
-  lease: ClusterLease,
+  lease: Lease,
   now: number,
-  bound: { status: ConditionStatus; reason: string; message: string },
-  ready: { status: ConditionStatus; reason: string; message: string } = bound,
+  bound: ConditionUpdate,
+  ready: ConditionUpdate = bound,
 ): Condition[] {
-  const generation = lease.metadata?.generation;
+  const generation = lease.metadata.generation;
   const withBound = setCondition(
     lease.status?.conditions,
     { type: 'Bound', ...bound, observedGeneration: generation },
@@ -47,9 +59,26 @@ export function leaseConditions(
   return setCondition(withBound, { type: 'Ready', ...ready, observedGeneration: generation }, now);
 }
 
+/** Bound to `instance`. */
+export function boundTo(instance: string): ConditionUpdate {
+  return {
+    status: 'True',
+    reason: LeaseReason.InstanceBound,
+    message: `bound to ClusterInstance "${instance}"`,
+  };
+}
+
+/**
+ * Bound to `instance`, which is Ready, and Ready with the same reason and message: clients wait
+ * on either condition and read its reason (InstanceBound), so the two stay alike while usable.
+ */
+export function usableConditions(lease: Lease, now: number, instance: string): Condition[] {
+  return leaseConditions(lease, now, boundTo(instance));
+}
+
 /** Pending, with the reason it waits (and its place in the queue, when it has one). */
 export function pendingStatus(
-  lease: ClusterLease,
+  lease: Lease,
   now: number,
   reason: string,
   message: string,
@@ -58,7 +87,7 @@ export function pendingStatus(
   const status: LeaseStatus = {
     ...lease.status,
     phase: 'Pending',
-    observedGeneration: lease.metadata?.generation,
+    observedGeneration: lease.metadata.generation,
     conditions: leaseConditions(lease, now, { status: 'False', reason, message }),
   };
   if (queuePosition === undefined) delete status.queuePosition;
@@ -68,26 +97,26 @@ export function pendingStatus(
 
 /** Writes the status through its subresource, only when it changed. */
 export async function writeLeaseStatus(
-  manager: Manager,
-  lease: ClusterLease,
+  ports: ControllerPorts,
+  lease: Lease,
   status: LeaseStatus,
-): Promise<ClusterLease> {
+): Promise<Lease> {
   if (sameContent(lease.status ?? {}, status)) return lease;
-  return manager.client.updateStatus(LEASES, { ...lease, status });
+  return ports.client.updateStatus(LEASES, { ...lease, status });
 }
 
-/** Failed for good, with the reason, and a Warning Event. */
+/** Failed for good, with the reason, and a Warning Event: input that no retry can fix. */
 export async function failLease(
-  manager: Manager,
-  lease: ClusterLease,
+  ports: ControllerPorts,
+  lease: Lease,
   reason: string,
   message: string,
 ): Promise<void> {
-  await writeLeaseStatus(manager, lease, {
+  await writeLeaseStatus(ports, lease, {
     ...lease.status,
     phase: 'Failed',
-    observedGeneration: lease.metadata?.generation,
-    conditions: leaseConditions(lease, manager.clock.now(), { status: 'False', reason, message }),
+    observedGeneration: lease.metadata.generation,
+    conditions: leaseConditions(lease, ports.clock.now(), { status: 'False', reason, message }),
   });
-  void manager.events.record(lease, 'Warning', reason, message);
+  void ports.events.record(lease, 'Warning', reason, message);
 }

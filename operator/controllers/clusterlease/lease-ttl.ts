@@ -1,13 +1,12 @@
 import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../api/duration.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
-import { isConflict, isNotFound } from '../../kube/api-error.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 import type { ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import { isoSeconds } from './lease-status.js';
-
-/** The Warning Event comes this long before expiry (or a tenth of the TTL, if that is shorter). */
-const EXPIRY_WARNING_MS = 5 * 60_000;
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { LeaseTimings } from '../../timings.js';
+import type { Lease } from '../binding/binding-model.js';
+import { LeaseEvent, isoSeconds } from './lease-status.js';
 
 export type Ttl = { ms: number } | { invalid: string };
 
@@ -44,40 +43,39 @@ export function expiresAt(lease: ClusterLease): string | undefined {
  * Deletes the lease at its deadline, after a Warning Event shortly before; otherwise asks for the
  * pass that is due next (the work queue waits in steps for delays longer than a timer holds).
  */
-export async function enforceTtl(manager: Manager, lease: ClusterLease): Promise<ReconcileResult> {
+export async function enforceTtl(
+  ports: ControllerPorts,
+  timings: LeaseTimings,
+  lease: Lease,
+): Promise<ReconcileResult> {
   const deadline = leaseDeadline(lease);
+  const boundTime = Date.parse(lease.status?.boundTime ?? '');
   if (deadline === undefined) return {};
-  const ttlMs = deadline - Date.parse(lease.status!.boundTime!);
-  const now = manager.clock.now();
+  const ttlMs = deadline - boundTime;
+  const now = ports.clock.now();
   if (now >= deadline) {
-    void manager.events.record(
+    void ports.events.record(
       lease,
       'Warning',
-      'Expired',
+      LeaseEvent.Expired,
       `TTL ${lease.spec.ttl} expired; releasing the cluster`,
     );
-    await deleteLease(manager, lease);
+    await deleteLease(ports.client, lease);
     return {};
   }
-  const warnAt = deadline - Math.min(EXPIRY_WARNING_MS, ttlMs / 10);
+  const warnAt = deadline - Math.min(timings.expiryWarningMs, ttlMs / 10);
   if (now < warnAt) return { requeueAfterMs: warnAt - now };
-  await manager.events.record(
+  await ports.events.record(
     lease,
     'Warning',
-    'ExpiringSoon',
+    LeaseEvent.ExpiringSoon,
     `TTL ${lease.spec.ttl} expires at ${new Date(deadline).toISOString()}; the cluster will be released then`,
   );
   // Measured after the write: time moves on while it is under way.
-  return { requeueAfterMs: Math.max(0, deadline - manager.clock.now()) };
+  return { requeueAfterMs: Math.max(0, deadline - ports.clock.now()) };
 }
 
 /** Deletes this very lease; gone already, or its name taken by a newer one, is fine. */
-export async function deleteLease(manager: Manager, lease: ClusterLease): Promise<void> {
-  try {
-    await manager.client.delete(LEASES, lease.metadata!.name!, lease.metadata!.namespace, {
-      uid: lease.metadata!.uid,
-    });
-  } catch (error) {
-    if (!isNotFound(error) && !isConflict(error)) throw error;
-  }
+export async function deleteLease(client: KubeClient, lease: Lease): Promise<void> {
+  await client.deleteIfExists(LEASES, lease);
 }

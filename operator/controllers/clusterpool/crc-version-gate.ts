@@ -1,11 +1,12 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterPool } from '../../api/resources.js';
+import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
-import type { Manager } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Pool } from './pool-conditions.js';
+import { PoolEvent, PoolReason } from './pool-conditions.js';
 
 type PoolStatus = NonNullable<ClusterPool['status']>;
-
-export const CRC_VERSION_NOT_ALLOWED = 'CRCVersionNotAllowed';
 
 /**
  * The admin's allow-list of CRC versions (operator setting --allowed-crc-versions): a pool naming
@@ -14,24 +15,26 @@ export const CRC_VERSION_NOT_ALLOWED = 'CRCVersionNotAllowed';
  * Returns the status to write, or undefined when the pool's version is allowed (or it has none).
  */
 export function refusedCrcVersion(
-  manager: Manager,
-  pool: ClusterPool,
+  ports: ControllerPorts,
+  bounds: CrcBounds,
+  pool: Pool,
   status: PoolStatus,
 ): PoolStatus | undefined {
   const crcVersion = pool.spec.type === 'crc' ? pool.spec.template.crcVersion : undefined;
-  const message = crcVersionRefusal(manager.config.crc, crcVersion);
+  const message = crcVersionRefusal(bounds, crcVersion);
   if (!message) return undefined;
-  const now = manager.clock.now();
-  const observedGeneration = pool.metadata?.generation;
+  const now = ports.clock.now();
+  const observedGeneration = pool.metadata.generation;
+  const reason = PoolReason.CRCVersionNotAllowed;
   let conditions = status.conditions;
   for (const type of ['ProvisioningAllowed', 'CapacityAvailable'])
     conditions = setCondition(
       conditions,
-      { type, status: 'False', reason: CRC_VERSION_NOT_ALLOWED, message, observedGeneration },
+      { type, status: 'False', reason, message, observedGeneration },
       now,
     );
   const before = findCondition(pool.status?.conditions, 'ProvisioningAllowed');
-  if (before?.reason !== CRC_VERSION_NOT_ALLOWED || before.message !== message)
-    void manager.events.record(pool, 'Warning', CRC_VERSION_NOT_ALLOWED, message);
+  if (before?.reason !== reason || before.message !== message)
+    void ports.events.record(pool, 'Warning', PoolEvent.CRCVersionNotAllowed, message);
   return { ...status, conditions };
 }

@@ -2,7 +2,35 @@ import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
+import type { Stored } from '../../kube/objects.js';
+import type { Instance } from '../binding/binding-model.js';
 import type { PoolAccounting } from './pool-accounting.js';
+
+export type Pool = Stored<ClusterPool>;
+
+/**
+ * Reasons of the pool's conditions (part of the compatibility contract); ProvisioningAllowed also
+ * takes the namespace policy's (namespace-policy.ts).
+ */
+export const PoolReason = {
+  MaxSizeTooSmall: 'MaxSizeTooSmall',
+  AtCapacity: 'AtCapacity',
+  CapacitySufficient: 'CapacitySufficient',
+  NoFailures: 'NoFailures',
+  InstancesFailing: 'InstancesFailing',
+  NamesFree: 'NamesFree',
+  NameTaken: 'NameTaken',
+  WaitingForLeases: 'WaitingForLeases',
+  CRCVersionNotAllowed: 'CRCVersionNotAllowed',
+} as const;
+
+/** Reasons of the Events on a pool and its instances. */
+export const PoolEvent = {
+  InstanceCreated: 'InstanceCreated',
+  InstanceFailed: 'InstanceFailed',
+  WaitingForLeases: PoolReason.WaitingForLeases,
+  CRCVersionNotAllowed: PoolReason.CRCVersionNotAllowed,
+} as const;
 
 export function readyMessage(instance: ClusterInstance): string {
   const ready = findCondition(instance.status?.conditions, 'Ready');
@@ -11,7 +39,7 @@ export function readyMessage(instance: ClusterInstance): string {
 
 /** CapacityAvailable (spec §2.1): the floors fit in maxSize, and the deficit fits in the room left. */
 export function capacityCondition(
-  pool: ClusterPool,
+  pool: Pool,
   accounting: PoolAccounting,
   generation: number | undefined,
 ): ConditionUpdate {
@@ -20,7 +48,7 @@ export function capacityCondition(
     return {
       type: 'CapacityAvailable',
       status: 'False',
-      reason: 'MaxSizeTooSmall',
+      reason: PoolReason.MaxSizeTooSmall,
       message: `maxSize (${maxSize}) is below minSize (${minSize}) and/or warmSpares (${warmSpares}): pool cannot reach its configured floors`,
       observedGeneration: generation,
     };
@@ -29,7 +57,7 @@ export function capacityCondition(
     return {
       type: 'CapacityAvailable',
       status: 'False',
-      reason: 'AtCapacity',
+      reason: PoolReason.AtCapacity,
       message: `pool is at maxSize (${maxSize}); unmet deficit of ${accounting.need} instance(s) (pendingDemand=${accounting.pendingDemand}) cannot be satisfied until capacity is released`,
       observedGeneration: generation,
     };
@@ -37,7 +65,7 @@ export function capacityCondition(
   return {
     type: 'CapacityAvailable',
     status: 'True',
-    reason: 'CapacitySufficient',
+    reason: PoolReason.CapacitySufficient,
     message: 'pool has capacity to satisfy minSize/warmSpares and pending lease demand',
     observedGeneration: generation,
   };
@@ -47,21 +75,18 @@ export function capacityCondition(
  * Names of the form `<pool>-<N>` held by instances that are not this pool's (without its label):
  * the pool skips them, and says so.
  */
-export function foreignNames(
-  pool: ClusterPool,
-  namespaceInstances: readonly ClusterInstance[],
-): string[] {
-  const name = pool.metadata!.name!;
+export function foreignNames(pool: Pool, namespaceInstances: readonly Instance[]): string[] {
+  const { name } = pool.metadata;
   const pattern = new RegExp(`^${name}-\\d+$`);
   return namespaceInstances
-    .filter((i) => pattern.test(i.metadata!.name!) && i.metadata?.labels?.[LABEL_POOL] !== name)
-    .map((i) => i.metadata!.name!)
+    .filter((i) => pattern.test(i.metadata.name) && i.metadata.labels?.[LABEL_POOL] !== name)
+    .map((i) => i.metadata.name)
     .sort();
 }
 
 /** NamesAvailable: False while objects the pool does not own hold names it would choose. */
 export function namesCondition(
-  pool: ClusterPool,
+  pool: Pool,
   taken: readonly string[],
   generation: number | undefined,
 ): ConditionUpdate {
@@ -69,16 +94,17 @@ export function namesCondition(
     return {
       type: 'NamesAvailable',
       status: 'True',
-      reason: 'NamesFree',
+      reason: PoolReason.NamesFree,
       message: 'no object outside this pool holds a name of its instances',
       observedGeneration: generation,
     };
-  const name = pool.metadata!.name!;
+  const { name } = pool.metadata;
+  const one = taken.length === 1;
   return {
     type: 'NamesAvailable',
     status: 'False',
-    reason: 'NameTaken',
-    message: `ClusterInstance ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} not this pool's (no label ${LABEL_POOL}=${name}); the pool skips ${taken.length === 1 ? 'that name' : 'those names'} and names its instances otherwise`,
+    reason: PoolReason.NameTaken,
+    message: `ClusterInstance ${taken.join(', ')} ${one ? 'is' : 'are'} not this pool's (no label ${LABEL_POOL}=${name}); the pool skips ${one ? 'that name' : 'those names'} and names its instances otherwise`,
     observedGeneration: generation,
   };
 }

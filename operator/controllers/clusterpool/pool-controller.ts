@@ -2,27 +2,37 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
-import { isAlreadyExists, isConflict } from '../../kube/api-error.js';
-import { sameContent, splitKey } from '../../kube/objects.js';
-import { deleteInstanceIf, readInstance } from '../instance-deletion.js';
-import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import { labelKey } from '../../runtime/owner-keys.js';
-import type { NamespacePolicy } from '../namespace-policy.js';
-import { namespacePolicy } from '../namespace-policy.js';
-import type { PoolAccounting } from './pool-accounting.js';
-import { accountPool, claimedInstances, nextInstanceName } from './pool-accounting.js';
-import { capacityCondition, foreignNames, namesCondition } from './pool-conditions.js';
-import { PoolDeletion } from './pool-deletion.js';
-import { FailedReplacement } from './pool-replacement.js';
+import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
+import { isConflict, orUndefined } from '../../kube/api-error.js';
+import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import { labelKey } from '../../runtime/owner-keys.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { PoolTimings } from '../../timings.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { isClaimed, nextInstanceName } from '../binding/binding-model.js';
+import { deleteInstanceIf } from '../binding/instance-deletion.js';
+import type { NamespacePolicy } from '../namespace-policy.js';
+import { namespacePolicyFrom } from '../namespace-policy.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
+import type { PoolAccounting } from './pool-accounting.js';
+import { accountPool } from './pool-accounting.js';
+import type { Pool } from './pool-conditions.js';
+import { capacityCondition, foreignNames, namesCondition, PoolEvent } from './pool-conditions.js';
+import { PoolDeletion } from './pool-deletion.js';
 import { buildPoolInstance } from './pool-instance.js';
+import { FailedReplacement } from './pool-replacement.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
 
-const DISABLED_RECHECK_MS = 20_000;
-const SCALE_DOWN_IDLE_MS = 2 * 60_000;
+/** What the pool controller takes from the operator's configuration. */
+export interface PoolSettings {
+  timings: PoolTimings;
+  /** The admin's bounds on CRC versions (--allowed-crc-versions). */
+  crc: CrcBounds;
+}
 /**
  * A pool summarises all its instances and leases: while leases bind, every one of them changes
  * several of those. Events within this window give one pass and one status write, which leaves
@@ -48,13 +58,16 @@ export class PoolController {
   private readonly deletion: PoolDeletion;
   private readonly replacement: FailedReplacement;
 
-  constructor(private readonly manager: Manager) {
-    this.deletion = new PoolDeletion(manager);
-    this.replacement = new FailedReplacement(manager);
+  constructor(
+    private readonly ports: ControllerPorts,
+    private readonly settings: PoolSettings,
+  ) {
+    this.deletion = new PoolDeletion(ports);
+    this.replacement = new FailedReplacement(ports, settings.timings);
   }
 
   registration(): ControllerRegistration {
-    const pools = this.manager.informer<ClusterPool>(POOLS);
+    const pools = this.ports.cache.view<ClusterPool>(POOLS);
     return {
       name: 'clusterpool',
       forType: POOLS,
@@ -66,15 +79,12 @@ export class PoolController {
         {
           type: LEASES,
           map: (lease) => [
-            `${lease.metadata!.namespace}/${(lease as ClusterLease).spec.poolRef.name}`,
+            `${lease.metadata?.namespace}/${(lease as ClusterLease).spec.poolRef.name}`,
           ],
         },
         {
           type: NAMESPACES,
-          map: (namespace) =>
-            pools
-              .list((p) => p.metadata!.namespace === namespace.metadata!.name)
-              .map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`),
+          map: (namespace) => pools.list(namespace.metadata?.name ?? '').map(objectKey),
         },
       ],
       reconcile: (key, context) => this.reconcile(key, context),
@@ -82,25 +92,20 @@ export class PoolController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const cached = this.manager.informer<ClusterPool>(POOLS).get(key);
+    const { cache, clock } = this.ports;
+    const { namespace = '', name } = splitKey(key);
+    const cached = (await cache.read<ClusterPool>(POOLS)).get(name, namespace);
     if (!cached) return {};
-    const { namespace } = splitKey(key);
-    const inNamespace = this.manager
-      .informer<ClusterInstance>(INSTANCES)
-      .list((i) => i.metadata!.namespace === namespace);
-    const instances = inNamespace.filter(
-      (i) => i.metadata?.labels?.[LABEL_POOL] === cached.metadata!.name,
-    );
-    const leases = this.manager
-      .informer<ClusterLease>(LEASES)
-      .list((l) => l.metadata!.namespace === namespace);
+    const inNamespace = (await cache.read<ClusterInstance>(INSTANCES)).list(namespace);
+    const instances = inNamespace.filter((i) => i.metadata.labels?.[LABEL_POOL] === name);
+    const leases = (await cache.read<ClusterLease>(LEASES)).list(namespace);
     // Deleting a pool is not provisioning: a namespace that opted out drains it the same way.
-    if (cached.metadata?.deletionTimestamp)
+    if (cached.metadata.deletionTimestamp)
       return this.deletion.drain(cached, instances, leases, context);
     const pool = await this.deletion.protect(cached, instances);
-    const now = this.manager.clock.now();
-    const policy = await namespacePolicy(this.manager, namespace!);
-    const allowed = !crcVersionRefusal(this.manager.config.crc, pool.spec.template.crcVersion);
+    const now = clock.now();
+    const policy = await namespacePolicyFrom(this.ports, namespace);
+    const allowed = !crcVersionRefusal(this.settings.crc, pool.spec.template.crcVersion);
     if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
       await this.ensureBundle(pool, context);
 
@@ -108,7 +113,7 @@ export class PoolController {
     const taken = foreignNames(pool, inNamespace);
     const status = (): PoolStatus => this.poolStatus(key, pool, { policy, accounting, taken }, now);
     const writeStatus = (): Promise<void> => this.writeStatus(pool, status());
-    const refused = refusedCrcVersion(this.manager, pool, status());
+    const refused = refusedCrcVersion(this.ports, this.settings.crc, pool, status());
     if (refused) {
       await this.writeStatus(pool, refused);
       return {};
@@ -116,7 +121,7 @@ export class PoolController {
 
     if (!policy.enabled) {
       await writeStatus();
-      return { requeueAfterMs: DISABLED_RECHECK_MS };
+      return { requeueAfterMs: this.settings.timings.disabledRecheckMs };
     }
     const replaced = await this.replacement.replace(key, accounting, leases, context, now);
     if (replaced !== undefined) {
@@ -140,30 +145,29 @@ export class PoolController {
    * that is not the pool's is added to `taken` and the next name is tried.
    */
   private async createInstance(
-    pool: ClusterPool,
+    pool: Pool,
     accounting: PoolAccounting,
-    objects: readonly { metadata?: { name?: string } }[],
+    objects: readonly { metadata: { name: string } }[],
     taken: string[],
     context: ReconcileContext,
   ): Promise<void> {
+    const { client, events } = this.ports;
+    const { name: poolName, namespace } = pool.metadata;
     const skipped = taken.map((name) => ({ metadata: { name } }));
     for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
-      const name = nextInstanceName(pool.metadata!.name!, [...objects, ...skipped]);
-      try {
-        await this.manager.client.create(INSTANCES, buildPoolInstance(pool, name));
+      const name = nextInstanceName(poolName, [...objects, ...skipped]);
+      if (await client.createIfAbsent(INSTANCES, buildPoolInstance(pool, name))) {
         context.logger.info({ instance: name, need: accounting.need }, 'Created ClusterInstance');
-        void this.manager.events.record(
+        void events.record(
           pool,
           'Normal',
-          'InstanceCreated',
+          PoolEvent.InstanceCreated,
           `Created ClusterInstance ${name} (need ${accounting.need})`,
         );
         return;
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
       }
-      const holder = await readInstance(this.manager.client, name, pool.metadata!.namespace!);
-      if (holder?.metadata?.labels?.[LABEL_POOL] === pool.metadata!.name) return;
+      const holder = await client.getOrUndefined<ClusterInstance>(INSTANCES, name, namespace);
+      if (holder?.metadata.labels?.[LABEL_POOL] === poolName) return;
       if (!taken.includes(name)) taken.push(name);
       skipped.push({ metadata: { name } });
       context.logger.warn({ instance: name }, 'Skipped an instance name taken by another object');
@@ -173,12 +177,12 @@ export class PoolController {
   /** Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy, NamesAvailable). */
   private poolStatus(
     key: string,
-    pool: ClusterPool,
+    pool: Pool,
     seen: { policy: NamespacePolicy; accounting: PoolAccounting; taken: readonly string[] },
     now: number,
   ): PoolStatus {
     const { policy, accounting, taken } = seen;
-    const generation = pool.metadata?.generation;
+    const generation = pool.metadata.generation;
     let conditions = setCondition(
       pool.status?.conditions,
       {
@@ -205,86 +209,65 @@ export class PoolController {
     };
   }
 
-  private async ensureBundle(pool: ClusterPool, context: ReconcileContext): Promise<void> {
+  private async ensureBundle(pool: Pool, context: ReconcileContext): Promise<void> {
     const arch = pool.spec.template.crcArch || 'amd64';
     const name = `crc-${pool.spec.template.crcVersion}-${arch}`;
-    if (this.manager.informer<CRCBundle>(BUNDLES).get(name)) return;
-    try {
-      await this.manager.client.create(BUNDLES, {
-        apiVersion: BUNDLES.apiVersion,
-        kind: BUNDLES.kind,
-        metadata: { name },
-        spec: {
-          version: pool.spec.template.crcVersion,
-          arch,
-          storageClassName: pool.spec.template.storageClassName,
-        },
-      });
-      context.logger.info({ bundle: name }, 'Created CRCBundle for pool');
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-    }
+    if ((await this.ports.cache.read<CRCBundle>(BUNDLES)).get(name)) return;
+    const created = await this.ports.client.createIfAbsent<CRCBundle>(BUNDLES, {
+      apiVersion: BUNDLES.apiVersion,
+      kind: BUNDLES.kind,
+      metadata: { name },
+      spec: {
+        version: pool.spec.template.crcVersion,
+        arch,
+        storageClassName: pool.spec.template.storageClassName,
+      },
+    });
+    if (created) context.logger.info({ bundle: name }, 'Created CRCBundle for pool');
   }
 
   /** Trims at most one idle spare above the floors (spec §2.1 step 14). */
   private async scaleDown(
-    pool: ClusterPool,
+    pool: Pool,
     accounting: PoolAccounting,
-    leases: readonly ClusterLease[],
+    leases: readonly Lease[],
     context: ReconcileContext,
     now: number,
   ): Promise<ReconcileResult> {
+    const idleMs = this.settings.timings.scaleDownIdleMs;
     const { minSize = 0, warmSpares = 0 } = pool.spec;
     const excess = Math.min(
       accounting.available.length - Math.max(warmSpares, accounting.pendingDemand),
       accounting.total - minSize,
     );
     if (excess <= 0) return {};
-    const idleSince = (i: ClusterInstance): number =>
-      Date.parse(
-        findCondition(i.status?.conditions, 'Ready')?.lastTransitionTime ??
-          i.metadata!.creationTimestamp!,
-      );
-    const eligible = accounting.available.filter((i) => now - idleSince(i) >= SCALE_DOWN_IDLE_MS);
+    const created = (i: Instance): number => Date.parse(i.metadata.creationTimestamp ?? '');
+    const idleSince = (i: Instance): number => {
+      const ready = findCondition(i.status?.conditions, 'Ready')?.lastTransitionTime;
+      return ready ? Date.parse(ready) : created(i);
+    };
+    const eligible = accounting.available.filter((i) => now - idleSince(i) >= idleMs);
     if (eligible.length === 0) {
-      const soonest = Math.min(
-        ...accounting.available.map((i) => SCALE_DOWN_IDLE_MS - (now - idleSince(i))),
-      );
-      return { requeueAfterMs: Math.max(1, Math.min(SCALE_DOWN_IDLE_MS, soonest)) };
+      const soonest = Math.min(...accounting.available.map((i) => idleMs - (now - idleSince(i))));
+      return { requeueAfterMs: Math.max(1, Math.min(idleMs, soonest)) };
     }
-    const newest = eligible.reduce((a, b) =>
-      Date.parse(b.metadata!.creationTimestamp!) > Date.parse(a.metadata!.creationTimestamp!)
-        ? b
-        : a,
-    );
-    const stillIdle = (live: ClusterInstance): boolean =>
+    const newest = eligible.reduce((a, b) => (created(b) > created(a) ? b : a));
+    const stillIdle = (live: Instance): boolean =>
       live.status?.phase === 'Ready' &&
-      !live.metadata?.deletionTimestamp &&
-      !claimedInstances([live], leases).size;
-    if ((await this.deleteIf(newest, stillIdle)) === 'deleted')
+      !live.metadata.deletionTimestamp &&
+      !isClaimed(live, leases);
+    if ((await deleteInstanceIf(this.ports.client, newest, stillIdle)) === 'deleted')
       context.logger.info(
-        { instance: newest.metadata!.name },
+        { instance: newest.metadata.name },
         'Deleted idle ClusterInstance above the pool floors',
       );
     return {};
   }
 
-  /** Deletes an instance chosen from the cache while `stillWanted` holds for it live. */
-  private deleteIf(
-    instance: ClusterInstance,
-    stillWanted: (live: ClusterInstance) => boolean,
-  ): ReturnType<typeof deleteInstanceIf> {
-    return deleteInstanceIf(this.manager.client, instance, stillWanted);
-  }
-
-  private async writeStatus(pool: ClusterPool, status: PoolStatus): Promise<void> {
+  private async writeStatus(pool: Pool, status: PoolStatus): Promise<void> {
     if (sameContent(pool.status ?? {}, status)) return;
-    try {
-      await this.manager.client.updateStatus(POOLS, { ...pool, status });
-    } catch (error) {
-      // The cache is behind the pool: the newer version's watch event enqueues this pool again,
-      // and that pass computes the status from it. Retrying with backoff would only add load.
-      if (!isConflict(error)) throw error;
-    }
+    // A conflict: the cache is behind the pool, and the newer version's watch event enqueues it
+    // again; that pass computes the status from it. Retrying with backoff would only add load.
+    await orUndefined(this.ports.client.updateStatus(POOLS, { ...pool, status }), isConflict);
   }
 }

@@ -1,12 +1,17 @@
 import { setCondition } from '../../api/conditions.js';
 import { FINALIZER_POOL_PROTECTION } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { POOLS } from '../../api/resources.js';
-import { isConflict } from '../../kube/api-error.js';
+import { isConflict, orUndefined } from '../../kube/api-error.js';
+import { sameContent } from '../../kube/objects.js';
+import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import { deleteInstanceIf } from '../instance-deletion.js';
-import { accountPool, claimedInstances } from './pool-accounting.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { claimOf, claimedInstances, isClaimed } from '../binding/binding-model.js';
+import { deleteInstanceIf } from '../binding/instance-deletion.js';
+import { accountPool } from './pool-accounting.js';
+import type { Pool } from './pool-conditions.js';
+import { PoolEvent, PoolReason } from './pool-conditions.js';
 
 /**
  * Deleting a pool never takes a job's cluster (Hive's rule for cluster pools): a pool with
@@ -17,22 +22,19 @@ import { accountPool, claimedInstances } from './pool-accounting.js';
  * pool without instances has none and goes at once.
  */
 export class PoolDeletion {
-  constructor(private readonly manager: Manager) {}
+  constructor(private readonly ports: ControllerPorts) {}
 
   /**
    * Adds or removes the finalizer on a pool that is not being deleted: it is needed while the
-   * pool has an instance that is not being deleted.
+   * pool has an instance that is not being deleted. Written with the pool's resourceVersion, so
+   * that another controller's finalizer is never clobbered.
    */
-  async protect(pool: ClusterPool, instances: readonly ClusterInstance[]): Promise<ClusterPool> {
-    const needed = instances.some((i) => !i.metadata?.deletionTimestamp);
-    const finalizers = pool.metadata?.finalizers ?? [];
-    if (needed === finalizers.includes(FINALIZER_POOL_PROTECTION)) return pool;
-    return this.setFinalizers(
-      pool,
-      needed
-        ? [...finalizers, FINALIZER_POOL_PROTECTION]
-        : finalizers.filter((f) => f !== FINALIZER_POOL_PROTECTION),
-    );
+  async protect(pool: Pool, instances: readonly Instance[]): Promise<Pool> {
+    const needed = instances.some((i) => !i.metadata.deletionTimestamp);
+    const next = needed
+      ? withFinalizer(pool, FINALIZER_POOL_PROTECTION)
+      : withoutFinalizer(pool, FINALIZER_POOL_PROTECTION);
+    return next === pool ? pool : this.ports.client.update(POOLS, next);
   }
 
   /**
@@ -41,33 +43,26 @@ export class PoolDeletion {
    * condition names the leases it waits for.
    */
   async drain(
-    pool: ClusterPool,
-    instances: readonly ClusterInstance[],
-    leases: readonly ClusterLease[],
+    pool: Pool,
+    instances: readonly Instance[],
+    leases: readonly Lease[],
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const finalizers = pool.metadata?.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER_POOL_PROTECTION)) return {};
+    if (!pool.metadata.finalizers?.includes(FINALIZER_POOL_PROTECTION)) return {};
     const holding = held(instances, leases);
     const kept = new Set(holding.map((h) => h.instance));
     for (const instance of instances) {
-      if (kept.has(instance) || instance.metadata?.deletionTimestamp) continue;
-      const outcome = await deleteInstanceIf(
-        this.manager.client,
-        instance,
-        (live) => !live.status?.leaseRef,
-      );
+      if (kept.has(instance) || instance.metadata.deletionTimestamp) continue;
+      const unclaimed = (live: Instance): boolean => !isClaimed(live, leases);
+      const outcome = await deleteInstanceIf(this.ports.client, instance, unclaimed);
       if (outcome === 'deleted')
         context.logger.info(
-          { instance: instance.metadata!.name },
+          { instance: instance.metadata.name },
           'Deleted unclaimed ClusterInstance of deleted ClusterPool',
         );
     }
     if (holding.length === 0) {
-      await this.setFinalizers(
-        pool,
-        finalizers.filter((f) => f !== FINALIZER_POOL_PROTECTION),
-      );
+      await this.ports.client.update(POOLS, withoutFinalizer(pool, FINALIZER_POOL_PROTECTION));
       return {};
     }
     await this.reportWaiting(pool, instances, leases, holding);
@@ -75,12 +70,12 @@ export class PoolDeletion {
   }
 
   private async reportWaiting(
-    pool: ClusterPool,
-    instances: readonly ClusterInstance[],
-    leases: readonly ClusterLease[],
+    pool: Pool,
+    instances: readonly Instance[],
+    leases: readonly Lease[],
     holding: Held[],
   ): Promise<void> {
-    const what = holding.map((h) => `${h.lease} (ClusterInstance ${h.instance.metadata!.name})`);
+    const what = holding.map((h) => `${h.lease} (ClusterInstance ${h.instance.metadata.name})`);
     const message = `The pool is being deleted; it waits for ClusterLease ${what.join(', ')} to release ${holding.length === 1 ? 'its instance' : 'their instances'}. Unclaimed instances are deleted.`;
     const accounting = accountPool(pool, instances, leases);
     const conditions = setCondition(
@@ -88,61 +83,50 @@ export class PoolDeletion {
       {
         type: 'Terminating',
         status: 'True',
-        reason: 'WaitingForLeases',
+        reason: PoolReason.WaitingForLeases,
         message,
-        observedGeneration: pool.metadata?.generation,
+        observedGeneration: pool.metadata.generation,
       },
-      this.manager.clock.now(),
+      this.ports.clock.now(),
     );
     const previous = pool.status?.conditions?.find((c) => c.type === 'Terminating')?.message;
-    try {
-      await this.manager.client.updateStatus(POOLS, {
-        ...pool,
-        status: {
-          ...pool.status,
-          totalInstances: accounting.total,
-          terminatingInstances: accounting.terminating,
-          availableInstances: accounting.available.length,
-          leasedInstances: accounting.leased,
-          conditions,
-        },
-      });
-    } catch (error) {
-      // A newer version of the pool is on its way: its event brings the next pass.
-      if (!isConflict(error)) throw error;
-      return;
-    }
-    if (previous !== message)
-      void this.manager.events.record(pool, 'Normal', 'WaitingForLeases', message);
-  }
-
-  /** With the pool's resourceVersion, so that another controller's finalizer is never clobbered. */
-  private async setFinalizers(pool: ClusterPool, finalizers: string[]): Promise<ClusterPool> {
-    return this.manager.client.update(POOLS, {
-      ...pool,
-      metadata: { ...pool.metadata, finalizers },
-    });
+    const status = {
+      ...pool.status,
+      totalInstances: accounting.total,
+      terminatingInstances: accounting.terminating,
+      availableInstances: accounting.available.length,
+      leasedInstances: accounting.leased,
+      conditions,
+    };
+    if (sameContent(pool.status ?? {}, status)) return;
+    // A conflict: a newer version of the pool is on its way, and its event brings the next pass.
+    const written = await orUndefined(
+      this.ports.client.updateStatus(POOLS, { ...pool, status }),
+      isConflict,
+    );
+    if (written && previous !== message)
+      void this.ports.events.record(pool, 'Normal', PoolEvent.WaitingForLeases, message);
   }
 }
 
 interface Held {
-  instance: ClusterInstance;
+  instance: Instance;
   /** The lease that holds it, by name. */
   lease: string;
 }
 
 /** Instances of the pool that a lease holds (claimed, and not already being deleted). */
-function held(instances: readonly ClusterInstance[], leases: readonly ClusterLease[]): Held[] {
+function held(instances: readonly Instance[], leases: readonly Lease[]): Held[] {
   const claimed = claimedInstances(instances, leases);
-  const holders = new Map(
-    leases
-      .filter((l) => l.status?.instanceRef?.name)
-      .map((l) => [l.status!.instanceRef!.name!, l.metadata!.name!]),
-  );
+  const holders = new Map<string, string>();
+  for (const lease of leases) {
+    const bound = lease.status?.instanceRef?.name;
+    if (bound) holders.set(bound, lease.metadata.name);
+  }
   return instances
-    .filter((i) => claimed.has(i.metadata!.name!) && !i.metadata?.deletionTimestamp)
+    .filter((i) => claimed.has(i.metadata.name) && !i.metadata.deletionTimestamp)
     .map((i) => ({
       instance: i,
-      lease: i.status?.leaseRef?.name ?? holders.get(i.metadata!.name!) ?? 'unknown',
+      lease: claimOf(i)?.name ?? holders.get(i.metadata.name) ?? 'unknown',
     }));
 }

@@ -1,19 +1,18 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { Manager } from '../../runtime/manager.js';
-import { deleteInstanceIf } from '../instance-deletion.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { PoolTimings } from '../../timings.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { isClaimed } from '../binding/binding-model.js';
+import { deleteInstanceIf } from '../binding/instance-deletion.js';
 import type { PoolAccounting } from './pool-accounting.js';
-import { claimedInstances } from './pool-accounting.js';
-import { readyMessage } from './pool-conditions.js';
-
-/** Replacing failed instances backs off per pool: 30 s, 1 min, 2 min … up to 15 min. */
-const REPLACE_FAILED_BACKOFF = { baseMs: 30_000, maxMs: 15 * 60_000 };
+import { PoolEvent, PoolReason, readyMessage } from './pool-conditions.js';
 
 /**
  * Failed, unclaimed instances are deleted so the pool replaces them (DESIGN item 4), one at a
- * time with per-pool backoff, and the pool's ProvisioningHealthy condition says why.
+ * time with per-pool backoff (30 s, 1 min, 2 min … up to 15 min by default), and the pool's
+ * ProvisioningHealthy condition says why.
  */
 export class FailedReplacement {
   /** Per pool: failed instances replaced in a row, when the next may be, and the last failure. */
@@ -22,13 +21,16 @@ export class FailedReplacement {
     { attempts: number; nextAt: number; lastFailure: string }
   >();
 
-  constructor(private readonly manager: Manager) {}
+  constructor(
+    private readonly ports: ControllerPorts,
+    private readonly timings: PoolTimings,
+  ) {}
 
   /** Deletes one failed, unclaimed instance when the pool's backoff allows; undefined when there is none. */
   async replace(
     key: string,
     accounting: PoolAccounting,
-    leases: readonly ClusterLease[],
+    leases: readonly Lease[],
     context: ReconcileContext,
     now: number,
   ): Promise<ReconcileResult | undefined> {
@@ -38,24 +40,28 @@ export class FailedReplacement {
       return undefined;
     }
     const state = this.failures.get(key) ?? { attempts: 0, nextAt: now, lastFailure: '' };
-    state.lastFailure = `${failed.metadata!.name}: ${readyMessage(failed)}`;
+    state.lastFailure = `${failed.metadata.name}: ${readyMessage(failed)}`;
     if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
     state.attempts += 1;
-    state.nextAt = now + backoffDelay(REPLACE_FAILED_BACKOFF, state.attempts);
+    const backoff = {
+      baseMs: this.timings.replaceFailedBaseMs,
+      maxMs: this.timings.replaceFailedMaxMs,
+    };
+    state.nextAt = now + backoffDelay(backoff, state.attempts);
     this.failures.set(key, state);
-    const unclaimedFailure = (live: ClusterInstance): boolean =>
-      live.status?.phase === 'Failed' && !claimedInstances([live], leases).size;
-    const outcome = await deleteInstanceIf(this.manager.client, failed, unclaimedFailure);
+    const unclaimedFailure = (live: Instance): boolean =>
+      live.status?.phase === 'Failed' && !isClaimed(live, leases);
+    const outcome = await deleteInstanceIf(this.ports.client, failed, unclaimedFailure);
     if (outcome !== 'deleted') return {};
     context.logger.warn(
-      { instance: failed.metadata!.name, attempts: state.attempts },
+      { instance: failed.metadata.name, attempts: state.attempts },
       'Deleted failed ClusterInstance to replace it',
     );
-    void this.manager.events.record(
+    void this.ports.events.record(
       failed,
       'Warning',
-      'InstanceFailed',
-      `Deleted failed ClusterInstance ${failed.metadata!.name} to replace it: ${readyMessage(failed)}`,
+      PoolEvent.InstanceFailed,
+      `Deleted failed ClusterInstance ${failed.metadata.name} to replace it: ${readyMessage(failed)}`,
     );
     return {};
   }
@@ -73,24 +79,22 @@ export class FailedReplacement {
       return {
         type: 'ProvisioningHealthy',
         status: 'True',
-        reason: 'NoFailures',
+        reason: PoolReason.NoFailures,
         message: 'No instance of this pool has failed recently',
         observedGeneration: generation,
       };
     }
     // Derived from what is failing now, else from the pool's record of replacements in a row
     // (kept until an instance becomes Ready), so a lost status write cannot lose the reason.
-    const latest = failed
-      ? `${failed.metadata!.name}: ${readyMessage(failed)}`
-      : state!.lastFailure;
+    const latest = failed ? `${failed.metadata.name}: ${readyMessage(failed)}` : state?.lastFailure;
     const wait = Math.max(0, (state?.nextAt ?? now) - now);
     const next = failed
       ? `Replacing with backoff (next in ${Math.round(wait / 1000)}s, attempt ${(state?.attempts ?? 0) + 1})`
-      : `Replaced ${state!.attempts} in a row`;
+      : `Replaced ${state?.attempts} in a row`;
     return {
       type: 'ProvisioningHealthy',
       status: 'False',
-      reason: 'InstancesFailing',
+      reason: PoolReason.InstancesFailing,
       message: `Provisioning keeps failing; latest: ${latest}. ${next}`,
       observedGeneration: generation,
     };

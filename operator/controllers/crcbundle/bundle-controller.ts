@@ -3,15 +3,17 @@ import { findCondition, setCondition } from '../../api/conditions.js';
 import { CONFIG_MAPS, JOBS, PODS, PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES, SECRETS } from '../../api/resources.js';
-import { isAlreadyExists, isNotFound } from '../../kube/api-error.js';
-import type { KubeObject } from '../../kube/objects.js';
+import type { CrcBounds } from '../../crc-bounds.js';
+import { isNotFound } from '../../kube/api-error.js';
+import type { KubeObject, Stored, StoredCluster } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
-import type { ResourceType } from '../../kube/resource-type.js';
+import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
 import { PHASE, preparedCondition, READY_REASON } from './bundle-conditions.js';
 import type { BundleNames } from './bundle-names.js';
 import { bundleNames } from './bundle-names.js';
@@ -22,6 +24,17 @@ import { buildPrepJob } from './prep-job.js';
 import { freedSlots, PreparationSlots } from './preparation-slots.js';
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
+type Bundle = StoredCluster<CRCBundle>;
+
+/** What the bundle controller takes from the operator's configuration. */
+export interface BundleSettings {
+  /** Where golden disks, bundle Secrets and prep Jobs live. */
+  operatorNamespace: string;
+  crcAgentImage: string;
+  bundlePrepServiceAccount: string;
+  crcBundleMirrorUrl: string;
+  crc: CrcBounds;
+}
 
 /** A failed prep is retried on its own: 30 s, 1 min, 2 min … up to 30 min between attempts. */
 export const PREP_RETRY_BACKOFF: BackoffPolicy = { baseMs: 30_000, maxMs: 30 * 60_000 };
@@ -55,12 +68,13 @@ export class BundleController {
   private readonly slots: PreparationSlots;
 
   constructor(
-    private readonly manager: Manager,
+    private readonly ports: ControllerPorts,
+    private readonly settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
     this.accept = options.accept ?? (() => true);
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
-    this.slots = new PreparationSlots(manager, this.accept);
+    this.slots = new PreparationSlots(ports.client, settings.crc.maxPreparing, this.accept);
   }
 
   registration(): ControllerRegistration {
@@ -68,20 +82,20 @@ export class BundleController {
       name: 'crcbundle',
       forType: BUNDLES,
       owns: [PVCS, JOBS, SECRETS, CONFIG_MAPS],
-      watches: [freedSlots(this.manager)],
+      watches: [freedSlots(this.ports.cache)],
       reconcile: (key, context) => this.reconcile(key, context),
     };
   }
 
   private get namespace(): string {
-    return this.manager.config.operatorNamespace;
+    return this.settings.operatorNamespace;
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const bundle = this.manager.informer<CRCBundle>(BUNDLES).get(key);
+    const bundle = (await this.ports.cache.read<CRCBundle>(BUNDLES)).get(key);
     if (!bundle) this.retries.delete(key);
     // No finalizer: everything the bundle has is owned by it and garbage-collected with it.
-    if (!bundle || bundle.metadata?.deletionTimestamp || !this.accept(bundle)) return {};
+    if (!bundle || bundle.metadata.deletionTimestamp || !this.accept(bundle)) return {};
     // The build source (spec.build) is not prepared by this controller.
     if (!bundle.spec.version) return {};
     const names = bundleNames(key);
@@ -99,14 +113,14 @@ export class BundleController {
 
   /** Pending: waits for a preparation slot (the admin's cap), then starts preparing. */
   private async pending(
-    bundle: CRCBundle,
+    bundle: Bundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     // A PVC on its way out (reprovisioning after it was deleted) is waited for, not reused.
+    const pvcs = await this.ports.cache.read(PVCS);
     for (const name of [names.golden, names.scratch])
-      if (this.manager.informer(PVCS).get(`${this.namespace}/${name}`)?.metadata?.deletionTimestamp)
-        return {};
+      if (pvcs.get(name, this.namespace)?.metadata.deletionTimestamp) return {};
     const slot = await this.slots.take(bundle);
     if ('waiting' in slot) {
       await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, [
@@ -123,11 +137,11 @@ export class BundleController {
 
   /** PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
   private async start(
-    bundle: CRCBundle,
+    bundle: Bundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const config = this.manager.config;
+    const config = this.settings;
     await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
     await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
     const job = buildPrepJob(bundle, {
@@ -143,17 +157,17 @@ export class BundleController {
       ready('False', READY_REASON.preparing, 'downloading and extracting the CRC bundle'),
       preparedCondition('running', bundle.metadata?.generation),
     ]);
-    void this.manager.events.record(
+    void this.ports.events.record(
       bundle,
       'Normal',
       'Preparing',
-      `Started bundle-prep Job ${this.namespace}/${job.metadata!.name}` + (retry ? ' (retry)' : ''),
+      `Started bundle-prep Job ${this.namespace}/${names.prepJob}` + (retry ? ' (retry)' : ''),
     );
     return {};
   }
 
   private async preparing(
-    bundle: CRCBundle,
+    bundle: Bundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
@@ -166,14 +180,15 @@ export class BundleController {
     if (!controlledBy(job, bundle)) return {};
     if (jobFailed(job)) return this.prepFailed(bundle, job, context);
     if (!((job.status?.succeeded ?? 0) > 0)) return {};
-    const key = (name: string): string => `${this.namespace}/${name}`;
-    const metadata = this.manager
-      .informer<ConfigMap>(CONFIG_MAPS)
-      .get(key(names.metadataConfigMap));
-    const secret = this.manager.informer<Secret>(SECRETS).get(key(names.sshKeySecret));
+    const { cache } = this.ports;
+    const metadata = (await cache.read<ConfigMap>(CONFIG_MAPS)).get(
+      names.metadataConfigMap,
+      this.namespace,
+    );
+    const secret = (await cache.read<Secret>(SECRETS)).get(names.sshKeySecret, this.namespace);
     // Both are published before the Job succeeds; their events bring us back if the cache lags.
-    if (!controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
-    const data = metadata!.data ?? {};
+    if (!metadata || !controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
+    const data = metadata.data ?? {};
     const virtualSize = Number(data.diskVirtualSizeBytes);
     await this.writeStatus(
       bundle,
@@ -193,9 +208,9 @@ export class BundleController {
         preparedCondition('done', bundle.metadata?.generation),
       ],
     );
-    this.retries.delete(bundle.metadata!.name!);
+    this.retries.delete(bundle.metadata.name);
     context.logger.info({ ocpVersion: data.ocpVersion }, 'Prepared CRCBundle');
-    void this.manager.events.record(
+    void this.ports.events.record(
       bundle,
       'Normal',
       READY_REASON.bundleReady,
@@ -207,26 +222,26 @@ export class BundleController {
 
   /** The Job gave up: Failed, with the step and message from its last pod, and a retry scheduled. */
   private async prepFailed(
-    bundle: CRCBundle,
-    job: Job,
+    bundle: Bundle,
+    job: Stored<Job>,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const key = bundle.metadata!.name!;
-    const now = this.manager.clock.now();
+    const key = bundle.metadata.name;
+    const now = this.ports.clock.now();
     // Counted once per failed Job, however often this pass runs for it.
     const state = this.retryState(key, job, (previous) => {
       const attempts = (previous?.attempts ?? 0) + 1;
       return { attempts, nextAt: now + backoffDelay(this.retryBackoff, attempts) };
     });
-    const pods = await this.manager.client.list<Pod>(PODS, {
+    const pods = await this.ports.client.list<Pod>(PODS, {
       namespace: this.namespace,
-      labelSelector: `batch.kubernetes.io/job-name=${job.metadata!.name}`,
+      labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
     });
-    const failure = readPrepFailure(pods.items.filter((pod) => controlledBy(pod, job)));
+    const failure = readPrepFailure(pods.filter((pod) => controlledBy(pod, job)));
     const wait = Math.max(0, state.nextAt - now);
     const step = failure.step ? ` in step ${failure.step}` : '';
     const message =
-      `bundle-prep Job ${job.metadata!.name} failed${step} (backoffLimit exhausted): ${failure.message}. ` +
+      `bundle-prep Job ${job.metadata.name} failed${step} (backoffLimit exhausted): ${failure.message}. ` +
       `Retrying in ${formatDuration(wait)} (attempt ${state.attempts + 1})`;
     await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.failed }, [
       ready('False', READY_REASON.prepJobFailed, message),
@@ -236,13 +251,13 @@ export class BundleController {
       ),
     ]);
     context.logger.warn({ step: failure.step, attempts: state.attempts }, 'bundle-prep failed');
-    void this.manager.events.record(bundle, 'Warning', READY_REASON.prepJobFailed, message);
+    void this.ports.events.record(bundle, 'Warning', READY_REASON.prepJobFailed, message);
     return { requeueAfterMs: wait };
   }
 
   /** Failed: once the backoff has passed, the failed Job is deleted; its absence means Pending. */
   private async failed(
-    bundle: CRCBundle,
+    bundle: Bundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
@@ -251,8 +266,8 @@ export class BundleController {
       await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.pending }, []);
       return {};
     }
-    const key = bundle.metadata!.name!;
-    const now = this.manager.clock.now();
+    const key = bundle.metadata.name;
+    const now = this.ports.clock.now();
     // Failed before this process started: count from when the bundle failed.
     const state = this.retryState(key, job, () => {
       const ready = findCondition(bundle.status?.conditions, 'Ready');
@@ -262,7 +277,7 @@ export class BundleController {
     if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
     await this.deleteQuietly(JOBS, job, context);
     context.logger.info({ attempt: state.attempts + 1 }, 'Deleted failed bundle-prep Job to retry');
-    void this.manager.events.record(
+    void this.ports.events.record(
       bundle,
       'Normal',
       'RetryingPrep',
@@ -273,12 +288,12 @@ export class BundleController {
 
   /** Ready: a lost golden PVC or SSH key Secret means preparing again. */
   private async ready(
-    bundle: CRCBundle,
+    bundle: Bundle,
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     const found = await this.current(PVCS, names.golden);
-    const golden = found?.metadata?.deletionTimestamp ? undefined : found;
+    const golden = found?.metadata.deletionTimestamp ? undefined : found;
     const secret = golden ? await this.current(SECRETS, names.sshKeySecret) : undefined;
     const cause = !golden ? 'golden PVC is missing' : !secret ? 'SSH key secret is missing' : '';
     if (cause) {
@@ -286,7 +301,7 @@ export class BundleController {
         ready('False', READY_REASON.reprovisioning, cause),
       ]);
       context.logger.warn({ cause }, 'Preparing CRCBundle again');
-      void this.manager.events.record(
+      void this.ports.events.record(
         bundle,
         'Warning',
         READY_REASON.reprovisioning,
@@ -301,12 +316,12 @@ export class BundleController {
   /** The retry record of a bundle for this failed Job, made by `start` when the Job is new to it. */
   private retryState(
     key: string,
-    job: Job,
+    job: Stored<Job>,
     start: (previous: RetryState | undefined) => Omit<RetryState, 'jobUid'>,
   ): RetryState {
     const previous = this.retries.get(key);
-    if (previous && previous.jobUid === job.metadata!.uid) return previous;
-    const state = { ...start(previous), jobUid: job.metadata!.uid! };
+    if (previous && previous.jobUid === job.metadata.uid) return previous;
+    const state = { ...start(previous), jobUid: job.metadata.uid };
     this.retries.set(key, state);
     return state;
   }
@@ -316,70 +331,56 @@ export class BundleController {
    * and so does the scratch PVC. Failures are only logged.
    */
   private async cleanUp(names: BundleNames, context: ReconcileContext): Promise<void> {
-    const key = (name: string): string => `${this.namespace}/${name}`;
-    const job = this.manager.informer<Job>(JOBS).get(key(names.prepJob));
+    const { cache } = this.ports;
+    const job = (await cache.read<Job>(JOBS)).get(names.prepJob, this.namespace);
     if (job) await this.deleteQuietly(JOBS, job, context);
-    const scratch = this.manager.informer(PVCS).get(key(names.scratch));
+    const scratch = (await cache.read(PVCS)).get(names.scratch, this.namespace);
     if (scratch) await this.deleteQuietly(PVCS, scratch, context);
   }
 
   private async deleteQuietly(
-    type: ResourceType,
-    object: KubeObject,
+    type: NamespacedType,
+    object: Stored<KubeObject>,
     context: ReconcileContext,
   ): Promise<void> {
+    const { name } = object.metadata;
     try {
-      await this.manager.client.delete(type, object.metadata!.name!, this.namespace, {
-        uid: object.metadata!.uid,
-        propagationPolicy: 'Background',
-      });
-      context.logger.info({ name: object.metadata!.name }, `Deleted ${type.kind}`);
+      await this.ports.client.delete(type, object, { propagationPolicy: 'Background' });
+      context.logger.info({ name }, `Deleted ${type.kind}`);
     } catch (error) {
       if (!isNotFound(error))
-        context.logger.warn(
-          { err: error, name: object.metadata!.name },
-          `Failed to delete ${type.kind}`,
-        );
+        context.logger.warn({ err: error, name }, `Failed to delete ${type.kind}`);
     }
   }
 
   /** Creates an object that the cache does not have; AlreadyExists is fine, existing ones are never updated. */
   private async ensure(
-    type: ResourceType,
+    type: NamespacedType,
     object: KubeObject,
     context: ReconcileContext,
   ): Promise<void> {
-    if (this.manager.informer(type).get(`${this.namespace}/${object.metadata!.name}`)) return;
-    try {
-      await this.manager.client.create(type, object);
-      context.logger.info({ name: object.metadata!.name }, `Created ${type.kind}`);
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-    }
+    const name = object.metadata?.name ?? '';
+    if ((await this.ports.cache.read(type)).get(name, this.namespace)) return;
+    if (await this.ports.client.createIfAbsent(type, object))
+      context.logger.info({ name }, `Created ${type.kind}`);
   }
 
   /** From the cache, confirmed by a live read when absent (the cache may not have seen a create yet). */
   private async current<T extends KubeObject>(
-    type: ResourceType,
+    type: NamespacedType,
     name: string,
-  ): Promise<T | undefined> {
-    const cached = this.manager.informer<T>(type).get(`${this.namespace}/${name}`);
-    if (cached) return cached;
-    try {
-      return await this.manager.client.get<T>(type, name, this.namespace);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  ): Promise<Stored<T> | undefined> {
+    const cached = (await this.ports.cache.read<T>(type)).get(name, this.namespace);
+    return cached ?? this.ports.client.getOrUndefined<T>(type, name, this.namespace);
   }
 
   private async writeStatus(
-    bundle: CRCBundle,
+    bundle: Bundle,
     status: BundleStatus,
     conditions: ConditionUpdate[],
   ): Promise<void> {
-    const now = this.manager.clock.now();
-    const generation = bundle.metadata?.generation;
+    const now = this.ports.clock.now();
+    const generation = bundle.metadata.generation;
     const next: BundleStatus = {
       ...status,
       observedGeneration: generation,
@@ -390,7 +391,7 @@ export class BundleController {
       ),
     };
     if (sameContent(bundle.status ?? {}, next)) return;
-    await this.manager.client.updateStatus(BUNDLES, { ...bundle, status: next });
+    await this.ports.client.updateStatus(BUNDLES, { ...bundle, status: next });
   }
 }
 

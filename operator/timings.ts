@@ -1,0 +1,105 @@
+/**
+ * The waits of the lease and pool controllers, in milliseconds. The defaults are what the
+ * operator always used; an admin (or a test that must not wait out minutes) sets others with
+ * --timings or OPERATOR_TIMINGS, for example `lease.waitingResync=1m,pool.scaleDownIdle=30s`.
+ */
+export interface LeaseTimings {
+  /** A slow safety pass for a waiting lease: every change that can free capacity is an event. */
+  waitingResyncMs: number;
+  /** How soon a lease whose namespace is terminating or missing looks again. */
+  namespaceRecheckMs: number;
+  /** How soon a lease that lost a claim race tries the next instance. */
+  claimConflictRetryMs: number;
+  /** How long a bound instance may be not Ready before its lease says so (phase NotReady). */
+  notReadyGraceMs: number;
+  /** The Warning Event comes this long before a TTL expires (or a tenth of the TTL, if shorter). */
+  expiryWarningMs: number;
+}
+
+export interface PoolTimings {
+  /** How soon a pool whose namespace does not permit provisioning looks again. */
+  disabledRecheckMs: number;
+  /** How long a spare above the pool's floors stays Ready and unclaimed before it is deleted. */
+  scaleDownIdleMs: number;
+  /** The first wait before replacing another failed instance; it doubles up to the maximum. */
+  replaceFailedBaseMs: number;
+  replaceFailedMaxMs: number;
+}
+
+export interface Timings {
+  lease: LeaseTimings;
+  pool: PoolTimings;
+}
+
+export const DEFAULT_TIMINGS: Timings = {
+  lease: {
+    waitingResyncMs: 5 * 60_000,
+    namespaceRecheckMs: 10_000,
+    claimConflictRetryMs: 50,
+    notReadyGraceMs: 3 * 60_000,
+    expiryWarningMs: 5 * 60_000,
+  },
+  pool: {
+    disabledRecheckMs: 20_000,
+    scaleDownIdleMs: 2 * 60_000,
+    replaceFailedBaseMs: 30_000,
+    replaceFailedMaxMs: 15 * 60_000,
+  },
+};
+
+export const TIMINGS_SETTING = '--timings (OPERATOR_TIMINGS)';
+
+/** The setting's keys, as written: `lease.waitingResync` for `lease.waitingResyncMs`. */
+const KEYS = Object.entries(DEFAULT_TIMINGS).flatMap(([group, values]) =>
+  Object.keys(values as object).map((field) => `${group}.${field.replace(/Ms$/, '')}`),
+);
+
+/** At most a day: a longer wait is a typo, and a timer holds at most about 24.8 days anyway. */
+const MAX_MS = 24 * 3_600_000;
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text);
+  const unit = UNITS[match?.[2] ?? ''];
+  return match && unit ? Number(match[1]) * unit : undefined;
+}
+
+/**
+ * The timings from `key=duration` pairs (a flag wins over its variable), today's values for the
+ * keys not given. Every problem names the setting, the key and the value.
+ */
+export function loadTimings(
+  flags: { timings?: string },
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): Timings {
+  const text = flags.timings ?? env.OPERATOR_TIMINGS ?? '';
+  const timings: Timings = structuredClone(DEFAULT_TIMINGS);
+  const given = new Set<string>();
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [key = '', value = ''] = pair.split('=', 2).map((p) => p.trim());
+    const ms = parseDuration(value);
+    if (!KEYS.includes(key)) {
+      problems.push(`${TIMINGS_SETTING}: unknown key "${key}" (known: ${KEYS.join(', ')})`);
+    } else if (given.has(key)) {
+      problems.push(`${TIMINGS_SETTING}: ${key} is given twice`);
+    } else if (ms === undefined || ms <= 0 || ms > MAX_MS) {
+      problems.push(
+        `${TIMINGS_SETTING}: ${key} must be a duration from 1ms to 24h such as 500ms, 20s, 5m or 1h (got "${value}")`,
+      );
+    } else {
+      const [group, field] = key.split('.') as [keyof Timings, string];
+      (timings[group] as unknown as Record<string, number>)[`${field}Ms`] = ms;
+    }
+    given.add(key);
+  }
+  const { replaceFailedBaseMs, replaceFailedMaxMs } = timings.pool;
+  if (replaceFailedMaxMs < replaceFailedBaseMs)
+    problems.push(
+      `${TIMINGS_SETTING}: pool.replaceFailedMax (${replaceFailedMaxMs} ms) must not be below pool.replaceFailedBase (${replaceFailedBaseMs} ms)`,
+    );
+  return timings;
+}
