@@ -7,6 +7,7 @@ import type { KubeObject } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ResourceType } from '../../kube/resource-type.js';
 import type { Manager } from '../../runtime/manager.js';
+import { kubeconfigSecretName } from '../../../contracts/names.js';
 
 /** A Role or RoleBinding: what the lease's access is made of. */
 interface RbacObject extends KubeObject {
@@ -18,7 +19,7 @@ interface RbacObject extends KubeObject {
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** The Secret, Role and RoleBinding of a lease share its name: `<lease>-kubeconfig`. */
-export const leaseKubeconfigName = (lease: string): string => `${lease}-kubeconfig`;
+export const leaseKubeconfigName = kubeconfigSecretName;
 
 /** spec.subjects as RBAC subjects; a ServiceAccount without namespace is the lease's. */
 export function rbacSubjects(lease: ClusterLease): Record<string, string>[] {

@@ -7,6 +7,7 @@ import { sameContent } from '../../kube/objects.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { Manager } from '../../runtime/manager.js';
 import { KubeconfigNotPublishedError, leaseKubeconfigData } from './lease-kubeconfig-source.js';
+import { kubeconfigSecretName } from '../../../contracts/names.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;
@@ -15,7 +16,7 @@ export interface SecretObject extends KubeObject {
 
 /** The lease's copy of its cluster's kubeconfig: `<lease>-kubeconfig`, in the lease namespace. */
 export function leaseSecretName(lease: ClusterLease): string {
-  return `${lease.metadata!.name}-kubeconfig`;
+  return kubeconfigSecretName(lease.metadata!.name!);
 }
 
 /**

@@ -18,6 +18,7 @@ import { FailedReplacement } from './pool-replacement.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
 import { buildPoolInstance } from './pool-instance.js';
+import { crcBundleName, DEFAULT_CRC_ARCH } from '../../../contracts/names.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
 
@@ -206,8 +207,8 @@ export class PoolController {
   }
 
   private async ensureBundle(pool: ClusterPool, context: ReconcileContext): Promise<void> {
-    const arch = pool.spec.template.crcArch || 'amd64';
-    const name = `crc-${pool.spec.template.crcVersion}-${arch}`;
+    const arch = pool.spec.template.crcArch || DEFAULT_CRC_ARCH;
+    const name = crcBundleName(pool.spec.template.crcVersion!, arch);
     if (this.manager.informer<CRCBundle>(BUNDLES).get(name)) return;
     try {
       await this.manager.client.create(BUNDLES, {

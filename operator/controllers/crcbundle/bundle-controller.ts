@@ -20,6 +20,7 @@ import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
 import { freedSlots, PreparationSlots } from './preparation-slots.js';
+import { METADATA_KEYS } from '../../../contracts/bundle-prep.js';
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
 
@@ -174,7 +175,7 @@ export class BundleController {
     // Both are published before the Job succeeds; their events bring us back if the cache lags.
     if (!controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
     const data = metadata!.data ?? {};
-    const virtualSize = Number(data.diskVirtualSizeBytes);
+    const virtualSize = Number(data[METADATA_KEYS.diskVirtualSizeBytes]);
     await this.writeStatus(
       bundle,
       {
@@ -183,9 +184,9 @@ export class BundleController {
         qcow2PVCRef: { name: names.golden },
         qcow2PVCNamespace: this.namespace,
         sshKeySecretRef: { name: names.sshKeySecret },
-        ocpVersion: data.ocpVersion,
-        sha256: data.sha256,
-        diskSHA256: data.diskSHA256,
+        ocpVersion: data[METADATA_KEYS.ocpVersion],
+        sha256: data[METADATA_KEYS.sha256],
+        diskSHA256: data[METADATA_KEYS.diskSha256],
         ...(Number.isSafeInteger(virtualSize) ? { diskVirtualSizeBytes: virtualSize } : {}),
       },
       [
@@ -194,12 +195,12 @@ export class BundleController {
       ],
     );
     this.retries.delete(bundle.metadata!.name!);
-    context.logger.info({ ocpVersion: data.ocpVersion }, 'Prepared CRCBundle');
+    context.logger.info({ ocpVersion: data[METADATA_KEYS.ocpVersion] }, 'Prepared CRCBundle');
     void this.manager.events.record(
       bundle,
       'Normal',
       READY_REASON.bundleReady,
-      `Golden disk ready in ${this.namespace}/${names.golden}: OpenShift ${data.ocpVersion}, disk sha256 ${data.diskSHA256}`,
+      `Golden disk ready in ${this.namespace}/${names.golden}: OpenShift ${data[METADATA_KEYS.ocpVersion]}, disk sha256 ${data[METADATA_KEYS.diskSha256]}`,
     );
     await this.cleanUp(names, context);
     return {};
