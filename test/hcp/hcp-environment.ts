@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterInstance } from '../../operator/api/resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
-import type { SimulatedHostedGuest } from '../platform/simulated-hosted-guest.js';
-import { SimulatedPlatform } from '../platform/simulated-platform.js';
+import type { SimulatedHostedGuest } from '../../dev/platform/simulated-hosted-guest.js';
+import { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { OperatorEnvironment } from '../support/operator-environment.js';
 
 /**

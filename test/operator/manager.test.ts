@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CONFIG_MAPS } from '../../operator/api/core-resources.js';
+import { SECRETS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { fetch } from 'undici';
 import { resourceType } from '../../operator/kube/resource-type.js';
@@ -7,8 +9,6 @@ import { useTestNamespace } from '../support/cluster.js';
 import { quietManager, ReconcileRecorder } from './test-manager.js';
 
 const ns = useTestNamespace('manager');
-const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
-const SECRETS = resourceType('v1', 'Secret', 'secrets');
 
 describe('the manager', () => {
   const recorder = new ReconcileRecorder();

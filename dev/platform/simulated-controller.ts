@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { BackoffPolicy } from '../../operator/runtime/backoff.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
-import { testConfig } from '../operator/test-manager.js';
+import { testConfig } from './manager-config.js';
 
 /**
  * A manager for simulated platform controllers: its own client, caches and work queues, no

@@ -3,7 +3,7 @@ import ssh2 from 'ssh2';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { TEST_AGENT_IMAGE } from '../operator/bundle-fixtures.js';
+import { TEST_AGENT_IMAGE } from './bundle-fixtures.js';
 import { ServiceBackends } from './service-backends.js';
 import { SimulatedCdi } from './simulated-cdi.js';
 import { SimulatedCrcGuests } from './simulated-crc-guests.js';

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceType } from '../../operator/kube/resource-type.js';
 
 /** Any object shape will do: client-node's models (V1ConfigMap, ...) as well as our plain ones. */
 type Watched = { metadata?: { resourceVersion?: string } };
