@@ -14,7 +14,7 @@ import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-re
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { createPullSecret } from '../hcp/hcp-environment.js';
+import { createPullSecret } from '../support/pull-secret.js';
 import { CrcEnvironment } from './crc-environment.js';
 import ssh2 from 'ssh2';
 
