@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -28,6 +29,9 @@ const NO_TEST = {
   message: 'dev/ is below the tests: it never imports them.',
 };
 const DEV_LAYERS = ['support', 'control-plane', 'guest', 'platform', 'local'];
+const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 const topology = (other) => ({
   group: [`**/clusterinstance/${other}/**`, `../${other}/**`],
   message: 'One topology never imports the other: shared code belongs to the instance engine.',
@@ -79,7 +83,32 @@ function layerRules() {
         ],
       }),
     ),
+    // test/support is below every test folder; the two topologies' tests share through it.
+    testRule(
+      ['test/support/**/*.ts'],
+      TEST_FOLDERS.filter((f) => f !== 'support'),
+    ),
+    testRule(['test/crc/**/*.ts'], ['hcp']),
+    testRule(['test/hcp/**/*.ts'], ['crc']),
   ];
+}
+
+/** Test files too: `folders` are sibling folders under test/ that `files` never import. */
+function testRule(files, folders) {
+  return {
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: folders.map((folder) => ({
+            group: [`../${folder}/**`],
+            message: `Shared test code lives in test/support, not in test/${folder}.`,
+          })),
+        },
+      ],
+    },
+  };
 }
 
 // Lint as a structure guard: no floating promises, explicit return types on exported functions,
