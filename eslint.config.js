@@ -1,5 +1,115 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+// client-node's KubeConfig loads every generated API model: about 90 MB in the operator and a
+// much larger Action bundle. Types are free; values come from operator/kube instead.
+const CLIENT_NODE_VALUES = {
+  name: '@kubernetes/client-node',
+  message: 'Use operator/kube (ApiClient, kubeconfig, cluster-access) instead.',
+  allowTypeImports: true,
+};
+const NO_TEST_OR_DEV = {
+  group: ['**/test/**', '**/dev/**'],
+  message:
+    'The product never imports tests or the local environment (dev/); move what it needs into the product.',
+};
+const NO_OPERATOR = {
+  group: ['**/operator/**'],
+  message: 'crc-agent and contracts stand on their own: share code through contracts/.',
+};
+const NO_CLI = {
+  group: ['**/operator/cli/**'],
+  message: 'The local environment is loaded by the CLI, never the other way round.',
+  // dev/local/local-cli.ts implements the commands' interface, which the CLI declares.
+  allowTypeImports: true,
+};
+const NO_TEST = {
+  group: ['**/test/**'],
+  message: 'dev/ is below the tests: it never imports them.',
+};
+const DEV_LAYERS = ['support', 'control-plane', 'guest', 'platform', 'local'];
+const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const topology = (other) => ({
+  group: [`**/clusterinstance/${other}/**`, `../${other}/**`],
+  message: 'One topology never imports the other: shared code belongs to the instance engine.',
+});
+// Generators run at development time and may read the real client.
+const GENERATORS = ['operator/api/generate-types.ts', 'operator/api/type-generation.ts'];
+
+function restrict(files, { paths = [], patterns = [], level = 'error' }, ignores = []) {
+  return {
+    files,
+    ignores: ['**/*.test.ts', ...ignores],
+    rules: { '@typescript-eslint/no-restricted-imports': [level, { paths, patterns }] },
+  };
+}
+
+function layerRules() {
+  const instance = 'operator/controllers/clusterinstance';
+  return [
+    restrict(['action/**/*.ts'], { paths: [CLIENT_NODE_VALUES], patterns: [NO_TEST_OR_DEV] }),
+    restrict(
+      ['operator/**/*.ts'],
+      { paths: [CLIENT_NODE_VALUES], patterns: [NO_TEST_OR_DEV] },
+      GENERATORS,
+    ),
+    restrict(GENERATORS, { patterns: [NO_TEST_OR_DEV] }),
+    // A warning while crc still borrows hcp's helpers; an error once they live in the engine.
+    restrict([`${instance}/crc/**/*.ts`], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, topology('hcp')],
+      level: 'warn',
+    }),
+    restrict([`${instance}/hcp/**/*.ts`], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, topology('crc')],
+    }),
+    restrict(['crc-agent/**/*.ts', 'contracts/**/*.ts'], {
+      patterns: [NO_TEST_OR_DEV, NO_OPERATOR],
+    }),
+    // dev/ in layers, each importing only those before it in DEV_LAYERS.
+    ...DEV_LAYERS.map((layer, index) =>
+      restrict([`dev/${layer}/**/*.ts`], {
+        patterns: [
+          NO_TEST,
+          NO_CLI,
+          ...DEV_LAYERS.slice(index + 1).map((above) => ({
+            group: [`**/${above}/**`],
+            message: `dev/${layer} is below dev/${above}: it never imports it.`,
+          })),
+        ],
+      }),
+    ),
+    // test/support is below every test folder; the two topologies' tests share through it.
+    testRule(
+      ['test/support/**/*.ts'],
+      TEST_FOLDERS.filter((f) => f !== 'support'),
+    ),
+    testRule(['test/crc/**/*.ts'], ['hcp']),
+    testRule(['test/hcp/**/*.ts'], ['crc']),
+  ];
+}
+
+/** Test files too: `folders` are sibling folders under test/ that `files` never import. */
+function testRule(files, folders) {
+  return {
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: folders.map((folder) => ({
+            group: [`../${folder}/**`],
+            message: `Shared test code lives in test/support, not in test/${folder}.`,
+          })),
+        },
+      ],
+    },
+  };
+}
 
 // Lint as a structure guard: no floating promises, explicit return types on exported functions,
 // no `any`, and limits on complexity and parameter counts.
@@ -21,26 +131,11 @@ export default tseslint.config(
       'max-depth': ['error', 4],
     },
   },
-  {
-    // client-node's KubeConfig loads every generated API model: about 90 MB in the operator and a
-    // much larger Action bundle. Types are free; values come from operator/kube instead.
-    files: ['operator/**/*.ts', 'action/**/*.ts'],
-    ignores: ['**/*.test.ts', 'operator/api/generate-types.ts', 'operator/api/type-generation.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@kubernetes/client-node',
-              message: 'Use operator/kube (ApiClient, kubeconfig, cluster-access) instead.',
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Layers: the product (operator, crc-agent, action, contracts) never imports the tests or the
+  // local environment (dev/); crc-agent and contracts never import the operator; neither instance
+  // topology imports the other. Later blocks replace the rule for their files, so each block
+  // lists every restriction that applies to them.
+  ...layerRules(),
   {
     files: ['**/*.test.ts'],
     rules: {

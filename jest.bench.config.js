@@ -9,6 +9,7 @@ const benchConfig = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30 * 60_000,
   maxWorkers: 1,
+  reporters: ['default', '<rootDir>/test/jest/durations-reporter.js'],
   testSequencer: '<rootDir>/test/bench/bench-order.js',
 };
 

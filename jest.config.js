@@ -12,6 +12,12 @@ const config = {
   // One real control plane for the whole run; every test file gets a namespace of its own.
   globalSetup: '<rootDir>/test/jest/global-setup.js',
   globalTeardown: '<rootDir>/test/jest/global-teardown.js',
+  // Each file's duration in the output, and the run against the suite's budget (5 minutes on
+  // the CI machine's 2 cores).
+  reporters: [
+    'default',
+    ['<rootDir>/test/jest/durations-reporter.js', { suiteBudgetSeconds: 300 }],
+  ],
   testTimeout: 120_000,
   // Two cores: more workers only compete with the apiserver and etcd for CPU.
   maxWorkers: 2,

@@ -5,6 +5,7 @@ import { SECRETS } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
 import { isForbidden } from '../operator/kube/api-error.js';
 import type { KubeObject } from '../operator/kube/objects.js';
+import { KUBECONFIG_KEY, kubeconfigSecretName } from '../contracts/names.js';
 
 interface SecretObject extends KubeObject {
   data?: Record<string, string>;
@@ -36,10 +37,10 @@ async function readSecret(
 /** The guest kubeconfig the operator copied into the lease's Secret. */
 export async function readGuestKubeconfig(api: ApiClient, lease: ClusterLease): Promise<string> {
   const { name, namespace } = lease.metadata!;
-  const secretName = lease.status?.kubeconfigSecretRef?.name ?? `${name}-kubeconfig`;
+  const secretName = lease.status?.kubeconfigSecretRef?.name ?? kubeconfigSecretName(name!);
   const secret = await readSecret(api, secretName, namespace);
-  const data = secret.data?.kubeconfig;
-  if (!data) throw new Error(`Secret ${namespace}/${secretName} has no "kubeconfig" key`);
+  const data = secret.data?.[KUBECONFIG_KEY];
+  if (!data) throw new Error(`Secret ${namespace}/${secretName} has no "${KUBECONFIG_KEY}" key`);
   return Buffer.from(data, 'base64').toString();
 }
 

@@ -5,6 +5,7 @@ import type { GitHubRun } from './github-run.js';
 import { defaultLeaseName, defaultRequestedBy } from './github-run.js';
 import type { KubeconfigContext } from '../operator/kube/kubeconfig.js';
 import { KubeconfigError, parseKubeconfig } from '../operator/kube/kubeconfig.js';
+import { MAX_KUBECONFIG_OWNER_NAME } from '../contracts/names.js';
 
 /** Everything the main step needs, validated. */
 export interface Settings {
@@ -34,7 +35,7 @@ export type InputReader = (name: string) => string;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** The lease's kubeconfig Secret is "<lease>-kubeconfig" and must stay a valid name. */
-const MAX_LEASE_NAME = 253 - '-kubeconfig'.length;
+const MAX_LEASE_NAME = MAX_KUBECONFIG_OWNER_NAME;
 
 function choice<T extends string>(
   input: InputReader,

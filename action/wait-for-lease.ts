@@ -4,6 +4,7 @@ import type { ClusterLease } from '../operator/api/resources.js';
 import { LEASES } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
 import { ApiError, isNotFound } from '../operator/kube/api-error.js';
+import { watchObject } from '../operator/kube/watch-object.js';
 
 export type WaitOutcome =
   | { kind: 'bound'; lease: ClusterLease }
@@ -97,31 +98,19 @@ async function watchLease(
   stop: AbortSignal,
   onUpdate: (lease: ClusterLease) => void,
 ): Promise<ClusterLease | 'deleted'> {
-  const done = new AbortController();
-  const signal = AbortSignal.any([stop, done.signal]);
-  let latest: ClusterLease | 'deleted' = from;
   const { name, namespace, resourceVersion } = from.metadata!;
-  try {
-    await api.watch<ClusterLease>(
-      LEASES,
-      {
-        namespace,
-        fieldSelector: `metadata.name=${name}`,
-        resourceVersion: resourceVersion!,
-        timeoutSeconds: WATCH_SECONDS,
-      },
-      (event) => {
-        if (event.type === 'BOOKMARK') return;
-        if (event.type === 'DELETED') latest = 'deleted';
-        else onUpdate((latest = event.object));
-        if (latest === 'deleted' || settled(latest)) done.abort();
-      },
-      signal,
-    );
-  } catch (error) {
-    if (!signal.aborted) throw error;
-  }
-  return latest;
+  const { object } = await watchObject<ClusterLease>(
+    api,
+    { type: LEASES, name: name!, namespace, resourceVersion: resourceVersion! },
+    {
+      last: from,
+      onChange: (lease) => lease && onUpdate(lease),
+      until: (lease) => !lease || Boolean(settled(lease)),
+      signal: stop,
+      timeoutSeconds: WATCH_SECONDS,
+    },
+  );
+  return object ?? 'deleted';
 }
 
 /**

@@ -1,11 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import {
-  ConfigError,
-  DEFAULT_PATHS,
-  DEFAULT_TIMINGS,
-  loadAgentConfig,
-  parseArgs,
-} from './config.js';
+import { AGENT_PATHS } from '../contracts/agent-job.js';
+import { ConfigError, DEFAULT_TIMINGS, loadAgentConfig, parseArgs } from './config.js';
 
 const REQUIRED = {
   INSTANCE_NAME: 'crc-1',
@@ -20,9 +15,9 @@ describe('agent configuration', () => {
     expect(config).toMatchObject({
       sshPort: 22,
       sshUser: 'core',
-      sshKeyPath: DEFAULT_PATHS.sshKey,
-      pullSecretPath: DEFAULT_PATHS.pullSecret,
-      identityPath: DEFAULT_PATHS.identity,
+      sshKeyPath: AGENT_PATHS.sshKey,
+      pullSecretPath: AGENT_PATHS.pullSecret,
+      identityPath: AGENT_PATHS.identity,
       instanceUid: '',
       timings: DEFAULT_TIMINGS,
     });

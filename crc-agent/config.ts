@@ -1,12 +1,5 @@
+import { AGENT_ENV, AgentJobSpec } from '../contracts/agent-job.js';
 import { parseDuration } from './durations.js';
-
-/** Where the Job builder mounts the agent's inputs (spec §1.3). */
-export const DEFAULT_PATHS = {
-  sshKey: '/etc/crc-agent/ssh/id_ecdsa',
-  instanceSshKey: '/etc/crc-agent/instance-ssh/id_ed25519',
-  pullSecret: '/etc/crc-agent/pull-secret/.dockerconfigjson',
-  identity: '/etc/crc-agent/identity',
-} as const;
 
 /** Waits and retries. Fixed in production; the overrides exist for local development and tests. */
 export interface AgentTimings {
@@ -66,10 +59,10 @@ export class ConfigError extends Error {
 
 /** Command-line flags that override the environment (Go style: -flag value, --flag=value). */
 const FLAGS: Record<string, string> = {
-  'instance-name': 'INSTANCE_NAME',
-  namespace: 'INSTANCE_NAMESPACE',
-  'ssh-host': 'CRC_SSH_HOST',
-  'vmi-uid': 'CRC_VMI_UID',
+  'instance-name': AGENT_ENV.instanceName,
+  namespace: AGENT_ENV.instanceNamespace,
+  'ssh-host': AGENT_ENV.sshHost,
+  'vmi-uid': AGENT_ENV.vmiUid,
 };
 
 export type AgentMode = 'agent' | 'bundle-prep';
@@ -127,14 +120,15 @@ function readPort(text: string | undefined): number {
   if (!text) return 22;
   const port = Number(text);
   if (!/^\d+$/.test(text) || port < 1 || port > 65535)
-    throw new ConfigError(`CRC_SSH_PORT="${text}" is not a TCP port (1-65535)`);
+    throw new ConfigError(`${AGENT_ENV.sshPort}="${text}" is not a TCP port (1-65535)`);
   return port;
 }
 
 /**
- * Builds the configuration from the environment and flag overrides. Names the first setting that
- * is missing or malformed. CRC_API_HOSTNAME is checked with the identity (pre-flight), as in the
- * reference, so its error says how the identity and hostname relate.
+ * Builds the configuration from the environment and flag overrides: the Job's AgentJobSpec plus
+ * the agent's own settings. Names the first setting that is missing or malformed.
+ * CRC_API_HOSTNAME is checked with the identity (pre-flight), so its error says how the identity
+ * and hostname relate.
  */
 export function loadAgentConfig(
   env: Record<string, string | undefined>,
@@ -142,26 +136,30 @@ export function loadAgentConfig(
 ): AgentConfig {
   const merged = { ...env, ...overrides };
   const value = (name: string): string => (merged[name] ?? '').trim();
-  const withDefault = (name: string, fallback: string): string => value(name) || fallback;
-  const missing = ['INSTANCE_NAME', 'INSTANCE_NAMESPACE', 'CRC_SSH_HOST', 'CRC_VMI_UID'].filter(
-    (name) => !value(name),
-  );
+  const required = [
+    AGENT_ENV.instanceName,
+    AGENT_ENV.instanceNamespace,
+    AGENT_ENV.sshHost,
+    AGENT_ENV.vmiUid,
+  ];
+  const missing = required.filter((name) => !value(name));
   if (missing.length > 0)
     throw new ConfigError(`missing required configuration: ${missing.join(', ')} must be set`);
+  const spec = AgentJobSpec.fromEnv(merged);
   return {
-    instanceName: value('INSTANCE_NAME'),
-    instanceNamespace: value('INSTANCE_NAMESPACE'),
-    instanceUid: value('INSTANCE_UID'),
-    vmiUid: value('CRC_VMI_UID'),
-    sshHost: value('CRC_SSH_HOST'),
-    sshPort: readPort(value('CRC_SSH_PORT')),
-    sshUser: withDefault('CRC_SSH_USER', 'core'),
-    sshKeyPath: withDefault('CRC_SSH_KEY_PATH', DEFAULT_PATHS.sshKey),
-    instanceSshKeyPath: withDefault('CRC_INSTANCE_SSH_KEY_PATH', DEFAULT_PATHS.instanceSshKey),
-    pullSecretPath: withDefault('PULL_SECRET_PATH', DEFAULT_PATHS.pullSecret),
-    identityPath: withDefault('CRC_IDENTITY_PATH', DEFAULT_PATHS.identity),
-    apiHostname: value('CRC_API_HOSTNAME'),
-    recordedVmName: value('CRC_VM_NAME'),
+    instanceName: spec.instanceName,
+    instanceNamespace: spec.instanceNamespace,
+    instanceUid: spec.instanceUid,
+    vmiUid: spec.vmiUid,
+    sshHost: spec.sshHost,
+    sshPort: readPort(value(AGENT_ENV.sshPort)),
+    sshUser: value(AGENT_ENV.sshUser) || 'core',
+    sshKeyPath: spec.paths.sshKey,
+    instanceSshKeyPath: spec.paths.instanceSshKey,
+    pullSecretPath: spec.paths.pullSecret,
+    identityPath: spec.paths.identity,
+    apiHostname: spec.apiHostname,
+    recordedVmName: value(AGENT_ENV.vmName),
     timings: readTimings(merged),
   };
 }

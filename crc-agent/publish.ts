@@ -1,13 +1,13 @@
 import type { CoreV1Api, V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
+import { GUESTCLUSTER_API_VERSION, KINDS } from '../contracts/api.js';
 import {
-  CLUSTER_INSTANCE_API_VERSION,
-  CLUSTER_INSTANCE_KIND,
   HANDOFF_KEYS,
-  HANDOFF_LABELS,
   HANDOFF_MANAGED_BY,
+  handoffLabels,
   handoffSecretName,
-} from './handoff-contract.js';
+} from '../contracts/handoff.js';
+import { LABEL_CLUSTER_INSTANCE, LABEL_MANAGED_BY } from '../contracts/labels.js';
 
 export interface Handoff {
   instanceName: string;
@@ -32,8 +32,8 @@ export function desiredHandoffSecret(handoff: Handoff): V1Secret {
   const ownerReferences: V1OwnerReference[] = handoff.instanceUid
     ? [
         {
-          apiVersion: CLUSTER_INSTANCE_API_VERSION,
-          kind: CLUSTER_INSTANCE_KIND,
+          apiVersion: GUESTCLUSTER_API_VERSION,
+          kind: KINDS.instance,
           name: handoff.instanceName,
           uid: handoff.instanceUid,
           controller: true,
@@ -47,10 +47,7 @@ export function desiredHandoffSecret(handoff: Handoff): V1Secret {
     metadata: {
       name: handoffSecretName(handoff.instanceName, handoff.vmiUid),
       namespace: handoff.namespace,
-      labels: {
-        [HANDOFF_LABELS.managedBy]: HANDOFF_MANAGED_BY,
-        [HANDOFF_LABELS.clusterInstance]: handoff.instanceName,
-      },
+      labels: handoffLabels(handoff.instanceName),
       ...(ownerReferences.length ? { ownerReferences } : {}),
     },
     data: {
@@ -70,7 +67,7 @@ export function checkExistingHandoff(existing: V1Secret, handoff: Handoff): void
     const owned = owners.some(
       (o) =>
         o.controller === true &&
-        o.kind === CLUSTER_INSTANCE_KIND &&
+        o.kind === KINDS.instance &&
         o.name === handoff.instanceName &&
         o.uid === handoff.instanceUid,
     );
@@ -83,8 +80,8 @@ export function checkExistingHandoff(existing: V1Secret, handoff: Handoff): void
   const labels = existing.metadata?.labels ?? {};
   if (
     owners.length > 0 ||
-    labels[HANDOFF_LABELS.managedBy] !== HANDOFF_MANAGED_BY ||
-    labels[HANDOFF_LABELS.clusterInstance] !== handoff.instanceName
+    labels[LABEL_MANAGED_BY] !== HANDOFF_MANAGED_BY ||
+    labels[LABEL_CLUSTER_INSTANCE] !== handoff.instanceName
   )
     throw new HandoffConflictError(`${name} has no verified agent identity`);
 }

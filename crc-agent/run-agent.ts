@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { handoffSecretName } from '../contracts/handoff.js';
 import type { AgentConfig } from './config.js';
 import { AgentError, errorMessage, VmiNotCurrentError } from './errors.js';
 import { fetchClusterInfo } from './fetch-cluster-info.js';
-import { handoffSecretName } from './handoff-contract.js';
 import type { Logger } from './logger.js';
 import { preflight } from './preflight.js';
 import type { HostKeys } from './fetch-cluster-info.js';

@@ -1,8 +1,5 @@
 import { ConfigError } from '../config.js';
-import { bundleDirName, bundleFileName } from './contract.js';
-
-/** Where the prep Job mounts the golden and scratch PVCs (operator spec §3.11). */
-export const DEFAULT_PREP_DIRS = { golden: '/golden', scratch: '/work' } as const;
+import { bundleDirName, bundleFileName, PREP_DIRS, PREP_ENV } from '../../contracts/bundle-prep.js';
 
 /** The one typed configuration of a bundle-prep run, validated before anything starts. */
 export interface BundlePrepConfig {
@@ -21,13 +18,13 @@ export interface BundlePrepConfig {
 }
 
 const REQUIRED = [
-  'BUNDLE_URL',
-  'SHA256_URL',
-  'NAMESPACE',
-  'BUNDLE_NAME',
-  'BUNDLE_UID',
-  'SSH_SECRET_NAME',
-  'METADATA_CONFIGMAP_NAME',
+  PREP_ENV.bundleUrl,
+  PREP_ENV.sha256Url,
+  PREP_ENV.namespace,
+  PREP_ENV.bundleName,
+  PREP_ENV.bundleUid,
+  PREP_ENV.sshSecretName,
+  PREP_ENV.metadataConfigMapName,
 ] as const;
 
 function checkUrl(variable: string, text: string): void {
@@ -47,24 +44,24 @@ export function loadBundlePrepConfig(env: Record<string, string | undefined>): B
   const missing = REQUIRED.filter((name) => !value(name));
   if (missing.length > 0)
     throw new ConfigError(`missing required configuration: ${missing.join(', ')} must be set`);
-  checkUrl('BUNDLE_URL', value('BUNDLE_URL'));
-  checkUrl('SHA256_URL', value('SHA256_URL'));
-  const dir = bundleDirName(bundleFileName(value('BUNDLE_URL')));
+  checkUrl(PREP_ENV.bundleUrl, value(PREP_ENV.bundleUrl));
+  checkUrl(PREP_ENV.sha256Url, value(PREP_ENV.sha256Url));
+  const dir = bundleDirName(bundleFileName(value(PREP_ENV.bundleUrl)));
   // The folder name becomes a path under SCRATCH_DIR: one plain segment, never "." or "..".
   if (!/^[A-Za-z0-9._+-]+$/.test(dir) || /^\.+$/.test(dir))
     throw new ConfigError(
-      `BUNDLE_URL="${value('BUNDLE_URL')}" does not end with a bundle file name such as crc_libvirt_4.16.0_amd64.crcbundle`,
+      `${PREP_ENV.bundleUrl}="${value(PREP_ENV.bundleUrl)}" does not end with a bundle file name such as crc_libvirt_4.16.0_amd64.crcbundle`,
     );
   return {
-    bundleUrl: value('BUNDLE_URL'),
-    sha256Url: value('SHA256_URL'),
-    namespace: value('NAMESPACE'),
-    bundleName: value('BUNDLE_NAME'),
-    bundleUid: value('BUNDLE_UID'),
-    sshSecretName: value('SSH_SECRET_NAME'),
-    metadataConfigMapName: value('METADATA_CONFIGMAP_NAME'),
-    goldenDir: value('GOLDEN_DIR') || DEFAULT_PREP_DIRS.golden,
-    scratchDir: value('SCRATCH_DIR') || DEFAULT_PREP_DIRS.scratch,
-    terminationMessagePath: value('TERMINATION_MESSAGE_PATH'),
+    bundleUrl: value(PREP_ENV.bundleUrl),
+    sha256Url: value(PREP_ENV.sha256Url),
+    namespace: value(PREP_ENV.namespace),
+    bundleName: value(PREP_ENV.bundleName),
+    bundleUid: value(PREP_ENV.bundleUid),
+    sshSecretName: value(PREP_ENV.sshSecretName),
+    metadataConfigMapName: value(PREP_ENV.metadataConfigMapName),
+    goldenDir: value(PREP_ENV.goldenDir) || PREP_DIRS.golden,
+    scratchDir: value(PREP_ENV.scratchDir) || PREP_DIRS.scratch,
+    terminationMessagePath: value(PREP_ENV.terminationMessagePath),
   };
 }

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import type { BundleMember } from './contract.js';
-import { BUNDLE_MEMBERS } from './contract.js';
+import type { BundleMember } from '../../contracts/bundle-prep.js';
+import { BUNDLE_MEMBERS } from '../../contracts/bundle-prep.js';
 
 /** Where each extracted member was written. */
 export type ExtractedMembers = Record<BundleMember, string>;

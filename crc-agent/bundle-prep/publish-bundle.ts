@@ -6,13 +6,13 @@ import type {
   V1Secret,
 } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
+import { KINDS } from '../../contracts/api.js';
 import {
   bundleLabels,
   bundleOwnerReference,
-  CRC_BUNDLE_KIND,
   METADATA_KEYS,
   SSH_KEY_DATA_KEY,
-} from './contract.js';
+} from '../../contracts/bundle-prep.js';
 
 export interface BundleOutputs {
   namespace: string;
@@ -75,7 +75,7 @@ export function desiredMetadataConfigMap(outputs: BundleOutputs): V1ConfigMap {
  */
 export function checkTakeOver(existing: V1ObjectMeta | undefined, bundleName: string): void {
   const controller = existing?.ownerReferences?.find((o) => o.controller === true);
-  if (controller && !(controller.kind === CRC_BUNDLE_KIND && controller.name === bundleName))
+  if (controller && !(controller.kind === KINDS.bundle && controller.name === bundleName))
     throw new BundleOwnerConflictError(
       `${existing?.namespace}/${existing?.name} is controlled by ${controller.kind} ${controller.name}, not by CRCBundle ${bundleName}`,
     );

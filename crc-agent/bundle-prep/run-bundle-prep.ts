@@ -8,7 +8,12 @@ import type { Logger } from '../logger.js';
 import { readOpenshiftVersion } from './bundle-info.js';
 import { expectedDigest, verifyDigest } from './checksum-file.js';
 import type { BundlePrepConfig } from './config.js';
-import { BUNDLE_MEMBERS, bundleDirName, bundleFileName, PREP_FILES } from './contract.js';
+import {
+  BUNDLE_MEMBERS,
+  bundleDirName,
+  bundleFileName,
+  PREP_FILES,
+} from '../../contracts/bundle-prep.js';
 import { convertToRaw, inspectRawDisk, qemuImg } from './disk-image.js';
 import type { DiskFacts } from './disk-image.js';
 import { displayUrl, download } from './download.js';

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { projectRoot } from '../../test/control-plane/project-root.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { generateApiTypes, kindFileName } from './type-generation.js';
 
 const root = projectRoot();

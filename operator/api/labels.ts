@@ -1,11 +1,12 @@
-/** Label keys, values and finalizers of the compatibility contract (spec/operator.md §4.3). */
-export const LABEL_MANAGED_BY = 'opdev.io/managed-by';
-export const MANAGED_BY_OPERATOR = 'guestcluster-operator';
-export const LABEL_POOL = 'opdev.io/pool';
-export const LABEL_NAMESPACE_ENABLED = 'guestcluster.opdev.io/enabled';
-export const FINALIZER_LEASE_RELEASE = 'guestcluster.opdev.io/release';
-export const FINALIZER_INSTANCE_CLEANUP = 'guestcluster.opdev.io/cleanup';
-/** On a pool while leases hold its instances: a deleted pool waits until they release them. */
-export const FINALIZER_POOL_PROTECTION = 'guestcluster.opdev.io/pool-protection';
-export const LABEL_CLUSTER_INSTANCE = 'opdev.io/cluster-instance';
-export const LABEL_CLUSTER_INSTANCE_NAMESPACE = 'opdev.io/cluster-instance-namespace';
+/** Label keys, values and finalizers of the compatibility contract (written once in contracts/). */
+export {
+  FINALIZER_INSTANCE_CLEANUP,
+  FINALIZER_LEASE_RELEASE,
+  FINALIZER_POOL_PROTECTION,
+  LABEL_CLUSTER_INSTANCE,
+  LABEL_CLUSTER_INSTANCE_NAMESPACE,
+  LABEL_MANAGED_BY,
+  LABEL_NAMESPACE_ENABLED,
+  LABEL_POOL,
+  MANAGED_BY_OPERATOR,
+} from '../../contracts/labels.js';

@@ -26,12 +26,8 @@ export const VIRTUAL_MACHINE_INSTANCES = resourceType(
   'virtualmachineinstances',
 );
 export const NODES = resourceType('v1', 'Node', 'nodes', false);
-export const PODS = resourceType('v1', 'Pod', 'pods');
-export const PERSISTENT_VOLUME_CLAIMS = resourceType(
-  'v1',
-  'PersistentVolumeClaim',
-  'persistentvolumeclaims',
-);
+/** The same registry entries as core-resources.ts, under the names platform code uses. */
+export { PODS, PVCS as PERSISTENT_VOLUME_CLAIMS } from './core-resources.js';
 
 /** HyperShift's label on the worker VMIs and launcher pods of a node pool. */
 export const LABEL_NODE_POOL_NAME = 'hypershift.openshift.io/nodepool-name';

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import type { OperatorFlags } from '../config.js';
+import { loadLocalEnvironment } from './local-environment.js';
 
 /**
- * The `guestcluster` command. `local` lives with the local environment under test/ and is loaded
- * only when used, so the operator's image does not need it.
+ * The `guestcluster` command. `local` lives with the local environment under dev/ and is loaded
+ * only when used, so the operator's image does not carry it.
  */
 export function buildProgram(): Command {
   const program = new Command('guestcluster')
@@ -74,30 +75,28 @@ export function buildProgram(): Command {
   local
     .command('up')
     .description('Start the local environment in the background and write .guestcluster/kubeconfig')
-    .action(async () => (await import('../../test/local/local-commands.js')).localUp());
+    .action(async () => (await loadLocalEnvironment()).up());
   local
     .command('down')
     .description('Stop the local environment; no process is left behind')
-    .action(async () => (await import('../../test/local/local-commands.js')).localDown());
+    .action(async () => (await loadLocalEnvironment()).down());
   local
     .command('status')
     .description('Show whether the local environment runs, and where')
-    .action(async () => (await import('../../test/local/local-commands.js')).localStatus());
+    .action(async () => (await loadLocalEnvironment()).status());
   local
     .command('lease')
     .description(
       "Lease a guest cluster from the local environment with the Action's own code; print how to use it",
     )
     .option('--pool <name>', 'the pool to lease from (default: the first of the environment)')
-    .action(async (options: { pool?: string }) =>
-      (await import('../../test/local/local-lease.js')).localLease(options),
-    );
+    .action(async (options: { pool?: string }) => (await loadLocalEnvironment()).lease(options));
   local
     .command('serve', { hidden: true })
     .description(
       'Run the local environment in the foreground (what `local up` starts in the background)',
     )
-    .action(async () => (await import('../../test/local/local-daemon.js')).serveLocalEnvironment());
+    .action(async () => (await loadLocalEnvironment()).serve());
   return program;
 }
 

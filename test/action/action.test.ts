@@ -6,8 +6,8 @@ import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { projectRoot } from '../control-plane/project-root.js';
-import { runCommand } from '../control-plane/run-command.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
 import {
   enableNamespace,
@@ -22,7 +22,7 @@ import { useTestNamespace } from '../support/cluster.js';
 import { canI } from '../support/tenant.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import type { StepResult } from './action-runner.js';
 import { ActionJob } from './action-runner.js';

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { projectRoot } from '../control-plane/project-root.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 

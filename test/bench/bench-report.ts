@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { projectRoot } from '../control-plane/project-root.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 
 /** Percentile (0–100) of a list of numbers, nearest-rank. */
 export function percentile(values: readonly number[], p: number): number {

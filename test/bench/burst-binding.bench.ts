@@ -12,7 +12,7 @@ import {
   fillPool,
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitForList } from '../support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 

@@ -14,7 +14,7 @@ import {
 } from '../operator/pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitForList } from '../support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 
 const ns = useTestNamespace('bench-resync');

@@ -6,7 +6,7 @@ import { enableNamespace, hcpPool, lease, poolInstance } from '../operator/pool-
 import type { OperatorProcess } from '../operator/operator-process.js';
 import { startOperatorProcess } from '../operator/operator-process.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitForList } from '../support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 

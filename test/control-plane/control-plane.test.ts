@@ -6,17 +6,14 @@ import type {
   V1Namespace,
 } from '@kubernetes/client-node';
 import { ApiException, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
-import { useStandIns } from './platform-crds/platform-crds.js';
+import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
-import {
-  CONFIG_MAPS,
-  CUSTOM_RESOURCE_DEFINITIONS,
-  NAMESPACES,
-  collectionPath,
-  resourceType,
-} from '../support/resource-type.js';
-import { waitFor } from '../support/wait-for.js';
+import { CONFIG_MAPS } from '../../operator/api/core-resources.js';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resources.js';
+import { NAMESPACES } from '../../operator/api/resources.js';
+import { collectionPath, resourceType } from '../../operator/kube/resource-type.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 
 const ns = useTestNamespace('control-plane');
 

@@ -3,11 +3,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { resolveBinaries } from './binaries.js';
-import { LocalControlPlane, startEtcd } from './control-plane.js';
-import { freePort } from './free-port.js';
-import { cachedCrds } from './platform-crds/crd-cache.js';
-import { KUBEVIRT_CRDS } from './platform-crds/kubevirt-crds.js';
+import { resolveBinaries } from '../../dev/control-plane/binaries.js';
+import { LocalControlPlane, startEtcd } from '../../dev/control-plane/control-plane.js';
+import { freePort } from '../../dev/control-plane/free-port.js';
+import { cachedCrds } from '../../dev/control-plane/platform-crds/crd-cache.js';
+import { KUBEVIRT_CRDS } from '../../dev/control-plane/platform-crds/kubevirt-crds.js';
 import { testEnv } from '../support/test-env.js';
 
 const isAlive = (pid: number | undefined): boolean => {

@@ -3,14 +3,15 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
-import { writeSecretFile } from '../control-plane/kubeconfig-file.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { AGENT_ENV } from '../../contracts/agent-job.js';
+import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { kubectl } from '../support/kubectl.js';
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { createCrcIdentity, IDENTITY_FILES } from '../../crc-agent/crc-identity.js';
 import { testEnv } from '../support/test-env.js';
-import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
-import type { SimulatedGuestOptions } from '../guest/simulated-crc-guest.js';
+import { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
+import type { SimulatedGuestOptions } from '../../dev/guest/simulated-crc-guest.js';
 
 export interface AgentOutput {
   exitCode: number | null;
@@ -201,15 +202,15 @@ export async function prepareRun(
     identity,
     vmiUid,
     env: {
-      INSTANCE_NAME: instanceName,
-      INSTANCE_NAMESPACE: namespace.name,
-      CRC_SSH_HOST: '127.0.0.1',
-      CRC_SSH_PORT: String(guest.ssh.port),
-      CRC_VMI_UID: vmiUid,
-      CRC_SSH_KEY_PATH: files.sshKeyPath,
-      CRC_IDENTITY_PATH: files.identityPath,
-      PULL_SECRET_PATH: files.pullSecretPath,
-      CRC_API_HOSTNAME: TEST_API_HOSTNAME,
+      [AGENT_ENV.instanceName]: instanceName,
+      [AGENT_ENV.instanceNamespace]: namespace.name,
+      [AGENT_ENV.sshHost]: '127.0.0.1',
+      [AGENT_ENV.sshPort]: String(guest.ssh.port),
+      [AGENT_ENV.vmiUid]: vmiUid,
+      [AGENT_ENV.sshKeyPath]: files.sshKeyPath,
+      [AGENT_ENV.identityPath]: files.identityPath,
+      [AGENT_ENV.pullSecretPath]: files.pullSecretPath,
+      [AGENT_ENV.apiHostname]: TEST_API_HOSTNAME,
       KUBECONFIG: testEnv('kubeconfig'),
     },
     cleanup: async () => {

@@ -9,14 +9,14 @@ import { stringify } from 'yaml';
 import { useTestNamespace } from '../support/cluster.js';
 import type { AgentOutput } from './agent-run.js';
 import { failureLine, runAgentProcess, secretFragments, writeTempFile } from './agent-run.js';
-import type { FileServer, TestBundle } from './test-bundle.js';
+import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
 import {
   makeTestBundle,
   MARKER_OFFSETS,
   serveFolder,
   TEST_DISK_BYTES,
   writeChecksumFile,
-} from './test-bundle.js';
+} from '../../dev/platform/test-bundle.js';
 
 const ns = useTestNamespace('bundle-prep');
 const OTHER_DIGEST = 'ab'.repeat(32);

@@ -24,14 +24,14 @@ import {
 } from '../../operator/controllers/clusterinstance/crc/crc-builders.js';
 import { agentAccountName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
-import { runCommand } from '../control-plane/run-command.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
-import { sshLogin } from '../guest/ssh-login.js';
+import { sshLogin } from '../../dev/guest/ssh-login.js';
 import { testEnv } from '../support/test-env.js';
-import { GuestApiServer } from '../guest/guest-api.js';
-import { AUTHORIZED_KEYS } from '../guest/guest-machine.js';
-import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
+import { GuestApiServer } from '../../dev/guest/guest-api.js';
+import { AUTHORIZED_KEYS } from '../../dev/guest/guest-machine.js';
+import { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
 import type { AgentFiles, AgentOutput } from './agent-run.js';
 import {
   createClusterInstance,

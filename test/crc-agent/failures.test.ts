@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
-import { freePort } from '../control-plane/free-port.js';
+import { freePort } from '../../dev/control-plane/free-port.js';
 import { useTestNamespace } from '../support/cluster.js';
 import type { AgentOutput, RunSetup } from './agent-run.js';
 import {

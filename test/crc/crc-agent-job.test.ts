@@ -9,19 +9,19 @@ import { JOBS } from '../../operator/api/core-resources.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
-import { writeSecretFile } from '../control-plane/kubeconfig-file.js';
-import { runCommand } from '../control-plane/run-command.js';
+import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { createClusterInstance } from '../crc-agent/agent-run.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
-import { waitFor } from '../support/wait-for.js';
-import type { VmiObject } from '../platform/kubevirt-resources.js';
+import { waitFor } from '../../dev/support/wait-for.js';
+import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import {
   DATA_VOLUMES,
   SERVICES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../platform/kubevirt-resources.js';
+} from '../../dev/platform/kubevirt-resources.js';
 import { CrcEnvironment, TEST_AGENT_IMAGE } from './crc-environment.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 

@@ -2,9 +2,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { createPullSecret } from '../hcp/hcp-environment.js';
-import type { SimulatedCrcGuestsOptions } from '../platform/simulated-crc-guests.js';
-import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
+import { createPullSecret } from '../support/pull-secret.js';
+import type { SimulatedCrcGuestsOptions } from '../../dev/platform/simulated-crc-guests.js';
+import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { OperatorEnvironment } from '../support/operator-environment.js';
 
 export { TEST_AGENT_IMAGE };

@@ -8,16 +8,16 @@ import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Job } from '../../operator/kube/workloads.js';
 import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
-import type { DataVolumeObject, VmiObject } from '../platform/kubevirt-resources.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import {
   DATA_VOLUMES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../platform/kubevirt-resources.js';
-import type { RouteObject } from '../platform/simulated-router.js';
+} from '../../dev/platform/kubevirt-resources.js';
+import type { RouteObject } from '../../dev/platform/simulated-router.js';
 import { useTestNamespace } from '../support/cluster.js';
-import type { ResourceType } from '../support/resource-type.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import type { ResourceType } from '../../operator/kube/resource-type.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { CrcEnvironment } from './crc-environment.js';
 
 /*

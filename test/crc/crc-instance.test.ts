@@ -32,17 +32,17 @@ import { clusterAccess } from '../../operator/kube/cluster-access.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
-import { runCommand } from '../control-plane/run-command.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { enableNamespace, lease } from '../operator/pool-fixtures.js';
 import type {
   DataVolumeObject,
   VirtualMachineObject,
   VmiObject,
-} from '../platform/kubevirt-resources.js';
-import type { RouteObject } from '../platform/simulated-router.js';
+} from '../../dev/platform/kubevirt-resources.js';
+import type { RouteObject } from '../../dev/platform/simulated-router.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import { CrcEnvironment } from './crc-environment.js';
 
 const ns = useTestNamespace('crc-instance');

@@ -1,11 +1,15 @@
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { RouteObject } from '../platform/simulated-router.js';
+import type { RouteObject } from '../../dev/platform/simulated-router.js';
 import type {
   DataVolumeObject,
   ServiceObject,
   VirtualMachineObject,
-} from '../platform/kubevirt-resources.js';
-import { DATA_VOLUMES, LABEL_VM_NAME, VIRTUAL_MACHINES } from '../platform/kubevirt-resources.js';
+} from '../../dev/platform/kubevirt-resources.js';
+import {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  VIRTUAL_MACHINES,
+} from '../../dev/platform/kubevirt-resources.js';
 
 /**
  * The crc objects of spec §3.1–3.4 as the operator builds them (without the owner reference to a

@@ -8,21 +8,25 @@ import { ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type {
   DataVolumeObject,
   PodStatusIp,
   VirtualMachineObject,
   VmiObject,
-} from '../platform/kubevirt-resources.js';
+} from '../../dev/platform/kubevirt-resources.js';
 import {
   DATA_VOLUMES,
   SERVICES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../platform/kubevirt-resources.js';
-import { DISK_FILE, readAuthorizedKeys, writeSimulatedDisk } from '../platform/simulated-disk.js';
-import type { RouteObject } from '../platform/simulated-router.js';
+} from '../../dev/platform/kubevirt-resources.js';
+import {
+  DISK_FILE,
+  readAuthorizedKeys,
+  writeSimulatedDisk,
+} from '../../dev/platform/simulated-disk.js';
+import type { RouteObject } from '../../dev/platform/simulated-router.js';
 import { CrcEnvironment } from './crc-environment.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 import type { DiskSource } from './crc-objects.js';

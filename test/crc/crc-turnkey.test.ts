@@ -6,15 +6,15 @@ import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
-import { TEST_DISK_BYTES } from '../crc-agent/test-bundle.js';
-import type { TestBundle } from '../crc-agent/test-bundle.js';
-import { createBundlePrepAccount, TestMirror } from '../operator/bundle-fixtures.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/test-bundle.js';
+import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
 import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
-import type { DataVolumeObject, VmiObject } from '../platform/kubevirt-resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../platform/kubevirt-resources.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor } from '../support/wait-for.js';
-import { createPullSecret } from '../hcp/hcp-environment.js';
+import { waitFor } from '../../dev/support/wait-for.js';
+import { createPullSecret } from '../support/pull-secret.js';
 import { CrcEnvironment } from './crc-environment.js';
 import ssh2 from 'ssh2';
 

@@ -14,7 +14,7 @@ import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import { createPullSecret, HcpEnvironment } from '../hcp/hcp-environment.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import {
   enableNamespace,
   hcpPool,
@@ -26,7 +26,7 @@ import { testConfig } from '../operator/test-manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import {
   documentedPermissions,
   grantedPermissions,

@@ -1,9 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterInstance } from '../../operator/api/resources.js';
-import { SECRETS } from '../../operator/api/resources.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
-import type { SimulatedHostedGuest } from '../platform/simulated-hosted-guest.js';
-import { SimulatedPlatform } from '../platform/simulated-platform.js';
+import type { SimulatedHostedGuest } from '../../dev/platform/simulated-hosted-guest.js';
+import { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { OperatorEnvironment } from '../support/operator-environment.js';
 
 /**
@@ -29,22 +28,7 @@ export class HcpEnvironment extends OperatorEnvironment {
   }
 }
 
-/** The pull secret an hcp instance needs in its namespace (default name `pull-secret`). */
-export async function createPullSecret(
-  api: ApiClient,
-  namespace: string,
-  name = 'pull-secret',
-): Promise<void> {
-  await api.create(SECRETS, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace },
-    type: 'kubernetes.io/dockerconfigjson',
-    data: {
-      '.dockerconfigjson': Buffer.from('{"auths":{"quay.io":{"auth":"eDp5"}}}').toString('base64'),
-    },
-  } as never);
-}
+export { createPullSecret } from '../support/pull-secret.js';
 
 export const readyCondition = (
   instance: ClusterInstance | undefined,

@@ -11,11 +11,11 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
-import { runCommand } from '../control-plane/run-command.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { enableNamespace, hcpPool, instancesTornDown, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
 
 const ns = useTestNamespace('hcp');

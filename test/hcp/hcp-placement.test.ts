@@ -8,7 +8,7 @@ import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
 
 const ns = useTestNamespace('place');

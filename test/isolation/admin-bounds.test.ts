@@ -7,7 +7,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { enableNamespace, startOperator } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 
 /**
  * A tenant who can create pools makes the operator create cluster-scoped CRCBundles, each with two

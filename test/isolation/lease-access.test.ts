@@ -14,7 +14,7 @@ import {
 } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { canI } from '../support/tenant.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 
 /** spec.subjects: who may read a lease's kubeconfig Secret, and only that Secret. */
 const ns = useTestNamespace('lease-access');

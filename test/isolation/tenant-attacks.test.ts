@@ -16,8 +16,8 @@ import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { CredentialListener } from '../support/credential-listener.js';
 import { Tenant } from '../support/tenant.js';
-import { sshLogin } from '../guest/ssh-login.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { sshLogin } from '../../dev/guest/ssh-login.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { CrcEnvironment } from '../crc/crc-environment.js';
 
 /**

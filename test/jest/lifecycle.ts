@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { LocalControlPlane, auditLogPath } from '../control-plane/control-plane.js';
-import { installProjectCrds } from '../control-plane/install-crds.js';
+import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
+import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import { TEST_ENV } from '../support/test-env.js';
 
 let running: LocalControlPlane | undefined;

@@ -11,11 +11,11 @@ import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { ActionJob } from '../action/action-runner.js';
-import { CommandFailedError, runCommand } from '../control-plane/run-command.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { CommandFailedError, runCommand } from '../../dev/control-plane/run-command.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { hcpPool, lease } from '../operator/pool-fixtures.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
-import type { LocalState } from './local-state.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
+import type { LocalState } from '../../dev/local/local-state.js';
 
 const cli = path.join(projectRoot(), 'dist', 'operator', 'cli', 'main.js');
 const NAMESPACE = 'ci';

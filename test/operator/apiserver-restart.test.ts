@@ -3,7 +3,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { LocalControlPlane } from '../control-plane/control-plane.js';
+import { LocalControlPlane } from '../../dev/control-plane/control-plane.js';
 import { quietManager, ReconcileRecorder } from './test-manager.js';
 
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');

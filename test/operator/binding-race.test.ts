@@ -3,7 +3,7 @@ import type { ClusterInstance, ClusterLease } from '../../operator/api/resources
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitForList } from '../support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   fillPool,

@@ -17,19 +17,19 @@ import type {
   Secret,
 } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { TEST_DISK_BYTES } from '../crc-agent/test-bundle.js';
-import type { TestBundle } from '../crc-agent/test-bundle.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/test-bundle.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { resourceType } from '../support/resource-type.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
-import type { BundlePlatform } from './bundle-fixtures.js';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
+import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
 import {
   createBundlePrepAccount,
   crcBundle,
   startBundlePlatform,
   TEST_AGENT_IMAGE,
   TestMirror,
-} from './bundle-fixtures.js';
+} from '../../dev/platform/bundle-fixtures.js';
 import { enableNamespace, releaseLeasesAndPools, startOperator } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 

@@ -6,12 +6,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { LeaseObject } from '../../operator/runtime/leader-election.js';
-import { writeSecretFile } from '../control-plane/kubeconfig-file.js';
+import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
 import type { ProxyVerdict } from '../support/api-proxy.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { resourceType } from '../support/resource-type.js';
-import { waitFor } from '../support/wait-for.js';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import type { OperatorProcess } from './operator-process.js';
 import { startOperatorProcess } from './operator-process.js';
 

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   hcpPool,

@@ -7,7 +7,7 @@ import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { eventFor } from '../support/events.js';
 import { kubectl } from '../support/kubectl.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   hcpPool,

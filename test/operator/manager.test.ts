@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CONFIG_MAPS, ROLES, SERVICE_ACCOUNTS } from '../../operator/api/core-resources.js';
+import { SECRETS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { fetch } from 'undici';
 import { resourceType } from '../../operator/kube/resource-type.js';
@@ -7,10 +9,6 @@ import { useTestNamespace } from '../support/cluster.js';
 import { quietManager, ReconcileRecorder } from './test-manager.js';
 
 const ns = useTestNamespace('manager');
-const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
-const SECRETS = resourceType('v1', 'Secret', 'secrets');
-const SERVICE_ACCOUNTS = resourceType('v1', 'ServiceAccount', 'serviceaccounts');
-const ROLES = resourceType('rbac.authorization.k8s.io/v1', 'Role', 'roles');
 
 describe('the manager', () => {
   const recorder = new ReconcileRecorder();

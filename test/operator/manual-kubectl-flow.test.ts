@@ -7,10 +7,10 @@ import type { ClusterLease } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { INSTANCES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { projectRoot } from '../control-plane/project-root.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   hcpPool,

@@ -2,8 +2,8 @@ import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { projectRoot } from '../control-plane/project-root.js';
-import { freePort } from '../control-plane/free-port.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
+import { freePort } from '../../dev/control-plane/free-port.js';
 import { testEnv } from '../support/test-env.js';
 
 /** A `guestcluster operator` process under test, with its output collected. */

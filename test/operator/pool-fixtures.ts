@@ -20,7 +20,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api
 import type { Clock } from '../../operator/runtime/clock.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
-import { waitForList } from '../support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import { testConfig } from './test-manager.js';
 
 /**

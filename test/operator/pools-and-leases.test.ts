@@ -4,7 +4,7 @@ import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   releaseLeasesAndPools,

@@ -2,19 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { OperatorConfig } from '../../operator/config.js';
-import { loadOperatorConfig, managerOptions } from '../../operator/config.js';
+import { managerOptions } from '../../operator/config.js';
+import { testConfig } from '../../dev/platform/manager-config.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
 
-/** Configuration for a manager under test: endpoints on free ports, quiet, no leader election. */
-export function testConfig(overrides: Partial<OperatorConfig> = {}): OperatorConfig {
-  const base = loadOperatorConfig(
-    { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', workers: '2' },
-    { OPERATOR_NAMESPACE: 'default' },
-    () => '',
-  );
-  return { ...base, ...overrides };
-}
+export { testConfig };
 
 /** Records every reconcile and lets a test wait for the next one of a key. */
 export class ReconcileRecorder {

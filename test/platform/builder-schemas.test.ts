@@ -13,7 +13,7 @@ import {
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { useStandIns } from '../control-plane/platform-crds/platform-crds.js';
+import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 

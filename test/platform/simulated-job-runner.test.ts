@@ -5,9 +5,9 @@ import { JOBS, PODS, PVCS } from '../../operator/api/core-resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { Job, Pod } from '../../operator/kube/workloads.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor, waitForList } from '../support/wait-for.js';
-import { SimulatedJobRunner } from './simulated-job-runner.js';
-import { SimulatedStorage } from './simulated-storage.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
+import { SimulatedJobRunner } from '../../dev/platform/simulated-job-runner.js';
+import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
 
 const ns = useTestNamespace('job-runner');
 const IMAGE = 'example.test/script:1';

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PVCS } from '../../operator/api/core-resources.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
 import { useTestNamespace } from '../support/cluster.js';
-import { waitFor } from '../support/wait-for.js';
-import { SimulatedStorage } from './simulated-storage.js';
+import { waitFor } from '../../dev/support/wait-for.js';
+import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
 
 const ns = useTestNamespace('storage');
 

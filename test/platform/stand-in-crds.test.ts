@@ -6,16 +6,19 @@ import {
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { installCrds } from '../control-plane/install-crds.js';
-import type { CrdManifest } from '../control-plane/platform-crds/crd-manifest.js';
-import { upstreamFolderCrds } from '../control-plane/platform-crds/upstream-folder-crds.js';
+import { installCrds } from '../../dev/control-plane/install-crds.js';
+import type { CrdManifest } from '../../dev/control-plane/platform-crds/crd-manifest.js';
+import { upstreamFolderCrds } from '../../dev/control-plane/platform-crds/upstream-folder-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
-import type { HostedClusterObject } from './hosted-cluster-status.js';
-import { hostedClusterConditions, hostedClusterVersion } from './hosted-cluster-status.js';
-import { HYPERSHIFT_STAND_INS } from './stand-in-crds/hypershift.js';
-import { OPERAND_STAND_INS } from './stand-in-crds/operands.js';
-import { standInCrd } from './stand-in-crds/schema.js';
+import type { HostedClusterObject } from '../../dev/platform/hosted-cluster-status.js';
+import {
+  hostedClusterConditions,
+  hostedClusterVersion,
+} from '../../dev/platform/hosted-cluster-status.js';
+import { HYPERSHIFT_STAND_INS } from '../../dev/control-plane/platform-crds/stand-in/hypershift.js';
+import { OPERAND_STAND_INS } from '../../dev/control-plane/platform-crds/stand-in/operands.js';
+import { standInCrd } from '../../dev/control-plane/platform-crds/stand-in/schema.js';
 
 const ns = useTestNamespace('stand-ins');
 

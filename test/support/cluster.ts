@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from '@jest/globals';
 import { ApiClient } from '../../operator/kube/api-client.js';
-import { NAMESPACES } from './resource-type.js';
+import { NAMESPACES } from '../../operator/api/resources.js';
 import { testEnv } from './test-env.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 
 /** Admin access to the run's control plane. */
 export function adminKubeConfig(): KubeConfig {

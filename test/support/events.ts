@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
-import { waitForList } from './wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 
 export const EVENTS = resourceType('v1', 'Event', 'events');
 

@@ -1,5 +1,5 @@
-import type { CommandResult } from '../control-plane/run-command.js';
-import { runCommand } from '../control-plane/run-command.js';
+import type { CommandResult } from '../../dev/control-plane/run-command.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { testEnv } from './test-env.js';
 
 /** Runs the control plane's own kubectl build against the run's control plane. */

@@ -7,8 +7,8 @@ import { registerControllers } from '../../operator/controllers/register-control
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';
-import { testConfig } from '../operator/test-manager.js';
-import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
+import { testConfig } from '../../dev/platform/manager-config.js';
+import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 
 /** A simulated platform with the real operator running in the test's process. */
 export class OperatorEnvironment extends SimulatedPlatform {

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ROLES, ROLE_BINDINGS } from '../../operator/api/core-resources.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { CommandFailedError } from '../control-plane/run-command.js';
+import { CommandFailedError } from '../../dev/control-plane/run-command.js';
 import { kubectl } from './kubectl.js';
 
 /** A rule of a namespaced Role. */

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { Informer } from '../../operator/runtime/informer.js';
 import { RuntimeMetrics } from '../../operator/runtime/metrics.js';
-import { WaitTimeoutError } from './wait-for.js';
+import { WaitTimeoutError } from '../../dev/support/wait-for.js';
 
 /** The current objects of each watched kind, by plural. */
 export type State = Record<string, KubeObject[]>;

@@ -1,5 +1,6 @@
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
+import { kubeconfigSecretName } from '../../../contracts/names.js';
 
 /**
  * What binding leases to instances means, in one place for the lease and the pool controllers
@@ -176,7 +177,7 @@ export function placeLease(
  * refuses a name an instance's Secret holds (the lease controller's foreignOwner).
  */
 export function leaseKubeconfigName(lease: string): string {
-  return `${lease}-kubeconfig`;
+  return kubeconfigSecretName(lease);
 }
 
 /**

@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createBundlePki } from '../../../test/guest/guest-pki.js';
+import { createBundlePki } from '../../../dev/guest/guest-pki.js';
 import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
 import { guestApiProbe } from './guest-api-probe.js';
 

@@ -24,6 +24,7 @@ import { capacityCondition, foreignNames, namesCondition, PoolEvent } from './po
 import { PoolDeletion } from './pool-deletion.js';
 import { buildPoolInstance } from './pool-instance.js';
 import { FailedReplacement } from './pool-replacement.js';
+import { crcBundleName, DEFAULT_CRC_ARCH } from '../../../contracts/names.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
 
@@ -107,7 +108,7 @@ export class PoolController {
     const policy = await namespacePolicyFrom(this.ports, namespace);
     const allowed = !crcVersionRefusal(this.settings.crc, pool.spec.template.crcVersion);
     if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
-      await this.ensureBundle(pool, context);
+      await this.ensureBundle(pool, pool.spec.template.crcVersion, context);
 
     const accounting = accountPool(pool, instances, leases);
     const taken = foreignNames(pool, inNamespace);
@@ -209,16 +210,20 @@ export class PoolController {
     };
   }
 
-  private async ensureBundle(pool: Pool, context: ReconcileContext): Promise<void> {
-    const arch = pool.spec.template.crcArch || 'amd64';
-    const name = `crc-${pool.spec.template.crcVersion}-${arch}`;
+  private async ensureBundle(
+    pool: Pool,
+    version: string,
+    context: ReconcileContext,
+  ): Promise<void> {
+    const arch = pool.spec.template.crcArch || DEFAULT_CRC_ARCH;
+    const name = crcBundleName(version, arch);
     if ((await this.ports.cache.read<CRCBundle>(BUNDLES)).get(name)) return;
     const created = await this.ports.client.createIfAbsent<CRCBundle>(BUNDLES, {
       apiVersion: BUNDLES.apiVersion,
       kind: BUNDLES.kind,
       metadata: { name },
       spec: {
-        version: pool.spec.template.crcVersion,
+        version,
         arch,
         storageClassName: pool.spec.template.storageClassName,
       },

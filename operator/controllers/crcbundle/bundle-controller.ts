@@ -22,6 +22,7 @@ import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
 import { freedSlots, PreparationSlots } from './preparation-slots.js';
+import { METADATA_KEYS } from '../../../contracts/bundle-prep.js';
 
 type BundleStatus = NonNullable<CRCBundle['status']>;
 type Bundle = StoredCluster<CRCBundle>;
@@ -189,7 +190,7 @@ export class BundleController {
     // Both are published before the Job succeeds; their events bring us back if the cache lags.
     if (!metadata || !controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
     const data = metadata.data ?? {};
-    const virtualSize = Number(data.diskVirtualSizeBytes);
+    const virtualSize = Number(data[METADATA_KEYS.diskVirtualSizeBytes]);
     await this.writeStatus(
       bundle,
       {
@@ -198,9 +199,9 @@ export class BundleController {
         qcow2PVCRef: { name: names.golden },
         qcow2PVCNamespace: this.namespace,
         sshKeySecretRef: { name: names.sshKeySecret },
-        ocpVersion: data.ocpVersion,
-        sha256: data.sha256,
-        diskSHA256: data.diskSHA256,
+        ocpVersion: data[METADATA_KEYS.ocpVersion],
+        sha256: data[METADATA_KEYS.sha256],
+        diskSHA256: data[METADATA_KEYS.diskSha256],
         ...(Number.isSafeInteger(virtualSize) ? { diskVirtualSizeBytes: virtualSize } : {}),
       },
       [
@@ -209,12 +210,12 @@ export class BundleController {
       ],
     );
     this.retries.delete(bundle.metadata.name);
-    context.logger.info({ ocpVersion: data.ocpVersion }, 'Prepared CRCBundle');
+    context.logger.info({ ocpVersion: data[METADATA_KEYS.ocpVersion] }, 'Prepared CRCBundle');
     void this.ports.events.record(
       bundle,
       'Normal',
       READY_REASON.bundleReady,
-      `Golden disk ready in ${this.namespace}/${names.golden}: OpenShift ${data.ocpVersion}, disk sha256 ${data.diskSHA256}`,
+      `Golden disk ready in ${this.namespace}/${names.golden}: OpenShift ${data[METADATA_KEYS.ocpVersion]}, disk sha256 ${data[METADATA_KEYS.diskSha256]}`,
     );
     await this.cleanUp(names, context);
     return {};

@@ -3,7 +3,9 @@ import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES } from '../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../kube/objects.js';
 
-export const LABEL_CRC_BUNDLE = 'opdev.io/crc-bundle';
+import { LABEL_CRC_BUNDLE } from '../../../contracts/labels.js';
+
+export { LABEL_CRC_BUNDLE };
 
 /** The CRCBundle labels (spec §3): on the PVCs, the prep Job and its pod. */
 export function bundleLabels(bundle: CRCBundle): Record<string, string> {

@@ -4,12 +4,13 @@ import type { Job } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames, bundleUrls } from './bundle-names.js';
+import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
 
 export const PREP_CONTAINER = 'bundle-prep';
 export const PREP_BACKOFF_LIMIT = 2;
 export const PREP_DEADLINE_SECONDS = 2 * 60 * 60;
-export const GOLDEN_MOUNT = '/golden';
-export const SCRATCH_MOUNT = '/work';
+export const GOLDEN_MOUNT = PREP_DIRS.golden;
+export const SCRATCH_MOUNT = PREP_DIRS.scratch;
 export const TERMINATION_LOG = '/dev/termination-log';
 
 export interface PrepJobSettings {
@@ -31,16 +32,16 @@ export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job 
   const { bundleUrl, sha256Url } = bundleUrls(bundle, settings.mirrorUrl);
   const labels = bundleLabels(bundle);
   const env: Record<string, string> = {
-    BUNDLE_URL: bundleUrl,
-    SHA256_URL: sha256Url,
-    NAMESPACE: settings.namespace,
-    BUNDLE_NAME: name,
-    BUNDLE_UID: bundle.metadata!.uid!,
-    SSH_SECRET_NAME: names.sshKeySecret,
-    METADATA_CONFIGMAP_NAME: names.metadataConfigMap,
-    GOLDEN_DIR: GOLDEN_MOUNT,
-    SCRATCH_DIR: SCRATCH_MOUNT,
-    TERMINATION_MESSAGE_PATH: TERMINATION_LOG,
+    [PREP_ENV.bundleUrl]: bundleUrl,
+    [PREP_ENV.sha256Url]: sha256Url,
+    [PREP_ENV.namespace]: settings.namespace,
+    [PREP_ENV.bundleName]: name,
+    [PREP_ENV.bundleUid]: bundle.metadata!.uid!,
+    [PREP_ENV.sshSecretName]: names.sshKeySecret,
+    [PREP_ENV.metadataConfigMapName]: names.metadataConfigMap,
+    [PREP_ENV.goldenDir]: GOLDEN_MOUNT,
+    [PREP_ENV.scratchDir]: SCRATCH_MOUNT,
+    [PREP_ENV.terminationMessagePath]: TERMINATION_LOG,
   };
   return {
     apiVersion: JOBS.apiVersion,

@@ -4,6 +4,7 @@ import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.
 import type { RbacObject } from './crc-builders.js';
 import { controlledBy } from './crc-ownership.js';
 import { agentAccountName, handoffSecretName } from './crc-naming.js';
+import { AGENT_ENV } from '../../../../contracts/agent-job.js';
 
 /*
  * The CRCAgent condition (spec §2.3.11): what a person needs to know about the agent Job, from
@@ -179,8 +180,8 @@ function completedWithoutHandoff(
       AgentReason.HandoffPending,
       'Job completed; waiting for the handoff Secret to reach the cache',
     );
-  const vmiUid = jobEnv(seen.job, 'CRC_VMI_UID') ?? '';
-  const secret = `Secret ${seen.job.metadata!.namespace}/${handoffSecretName(jobEnv(seen.job, 'INSTANCE_NAME') ?? '', vmiUid)}`;
+  const vmiUid = jobEnv(seen.job, AGENT_ENV.vmiUid) ?? '';
+  const secret = `Secret ${seen.job.metadata!.namespace}/${handoffSecretName(jobEnv(seen.job, AGENT_ENV.instanceName) ?? '', vmiUid)}`;
   const data = seen.jobHandoff?.data ?? {};
   if (!seen.jobHandoff)
     return condition(

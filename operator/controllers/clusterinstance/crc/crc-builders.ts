@@ -40,12 +40,14 @@ import {
   instanceSshKeySecretName,
 } from './crc-naming.js';
 import { atLeast, quantityBytes } from './quantity.js';
+import { AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from '../../../../contracts/agent-job.js';
+import { HANDOFF_MANAGED_BY } from '../../../../contracts/handoff.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;
 const AGENT_BACKOFF_LIMIT = 2;
 const AGENT_DEADLINE_SECONDS = 2700;
-export const HANDOFF_MANAGED_BY = 'crc-agent';
+export { HANDOFF_MANAGED_BY };
 /** The agent pods' component label (the guest NetworkPolicy admits these pods to SSH). */
 export const LABEL_COMPONENT = 'app.kubernetes.io/component';
 export const AGENT_COMPONENT = 'crc-agent';
@@ -213,19 +215,16 @@ export interface AgentJobInputs {
 /** The crc-agent Job of one VMI (spec §3.8); never updated once it exists. */
 export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs): Job {
   const name = instance.metadata!.name!;
-  const env: Record<string, string> = {
-    INSTANCE_NAME: name,
-    INSTANCE_NAMESPACE: instance.metadata!.namespace!,
+  const env = AgentJobSpec.toEnv({
+    instanceName: name,
+    instanceNamespace: instance.metadata!.namespace!,
     // The agent then checks that the handoff Secret it writes is controlled by this instance.
-    INSTANCE_UID: instance.metadata!.uid!,
-    CRC_SSH_HOST: inputs.vmiAddress,
-    CRC_VMI_UID: inputs.vmiUid,
-    CRC_SSH_KEY_PATH: '/etc/crc-agent/ssh/id_ecdsa',
-    CRC_INSTANCE_SSH_KEY_PATH: '/etc/crc-agent/instance-ssh/id_ed25519',
-    CRC_IDENTITY_PATH: '/etc/crc-agent/identity',
-    PULL_SECRET_PATH: '/etc/crc-agent/pull-secret/.dockerconfigjson',
-    CRC_API_HOSTNAME: inputs.hostname,
-  };
+    instanceUid: instance.metadata!.uid!,
+    sshHost: inputs.vmiAddress,
+    vmiUid: inputs.vmiUid,
+    apiHostname: inputs.hostname,
+    paths: AGENT_PATHS,
+  });
   return {
     apiVersion: JOBS.apiVersion,
     kind: JOBS.kind,
@@ -245,33 +244,31 @@ export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs)
               securityContext: RESTRICTED_CONTAINER_SECURITY,
               image: inputs.image,
               env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
-              volumeMounts: [
-                { name: 'pull-secret', mountPath: '/etc/crc-agent/pull-secret', readOnly: true },
-                { name: 'bundle-ssh-key', mountPath: '/etc/crc-agent/ssh', readOnly: true },
-                { name: 'identity', mountPath: '/etc/crc-agent/identity', readOnly: true },
-                {
-                  name: 'instance-ssh-key',
-                  mountPath: '/etc/crc-agent/instance-ssh',
-                  readOnly: true,
-                },
-              ],
+              volumeMounts: Object.values(AGENT_MOUNTS).map((mount) => ({
+                name: mount.volume,
+                mountPath: mount.dir,
+                readOnly: true,
+              })),
             },
           ],
           volumes: [
-            { name: 'pull-secret', secret: { secretName: inputs.pullSecretName } },
+            { name: AGENT_MOUNTS.pullSecret.volume, secret: { secretName: inputs.pullSecretName } },
             {
-              name: 'bundle-ssh-key',
+              name: AGENT_MOUNTS.bundleSshKey.volume,
               secret: {
                 secretName: inputs.sshKey.secretName,
-                items: [{ key: inputs.sshKey.dataKey, path: 'id_ecdsa' }],
+                items: [{ key: inputs.sshKey.dataKey, path: AGENT_MOUNTS.bundleSshKey.file }],
               },
             },
-            { name: 'identity', secret: { secretName: identitySecretName(name) } },
             {
-              name: 'instance-ssh-key',
+              name: AGENT_MOUNTS.identity.volume,
+              secret: { secretName: identitySecretName(name) },
+            },
+            {
+              name: AGENT_MOUNTS.instanceSshKey.volume,
               secret: {
                 secretName: instanceSshKeySecretName(name),
-                items: [{ key: 'id_ed25519', path: 'id_ed25519' }],
+                items: [{ key: 'id_ed25519', path: AGENT_MOUNTS.instanceSshKey.file }],
               },
             },
           ],

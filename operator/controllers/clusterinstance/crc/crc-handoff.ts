@@ -1,4 +1,5 @@
 import type { Secret } from '../../../kube/workloads.js';
+import { HANDOFF_KEYS } from '../../../../contracts/handoff.js';
 
 /** What the agent hands over for one VMI (crc-agent output contract). */
 export interface Handoff {
@@ -14,7 +15,7 @@ const decode = (data: string | undefined): string =>
  * The operator makes the Secret empty before the agent runs, so empty means "not yet".
  */
 export function handoffFrom(secret: Secret | undefined, vmiUid: string): Handoff | undefined {
-  const kubeconfig = decode(secret?.data?.kubeconfig);
-  if (!kubeconfig || decode(secret?.data?.vmiUID) !== vmiUid) return undefined;
-  return { kubeconfig, ocpVersion: decode(secret?.data?.ocpVersion) };
+  const kubeconfig = decode(secret?.data?.[HANDOFF_KEYS.kubeconfig]);
+  if (!kubeconfig || decode(secret?.data?.[HANDOFF_KEYS.vmiUid]) !== vmiUid) return undefined;
+  return { kubeconfig, ocpVersion: decode(secret?.data?.[HANDOFF_KEYS.ocpVersion]) };
 }

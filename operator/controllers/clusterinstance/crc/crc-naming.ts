@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClusterInstance } from '../../../api/resources.js';
+import { crcBundleName as bundleNameOf } from '../../../../contracts/names.js';
 
 /**
  * Names of a crc instance's objects (spec §4.1). The VM and disk names are the recorded ones when
@@ -30,10 +31,7 @@ export const instanceSshKeySecretName = (instance: string): string => `${instanc
 /** Who may reach the guest's SSH and API ports (the VM's launcher pod). */
 export const guestNetworkPolicyName = (instance: string): string => `${instance}-crc-guest`;
 /** The agent's output for one VMI (the crc-agent output contract); the full UID, no digest. */
-export const handoffSecretName = (instance: string, vmiUid: string): string =>
-  `${instance}-crc-raw-kubeconfig-${vmiUid}`;
-export const legacyHandoffSecretName = (instance: string): string =>
-  `${instance}-crc-raw-kubeconfig`;
+export { handoffSecretName, legacyHandoffSecretName } from '../../../../contracts/handoff.js';
 
 /**
  * The agent Job of one VMI: `<instance cut to 40>-crc-agent-<12 hex of sha256(vmiUID)>`. A new VMI
@@ -67,6 +65,6 @@ export const agentHandoffBindingName = (instance: string): string =>
 export function crcBundleName(instance: ClusterInstance): string | undefined {
   const template = instance.spec.template;
   if (template.crcBundleRef?.name) return template.crcBundleRef.name;
-  if (template.crcVersion) return `crc-${template.crcVersion}-${template.crcArch || 'amd64'}`;
+  if (template.crcVersion) return bundleNameOf(template.crcVersion, template.crcArch);
   return undefined;
 }

@@ -64,6 +64,7 @@ import { crcTeardown } from './crc-teardown.js';
 import type { Ready } from './crc-readiness.js';
 import { CrcReadiness, RECHECK_MS } from './crc-readiness.js';
 import { crcWatches } from './crc-watches.js';
+import { AGENT_ENV } from '../../../../contracts/agent-job.js';
 
 const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
 
@@ -475,7 +476,7 @@ export class CrcTopology implements Topology {
     const pods = this.manager
       .informer<Pod>(PODS)
       .list((p) => p.metadata?.namespace === ns && p.metadata.labels?.[LABEL_JOB_NAME] === jobName);
-    const jobVmi = jobEnv(job, 'CRC_VMI_UID') ?? '';
+    const jobVmi = jobEnv(job, AGENT_ENV.vmiUid) ?? '';
     const needsEvents = !handoffReceived && pods.every((p) => p.status?.phase !== 'Running');
     const events = needsEvents
       ? (await this.manager.client.list<CoreEvent>(EVENTS, { namespace: ns })).items

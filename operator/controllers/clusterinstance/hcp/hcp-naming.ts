@@ -79,7 +79,7 @@ export function controlPlaneNamespace(hcNamespace: string, hcName: string): stri
 
 export const kasServingCertName = (instance: string): string => `${instance}-kas-serving-cert`;
 export const apiRouteName = (instance: string): string => `${instance}-api`;
-export const kubeconfigSecretName = (instance: string): string => `${instance}-kubeconfig`;
+export { kubeconfigSecretName } from '../../../../contracts/names.js';
 
 /** The API host name of a new endpoint (spec §4.2): `api-<prefix>-<hash>.<domain>`. */
 export function apiHostname(name: string, namespace: string, domain: string): string {

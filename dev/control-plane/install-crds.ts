@@ -8,7 +8,7 @@ import type { CrdManifest } from './platform-crds/crd-manifest.js';
 import { parseCrds } from './platform-crds/crd-manifest.js';
 import { managementPlatformCrds } from './platform-crds/platform-crds.js';
 import { projectRoot } from './project-root.js';
-import { CUSTOM_RESOURCE_DEFINITIONS } from '../support/resource-type.js';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resources.js';
 import { waitFor } from '../support/wait-for.js';
 
 const FIELD_MANAGER = 'guestcluster-local';

@@ -8,7 +8,7 @@ import type { ClientTls } from './admin-rest.js';
 import { clientTlsFromKubeconfig, directRestClient } from './admin-rest.js';
 import type { BundlePki } from './guest-pki.js';
 import { REQUIRED_OPERATORS } from '../../crc-agent/cluster-fixups.js';
-import { kubeletReadyCondition } from '../platform/kubelet-ready.js';
+import { kubeletReadyCondition } from './kubelet-ready.js';
 
 const CONFIG = '/apis/config.openshift.io/v1';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');

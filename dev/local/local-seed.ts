@@ -32,7 +32,7 @@ export async function seedLocalEnvironment(kubectl: string, kubeconfig: string):
     '--server-side',
     '--force-conflicts',
     '-k',
-    path.join(root, 'test', 'local', 'deploy'),
+    path.join(root, 'dev', 'local', 'deploy'),
   );
   await run('apply', ...SAMPLES.flatMap((sample) => ['-f', path.join(root, 'samples', sample)]));
 }

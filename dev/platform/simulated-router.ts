@@ -7,7 +7,7 @@ import { isAlreadyExists, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { managerOptions } from '../../operator/config.js';
-import { testConfig } from '../operator/test-manager.js';
+import { testConfig } from './manager-config.js';
 import { readConnectRequest } from './http-connect.js';
 import { readServerName } from './tls-sni.js';
 

@@ -5,11 +5,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES } from '../../operator/api/resources.js';
-import { LABEL_CRC_BUNDLE } from '../../operator/controllers/crcbundle/bundle-owner.js';
-import type { FileServer, TestBundle } from '../crc-agent/test-bundle.js';
-import { makeTestBundle, serveFolder, writeChecksumFile } from '../crc-agent/test-bundle.js';
-import { crcAgentImage, SimulatedJobRunner } from '../platform/simulated-job-runner.js';
-import { SimulatedStorage } from '../platform/simulated-storage.js';
+import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
+import type { FileServer, TestBundle } from './test-bundle.js';
+import { makeTestBundle, serveFolder, writeChecksumFile } from './test-bundle.js';
+import { crcAgentImage, SimulatedJobRunner } from './simulated-job-runner.js';
+import { SimulatedStorage } from './simulated-storage.js';
 
 export const TEST_AGENT_IMAGE = 'example.test/guestcluster/crc-agent:test';
 

@@ -4,7 +4,7 @@ import type { BackoffPolicy } from '../../operator/runtime/backoff.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { managerOptions } from '../../operator/config.js';
-import { testConfig } from '../operator/test-manager.js';
+import { testConfig } from './manager-config.js';
 
 /**
  * A manager for simulated platform controllers: its own client, caches and work queues, no

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { NODES } from '../../operator/api/platform-resources.js';
-import { kubeletReadyCondition } from './kubelet-ready.js';
+import { kubeletReadyCondition } from '../guest/kubelet-ready.js';
 
 /**
  * A Ready, schedulable management-cluster Node with an InternalIP on loopback, as a kubelet

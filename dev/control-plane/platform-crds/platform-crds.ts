@@ -1,8 +1,8 @@
 import { ControlPlaneError } from '../errors.js';
-import { standInCrd } from '../../platform/stand-in-crds/schema.js';
-import { HYPERSHIFT_STAND_INS } from '../../platform/stand-in-crds/hypershift.js';
-import { OPEN_STAND_INS } from '../../platform/stand-in-crds/open.js';
-import { OPERAND_STAND_INS } from '../../platform/stand-in-crds/operands.js';
+import { standInCrd } from './stand-in/schema.js';
+import { HYPERSHIFT_STAND_INS } from './stand-in/hypershift.js';
+import { OPEN_STAND_INS } from './stand-in/open.js';
+import { OPERAND_STAND_INS } from './stand-in/operands.js';
 import { CDI_CRDS } from './cdi-crds.js';
 import type { CrdCacheOptions } from './crd-cache.js';
 import { cachedCrds, PLATFORM_CRDS_ENV } from './crd-cache.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../control-plane/platform-crds/crd-manifest.js';
+import type { JsonSchema } from '../crd-manifest.js';
 import type { StandInKind } from './schema.js';
 import {
   array,

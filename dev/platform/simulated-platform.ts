@@ -1,9 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import ssh2 from 'ssh2';
+import { AGENT_ENV } from '../../contracts/agent-job.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { TEST_AGENT_IMAGE } from '../operator/bundle-fixtures.js';
+import { TEST_AGENT_IMAGE } from './bundle-fixtures.js';
 import { ServiceBackends } from './service-backends.js';
 import { SimulatedCdi } from './simulated-cdi.js';
 import { SimulatedCrcGuests } from './simulated-crc-guests.js';
@@ -271,10 +272,11 @@ export class SimulatedPlatform {
 
   /** The environment a node here adds to a pod: how to reach the guest the agent is sent to. */
   private platformEnv(env: Readonly<Record<string, string>>): Record<string, string> {
-    const guest = env.CRC_SSH_HOST ? this.crcGuests?.guestAt(env.CRC_SSH_HOST) : undefined;
+    const host = env[AGENT_ENV.sshHost];
+    const guest = host ? this.crcGuests?.guestAt(host) : undefined;
     return {
-      ...(guest ? { CRC_SSH_PORT: String(guest.ssh.port) } : {}),
-      ...this.agentEnv.get(env.INSTANCE_NAME ?? ''),
+      ...(guest ? { [AGENT_ENV.sshPort]: String(guest.ssh.port) } : {}),
+      ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? ''),
     };
   }
 }

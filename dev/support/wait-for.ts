@@ -1,7 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from './resource-type.js';
+import { watchObject } from '../../operator/kube/watch-object.js';
+import type { ResourceType } from '../../operator/kube/resource-type.js';
 
 /** Any object shape will do: client-node's models (V1ConfigMap, ...) as well as our plain ones. */
 type Watched = { metadata?: { resourceVersion?: string } };
@@ -64,25 +65,26 @@ export async function waitFor<T extends Watched>(
       const list = await client.list<KubeObject>(options.type, selection);
       last = list.items[0] as T | undefined;
       if (options.until(last)) return last;
-      let done = false;
       try {
-        await client.watch<KubeObject>(
-          options.type,
-          { ...selection, resourceVersion: list.resourceVersion },
-          (event) => {
-            if (event.type === 'BOOKMARK' || done) return;
-            last = event.type === 'DELETED' ? undefined : (event.object as T);
-            if (options.until(last)) {
-              done = true;
-              abort.abort();
-            }
+        const watched = await watchObject<KubeObject>(
+          client,
+          {
+            type: options.type,
+            name: options.name,
+            namespace: options.namespace,
+            resourceVersion: list.resourceVersion,
           },
-          abort.signal,
+          {
+            last,
+            onChange: (object) => (last = object as T | undefined),
+            until: (object) => options.until(object as T | undefined),
+            signal: abort.signal,
+          },
         );
+        if (watched.reached) return last;
       } catch {
-        if (!done && !abort.signal.aborted) continue; // the watch broke: list again
+        continue; // the watch broke: list again
       }
-      if (done) return last;
       if (abort.signal.aborted) throw new Error('aborted');
     }
   };

@@ -11,7 +11,7 @@ import { projectRoot } from './project-root.js';
 
 /** A small real Go build through the same path as the control plane's (gofmt from the toolchain). */
 const PLAN_SOURCE = `{ name: 'gofmt', requires: [], replaces: () => Promise.resolve([]), ldflags: '-s -w', packages: { gofmt: 'cmd/gofmt' } }`;
-const BUILT_GO_BUILD = path.join(projectRoot(), 'dist', 'test', 'control-plane', 'go-build.js');
+const BUILT_GO_BUILD = path.join(projectRoot(), 'dist', 'dev', 'control-plane', 'go-build.js');
 
 /** Runs an ES module script in a Node process of its own; resolves with its output. */
 function runNode(script: string): Promise<string> {

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import ssh2 from 'ssh2';
 import tar from 'tar-stream';
 import { runCommand } from '../control-plane/run-command.js';
-import { embedAuthorizedKeys } from '../platform/simulated-disk.js';
+import { embedAuthorizedKeys } from './simulated-disk.js';
 
 /** A disk of 16 MiB: qemu-img's smallest sizes are awkward, and this converts in milliseconds. */
 export const TEST_DISK_BYTES = 16 * 1024 * 1024;

@@ -1,8 +1,4 @@
-import type {
-  CrdManifest,
-  CrdVersion,
-  JsonSchema,
-} from '../../control-plane/platform-crds/crd-manifest.js';
+import type { CrdManifest, CrdVersion, JsonSchema } from '../crd-manifest.js';
 
 /**
  * Small builders for the stand-in CRDs' schemas: closed (only the fields named are kept), in the

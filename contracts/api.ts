@@ -1,0 +1,10 @@
+/** The API group and version of every guestcluster kind (the CRDs in crds/). */
+export const GUESTCLUSTER_API_VERSION = 'guestcluster.opdev.io/v1alpha1';
+
+/** The kinds of the guestcluster API, as owner references and events name them. */
+export const KINDS = {
+  pool: 'ClusterPool',
+  lease: 'ClusterLease',
+  instance: 'ClusterInstance',
+  bundle: 'CRCBundle',
+} as const;

@@ -1,0 +1,12 @@
+import type { OperatorConfig } from '../../operator/config.js';
+import { loadOperatorConfig } from '../../operator/config.js';
+
+/** Configuration for a manager of the local world: endpoints on free ports, quiet, no leader election. */
+export function testConfig(overrides: Partial<OperatorConfig> = {}): OperatorConfig {
+  const base = loadOperatorConfig(
+    { metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', workers: '2' },
+    { OPERATOR_NAMESPACE: 'default' },
+    () => '',
+  );
+  return { ...base, ...overrides };
+}
