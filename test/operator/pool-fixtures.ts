@@ -12,7 +12,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { OperatorConfig } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
-import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/instance-kubeconfig.js';
+import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/core/kubeconfig-secret.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';

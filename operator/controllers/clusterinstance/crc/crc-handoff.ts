@@ -1,4 +1,5 @@
 import type { Secret } from '../../../kube/workloads.js';
+import { decodeBase64 } from '../core/encoding.js';
 
 /** What the agent hands over for one VMI (crc-agent output contract). */
 export interface Handoff {
@@ -6,15 +7,12 @@ export interface Handoff {
   ocpVersion: string;
 }
 
-const decode = (data: string | undefined): string =>
-  Buffer.from(data ?? '', 'base64').toString('utf8');
-
 /**
  * The handoff in a Secret, when it is complete and for this VMI (spec §2.3.2 "handoff lookup").
  * The operator makes the Secret empty before the agent runs, so empty means "not yet".
  */
 export function handoffFrom(secret: Secret | undefined, vmiUid: string): Handoff | undefined {
-  const kubeconfig = decode(secret?.data?.kubeconfig);
-  if (!kubeconfig || decode(secret?.data?.vmiUID) !== vmiUid) return undefined;
-  return { kubeconfig, ocpVersion: decode(secret?.data?.ocpVersion) };
+  const kubeconfig = decodeBase64(secret?.data?.kubeconfig);
+  if (!kubeconfig || decodeBase64(secret?.data?.vmiUID) !== vmiUid) return undefined;
+  return { kubeconfig, ocpVersion: decodeBase64(secret?.data?.ocpVersion) };
 }
