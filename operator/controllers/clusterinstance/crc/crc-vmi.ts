@@ -91,3 +91,26 @@ async function invalidate(
   if (draft.wasReady) draft.announce('Warning', reason, message);
   return { reason, message };
 }
+
+/**
+ * The VMI runs and has an address (spec §2.3.2 step 6): its UID and address are recorded in the
+ * draft and returned; else why the pass waits.
+ */
+export async function runningVmi(
+  objects: InstanceObjects,
+  draft: InstanceStatusDraft,
+): Promise<{ uid: string; address: string } | CrcWait> {
+  const where = `VirtualMachineInstance ${objects.namespace}/${crcVmName(objects.instance)}`;
+  const pending = (message: string): CrcWait => ({ reason: Reason.CRCBackingPending, message });
+  const vmi = await currentVmi(objects);
+  if (!vmi || vmiPhase(vmi) !== 'Running') return pending(`waiting for ${where} to run`);
+  const interfaces = (vmi.status as { interfaces?: { ipAddress?: string }[] }).interfaces;
+  const uid = vmi.metadata!.uid!;
+  const address = interfaces?.find((i) => i.ipAddress)?.ipAddress;
+  draft.status.crc = {
+    ...draft.status.crc,
+    vmiUID: uid,
+    ...(address ? { sshEndpoint: address } : {}),
+  };
+  return address ? { uid, address } : pending(`waiting for ${where} to get an IP address`);
+}
