@@ -130,6 +130,7 @@ export class CrcSteps {
               'DataVolumeCreated',
               `Created DataVolume ${ns}/${crcDiskName(instance)}`,
             );
+          recordUid(draft, { dataVolumeUID: disk.object.metadata?.uid });
           // A disk CDI cannot fill fails the instance (a pool replaces it; a retry sees a recovery).
           const failure = diskFailure(disk.object);
           if (failure) throw new InstanceFailure(Reason.DataVolumeFailed, failure);
@@ -147,6 +148,7 @@ export class CrcSteps {
               'VirtualMachineCreated',
               `Created VirtualMachine ${ns}/${crcVmName(instance)}`,
             );
+          recordUid(draft, { vmUID: vm.object.metadata?.uid });
           if (!(vm.object.status as { ready?: boolean } | undefined)?.ready)
             return pending(`waiting for VirtualMachine ${ns}/${crcVmName(instance)} to be ready`);
           return undefined;
@@ -338,4 +340,12 @@ export class CrcSteps {
     context.logger.info({ reason }, message);
     draft.announce('Normal', reason, message);
   }
+}
+
+/** The UID of an object the pass ensured, recorded in the same pass as the next would (spec §2.3.6). */
+function recordUid(
+  draft: InstanceStatusDraft,
+  uid: { dataVolumeUID?: string } | { vmUID?: string },
+): void {
+  if (Object.values(uid)[0]) draft.status.crc = { ...draft.status.crc, ...uid };
 }
