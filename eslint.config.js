@@ -57,11 +57,9 @@ function layerRules() {
       GENERATORS,
     ),
     restrict(GENERATORS, { patterns: [NO_TEST_OR_DEV] }),
-    // A warning while crc still borrows hcp's helpers; an error once they live in the engine.
     restrict([`${instance}/crc/**/*.ts`], {
       paths: [CLIENT_NODE_VALUES],
       patterns: [NO_TEST_OR_DEV, topology('hcp')],
-      level: 'warn',
     }),
     restrict([`${instance}/hcp/**/*.ts`], {
       paths: [CLIENT_NODE_VALUES],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadAgentConfig } from '../crc-agent/config.js';
 import type { ClusterInstance } from '../operator/api/resources.js';
-import { buildAgentJob } from '../operator/controllers/clusterinstance/crc/crc-builders.js';
+import { buildAgentJob } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { AGENT_ENV, AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from './agent-job.js';
 
 const instance: ClusterInstance = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkExistingHandoff, desiredHandoffSecret } from '../crc-agent/publish.js';
 import type { ClusterInstance } from '../operator/api/resources.js';
-import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/crc-builders.js';
+import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { handoffFrom } from '../operator/controllers/clusterinstance/crc/crc-handoff.js';
 import type { Secret } from '../operator/kube/workloads.js';
 import { handoffLabels, handoffSecretName, handoffSelector } from './handoff.js';

@@ -1,14 +1,13 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
 import { SECRETS } from '../api/resources.js';
 import type { ControllerName } from '../config.js';
-import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-builders.js';
+import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
+import type { InstanceTimings } from './clusterinstance/core/timings.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
-import { CrcTopology } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
-import { HcpTopology } from './clusterinstance/hcp/hcp-topology.js';
-import { InstanceController } from './clusterinstance/instance-controller.js';
+import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
 import { PoolController } from './clusterpool/pool-controller.js';
 import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
@@ -19,6 +18,8 @@ export interface RegisterOptions {
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
+  /** The instance controllers' waits (default: production values). */
+  instanceTimings?: Partial<InstanceTimings>;
   /**
    * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
    * while their caches still see every namespace (hcp control planes live in namespaces of their
@@ -46,13 +47,14 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
     add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
   if (enabled.has('clusterlease'))
     add(new LeaseController(manager.ports, { timings: timings.lease }).registration());
-  if (enabled.has('clusterinstance')) {
-    const topologies = {
-      hcp: new HcpTopology(manager, options.hcp),
-      crc: new CrcTopology(manager, options.crc),
-    };
-    add(new InstanceController(manager, topologies).registration());
-  }
+  if (enabled.has('clusterinstance'))
+    add(
+      instanceControllerRegistration(manager, {
+        hcp: options.hcp,
+        crc: options.crc,
+        timings: options.instanceTimings,
+      }),
+    );
   if (enabled.has('crcbundle'))
     manager.addController(
       new BundleController(manager.ports, manager.config, options.bundles).registration(),

@@ -21,7 +21,7 @@ import {
   buildHandoffBinding,
   buildHandoffRole,
   buildHandoffSecret,
-} from '../../operator/controllers/clusterinstance/crc/crc-builders.js';
+} from '../../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { agentAccountName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';

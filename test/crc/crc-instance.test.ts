@@ -11,7 +11,7 @@ import {
   SERVICE_ACCOUNTS,
   SERVICES,
 } from '../../operator/api/core-resources.js';
-import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
+import { FINALIZER_INSTANCE_CLEANUP, LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
@@ -44,6 +44,7 @@ import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { CrcEnvironment } from './crc-environment.js';
+import { ObjectHistory } from './object-history.js';
 
 const ns = useTestNamespace('crc-instance');
 const POOL = 'crc';
@@ -107,8 +108,15 @@ describe('a crc ClusterInstance on the simulated platform', () => {
   let instance: ClusterInstance;
 
   it('provisions through CDI, KubeVirt, the Route and the crc-agent handoff to Ready', async () => {
+    const instances = await ObjectHistory.start<ClusterInstance>(ns.api, INSTANCES, ns.name);
+    const disks = await ObjectHistory.start<KubeObject>(ns.api, DATA_VOLUMES, ns.name);
     await ns.api.create(POOLS, crcPool());
     instance = (await readyInstance())!;
+    await instances.seen(
+      (v) => v.object.metadata!.name === INSTANCE && v.object.status?.phase === 'Ready',
+    );
+    instances.stop();
+    disks.stop();
     const vmi = await ns.api.get<VmiObject>(VIRTUAL_MACHINE_INSTANCES, INSTANCE, ns.name);
     const vmiUid = vmi.metadata!.uid!;
 
@@ -177,6 +185,26 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     const published = await ns.api.get<Secret>(SECRETS, `${INSTANCE}-kubeconfig`, ns.name);
     expect(decode(published.data?.ocpVersion)).toBe('4.16.0');
     expect(owned(published)).toBe(true);
+
+    // One level-based pass: the finalizer, then one status write that holds the namespace and
+    // platform gates, the recorded identity and the endpoint, durable before the Route and the
+    // disk are made from them. Nothing else is written before the disk exists.
+    const diskCreated = disks.of(`${INSTANCE}-rootdisk`).find((v) => v.type === 'ADDED')!;
+    const writes = instances.of(INSTANCE).filter((v) => v.type === 'MODIFIED');
+    const beforeDisk = writes.filter((v) => v.revision < diskCreated.revision);
+    expect(beforeDisk.map((v) => v.object.metadata!.finalizers)).toEqual([
+      [FINALIZER_INSTANCE_CLEANUP],
+      [FINALIZER_INSTANCE_CLEANUP],
+    ]);
+    const first = beforeDisk[1]!.object;
+    expect(first.status).toMatchObject({
+      phase: 'Provisioning',
+      provisioning: { startedAt: expect.any(String) },
+      apiEndpoint: instance.status!.apiEndpoint,
+      crc: { vmName: INSTANCE, dataVolumeName: `${INSTANCE}-rootdisk` },
+    });
+    for (const type of ['ProvisioningAllowed', 'HyperConvergedReady'])
+      expect(condition(first, type)?.status).toBe('True');
   });
 
   it('binds a lease whose kubeconfig works against the guest API at the Route host', async () => {

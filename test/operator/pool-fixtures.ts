@@ -13,7 +13,7 @@ import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/ap
 import type { OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
-import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/instance-kubeconfig.js';
+import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/core/kubeconfig-secret.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';

@@ -2,40 +2,34 @@ import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
-import { namespacePolicy } from '../namespace-policy.js';
-import { provisioningHistogram } from './instance-metrics.js';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import type { InstanceApi } from './core/instance-api.js';
+import { provisioningHistogram } from './core/instance-metrics.js';
+import { InstanceFailure, Reason } from './core/reasons.js';
+import { InstanceStatusDraft } from './core/status-draft.js';
+import type { InstanceTimings } from './core/timings.js';
+import { instanceKeys } from './core/watches.js';
+import { writeInstanceStatus } from './core/write-status.js';
 import { readPlatformReadiness } from './platform-readiness.js';
-import type { Topology } from './topology.js';
-import {
-  InstanceFailure,
-  InstanceStatusDraft,
-  Reason,
-  writeInstanceStatus,
-} from './instance-status.js';
-
-/** After this long the Terminating condition says CleanupTimedOut; the finalizer stays (spec §2.3.7). */
-const CLEANUP_TIMEOUT_MS = 15 * 60_000;
-/** Platform operands are not watched: while one is not ready, look again after this long. */
-const PLATFORM_RECHECK_MS = 20_000;
-/** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
-const TEARDOWN_RESYNC_MS = 60_000;
+import type { TeardownOutcome, Topology } from './topology.js';
 
 type ClusterType = ClusterInstance['spec']['type'];
 
 /**
- * The ClusterInstance controller (spec §2.3): finalizer, namespace gate, deletion handling and
- * phases for every topology, and dispatch on spec.type to the topology that builds the guest.
+ * The ClusterInstance controller (spec §2.3): finalizer, namespace and platform gates, deletion
+ * handling and phases for every topology, and dispatch on spec.type to the topology that builds
+ * the guest. A pass builds one status draft (the gates' conditions, the topology's records and
+ * verdict) and writes it once, at the end.
  */
 export class InstanceController {
   constructor(
-    private readonly manager: Manager,
+    private readonly api: InstanceApi,
     private readonly topologies: Partial<Record<ClusterType, Topology>>,
+    private readonly timings: InstanceTimings,
   ) {}
 
   registration(): ControllerRegistration {
-    provisioningHistogram(this.manager);
-    const instances = this.manager.informer<ClusterInstance>(INSTANCES);
+    provisioningHistogram(this.api);
     return {
       name: 'clusterinstance',
       forType: INSTANCES,
@@ -44,9 +38,7 @@ export class InstanceController {
           // The namespace gate: every instance in a namespace whose opt-in changed.
           type: NAMESPACES,
           map: (namespace) =>
-            instances
-              .list((i) => i.metadata!.namespace === namespace.metadata!.name)
-              .map((i) => `${i.metadata!.namespace}/${i.metadata!.name}`),
+            instanceKeys(this.api, (i) => i.metadata!.namespace === namespace.metadata!.name),
         },
         ...Object.values(this.topologies).flatMap((t) => t.watches()),
       ],
@@ -55,13 +47,13 @@ export class InstanceController {
   }
 
   async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
-    const instance = this.manager.informer<ClusterInstance>(INSTANCES).get(key);
-    const topology = instance && this.topologyOf(instance);
+    const instance = this.api.cached<ClusterInstance>(INSTANCES, key);
+    const topology = instance && this.topologies[instance.spec.type];
     if (!instance || !topology) return {};
     if (instance.metadata?.deletionTimestamp) return this.finalize(instance, topology, context);
     if (!instance.metadata?.finalizers?.includes(FINALIZER_INSTANCE_CLEANUP)) {
       // The finalizer comes before anything is created; its update event starts the next pass.
-      await this.manager.client.update(INSTANCES, {
+      await this.api.update(INSTANCES, {
         ...instance,
         metadata: {
           ...instance.metadata,
@@ -70,18 +62,17 @@ export class InstanceController {
       });
       return {};
     }
-    if (!(await this.namespaceGate(instance))) return {};
-    const platform = await this.platformGate(instance, topology);
-    if (platform) return platform;
+    const draft = new InstanceStatusDraft(instance, this.api.now());
     try {
-      return await topology.reconcile(instance, context);
+      const result = await this.gatedPass(draft, topology, context);
+      await writeInstanceStatus(this.api, draft);
+      return result;
     } catch (error) {
       if (!(error instanceof InstanceFailure)) throw error;
       // Marked Failed and retried with backoff (spec §2.3: Failed is not terminal); the pool
       // replaces failed instances nobody claims.
-      const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
       await writeInstanceStatus(
-        this.manager,
+        this.api,
         draft.failed(error.reason, error.message, error.conditions),
       );
       context.logger.warn({ reason: error.reason, err: error }, 'ClusterInstance failed');
@@ -89,61 +80,65 @@ export class InstanceController {
     }
   }
 
-  /** The topology that builds this instance; none for types not built yet. */
-  private topologyOf(instance: ClusterInstance): Topology | undefined {
-    return this.topologies[instance.spec.type];
+  /** The gates, then the topology's steps, all into one draft. */
+  private async gatedPass(
+    draft: InstanceStatusDraft,
+    topology: Topology,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    if (!(await this.namespaceGate(draft))) return {};
+    const platform = await this.platformGate(draft, topology);
+    if (platform) return platform;
+    return topology.reconcile(draft, context);
   }
 
   /**
    * The namespace opt-in (spec §2.5): provisioning starts only once it was allowed, and the
    * authorization is recorded so a later opt-out does not strand work in progress. False stops
-   * the pass (the status write or a namespace event brings the next one).
+   * the pass (a namespace event brings the next one).
    */
-  private async namespaceGate(instance: ClusterInstance): Promise<boolean> {
-    const policy = await namespacePolicy(this.manager, instance.metadata!.namespace!);
-    const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
+  private async namespaceGate(draft: InstanceStatusDraft): Promise<boolean> {
+    const instance = draft.instance;
+    const policy = await this.api.namespacePolicy(instance.metadata!.namespace!);
     const allowed = (status: 'True' | 'False', reason: string, message: string): void =>
       void draft.condition({ type: 'ProvisioningAllowed', status, reason, message });
     if (policy.terminating) {
       allowed('False', policy.reason, policy.message);
-      await writeInstanceStatus(this.manager, draft);
       return false;
     }
     if (instance.status?.provisioning) return true;
-    if (policy.enabled) {
-      draft.status.provisioning = {
-        startedAt: new Date(this.manager.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      };
-      allowed(
-        'True',
-        Reason.ProvisioningAuthorized,
-        'Provisioning authorization is recorded; namespace opt-out does not revoke existing work',
-      );
-      draft.phase('Provisioning');
-    } else {
+    if (!policy.enabled) {
       allowed('False', policy.reason, policy.message);
       draft.waiting(policy.reason, policy.message);
+      return false;
     }
-    await writeInstanceStatus(this.manager, draft);
-    return false;
+    draft.status.provisioning = {
+      startedAt: new Date(this.api.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    allowed(
+      'True',
+      Reason.ProvisioningAuthorized,
+      'Provisioning authorization is recorded; namespace opt-out does not revoke existing work',
+    );
+    draft.phase('Provisioning');
+    return true;
   }
 
   /**
    * The platform readiness gate (spec §2.6): HyperConverged, and for hcp the MultiClusterEngine
-   * with HyperShift, must be ready before provisioning. Read live; while something is not ready
-   * the instance says so and looks again after a while (these operands are not watched: a
-   * cluster without them must not keep the manager's caches from syncing). Returns a result to
-   * stop the pass with, or undefined to go on.
+   * with HyperShift, must be ready before provisioning. Read live: these operands are not
+   * watched, so that a cluster without them does not keep the caches from syncing. While
+   * something is not ready the instance says so and looks again after a while. Returns a result to stop the pass with, or
+   * undefined to go on.
    */
   private async platformGate(
-    instance: ClusterInstance,
+    draft: InstanceStatusDraft,
     topology: Topology,
   ): Promise<ReconcileResult | undefined> {
-    const phase = instance.status?.phase;
+    const phase = draft.instance.status?.phase;
     if (phase === 'Failed' || (phase === 'Ready' && !topology.platformGate.whenReady))
       return undefined;
-    const verdicts = await readPlatformReadiness(this.manager.client, topology.platformGate);
-    const draft = new InstanceStatusDraft(instance, this.manager.clock.now());
+    const verdicts = await readPlatformReadiness(this.api, topology.platformGate);
     for (const { type, readiness } of verdicts) {
       draft.condition({
         type,
@@ -152,17 +147,11 @@ export class InstanceController {
         message: readiness.message,
       });
     }
-    draft.status.observedGeneration = instance.metadata?.generation;
+    draft.status.observedGeneration = draft.instance.metadata?.generation;
     const failing = verdicts.find((v) => !v.readiness.ready);
-    if (failing) {
-      draft.waiting(failing.readiness.reason, 'Platform dependencies are not ready');
-      await writeInstanceStatus(this.manager, draft);
-      return { requeueAfterMs: PLATFORM_RECHECK_MS };
-    }
-    if (!draft.changed) return undefined;
-    // The status event brings the next pass.
-    await writeInstanceStatus(this.manager, draft);
-    return {};
+    if (!failing) return undefined;
+    draft.waiting(failing.readiness.reason, 'Platform dependencies are not ready');
+    return { requeueAfterMs: this.timings.platformRecheckMs };
   }
 
   /** The deletion handler (spec §2.3.7): teardown, then the finalizer goes. */
@@ -172,38 +161,42 @@ export class InstanceController {
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     if (!instance.metadata?.finalizers?.includes(FINALIZER_INSTANCE_CLEANUP)) return {};
-    const now = this.manager.clock.now();
-    const deadline = Date.parse(instance.metadata.deletionTimestamp!) + CLEANUP_TIMEOUT_MS;
+    const now = this.api.now();
+    const { cleanupTimeoutMs, teardownResyncMs } = this.timings;
+    const deadline = Date.parse(instance.metadata.deletionTimestamp!) + cleanupTimeoutMs;
     const draft = new InstanceStatusDraft(instance, now).phase('Terminating');
     const terminating = (reason: string, message: string): void =>
       void draft.condition({ type: 'Terminating', status: 'True', reason, message });
-    let outcome: 'done' | 'pending' | 'recorded';
+    let outcome: TeardownOutcome;
     try {
-      outcome = await topology.teardown(instance, context);
-      if (outcome === 'recorded') return {};
+      outcome = await topology.teardown(draft, context);
     } catch (error) {
       terminating(
         now >= deadline ? Reason.CleanupTimedOut : Reason.CleanupError,
         `Backing resource cleanup failed: ${(error as Error).message}`,
       );
-      await writeInstanceStatus(this.manager, draft);
+      await writeInstanceStatus(this.api, draft);
       throw error;
+    }
+    if (outcome === 'recorded') {
+      await writeInstanceStatus(this.api, draft);
+      return {};
     }
     if (outcome === 'pending') {
       if (now >= deadline)
         terminating(
           Reason.CleanupTimedOut,
-          'Backing resources are still deleting after 15m0s; the finalizer remains and cleanup will retry',
+          `Backing resources are still deleting after ${goDuration(cleanupTimeoutMs)}; the finalizer remains and cleanup will retry`,
         );
       else terminating(Reason.CleanupInProgress, 'Backing resource cleanup is in progress');
-      await writeInstanceStatus(this.manager, draft);
+      await writeInstanceStatus(this.api, draft);
       return {
         requeueAfterMs:
-          now < deadline ? Math.min(deadline - now, TEARDOWN_RESYNC_MS) : TEARDOWN_RESYNC_MS,
+          now < deadline ? Math.min(deadline - now, teardownResyncMs) : teardownResyncMs,
       };
     }
-    const current = await writeInstanceStatus(this.manager, draft);
-    await this.manager.client.update(INSTANCES, {
+    const current = await writeInstanceStatus(this.api, draft);
+    await this.api.update(INSTANCES, {
       ...current,
       metadata: {
         ...current.metadata,
@@ -213,4 +206,12 @@ export class InstanceController {
     context.logger.info('Cleaned up ClusterInstance backing resources');
     return {};
   }
+}
+
+/** A duration as Go prints one (15m0s), as the spec's messages say it. */
+function goDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  if (h) return `${h}h${m}m${s}s`;
+  return m ? `${m}m${s}s` : `${s}s`;
 }

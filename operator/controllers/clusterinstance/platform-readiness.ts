@@ -5,9 +5,8 @@ import {
   INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
 } from '../../api/platform-resources.js';
-import type { ApiClient } from '../../kube/api-client.js';
-import { isNotFound } from '../../kube/api-error.js';
 import type { KubeObject } from '../../kube/objects.js';
+import type { InstanceApi } from './core/instance-api.js';
 import type { Topology } from './topology.js';
 import type { IngressControllerObject } from './wildcard-routes-readiness.js';
 import {
@@ -124,55 +123,53 @@ async function orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
 
 /** The default IngressController; null when there is none, undefined when it cannot be read. */
 async function readIngressController(
-  client: ApiClient,
+  api: InstanceApi,
 ): Promise<IngressControllerObject | null | undefined> {
   try {
-    return await client.get<IngressControllerObject>(
+    const found = await api.get<IngressControllerObject>(
       INGRESS_CONTROLLERS,
       DEFAULT_INGRESS_CONTROLLER.name,
       DEFAULT_INGRESS_CONTROLLER.namespace,
     );
-  } catch (error) {
-    return isNotFound(error) ? null : undefined;
+    return found ?? null;
+  } catch {
+    return undefined;
   }
 }
+
+export type PlatformGate = Topology['platformGate'];
+export type PlatformVerdicts = { type: string; readiness: OperandReadiness }[];
 
 /**
  * Reads the operands live and judges them; the MultiClusterEngine and the router's wildcard Route
  * policy only when the topology asks for them (hcp).
  */
 export async function readPlatformReadiness(
-  client: ApiClient,
-  gate: Topology['platformGate'],
-): Promise<{ type: string; readiness: OperandReadiness }[]> {
-  const hco = await orUndefined(client.list<Operand>(HYPERCONVERGEDS));
-  const verdicts = [
-    { type: 'HyperConvergedReady', readiness: hyperConvergedReadiness(hco?.items) },
-  ];
+  api: InstanceApi,
+  gate: PlatformGate,
+): Promise<PlatformVerdicts> {
+  const hco = await orUndefined(api.list<Operand>(HYPERCONVERGEDS, {}));
+  const verdicts = [{ type: 'HyperConvergedReady', readiness: hyperConvergedReadiness(hco) }];
   if (gate.multiClusterEngine)
     verdicts.push({
       type: 'MultiClusterEngineReady',
-      readiness: multiClusterEngineReadiness(await readHyperShiftFacts(client)),
+      readiness: multiClusterEngineReadiness(await readHyperShiftFacts(api)),
     });
   if (gate.wildcardRoutes)
     verdicts.push({
       type: 'WildcardRoutesAllowed',
-      readiness: wildcardRoutesReadiness(await readIngressController(client)),
+      readiness: wildcardRoutesReadiness(await readIngressController(api)),
     });
   return verdicts;
 }
 
-async function readHyperShiftFacts(client: ApiClient): Promise<HyperShiftFacts> {
+async function readHyperShiftFacts(api: InstanceApi): Promise<HyperShiftFacts> {
+  const read = (name: string): Promise<Operand | undefined> =>
+    orUndefined(api.get<Operand>(CUSTOM_RESOURCE_DEFINITIONS, name));
   const [engines, operator, ...crds] = await Promise.all([
-    orUndefined(client.list<Operand>(MULTICLUSTERENGINES)),
-    orUndefined(client.get<Operand>(DEPLOYMENTS, 'operator', 'hypershift')),
-    ...HYPERSHIFT_CRDS.map((name) =>
-      orUndefined(client.get<Operand>(CUSTOM_RESOURCE_DEFINITIONS, name)),
-    ),
+    orUndefined(api.list<Operand>(MULTICLUSTERENGINES, {})),
+    orUndefined(api.get<Operand>(DEPLOYMENTS, 'operator', 'hypershift')),
+    ...HYPERSHIFT_CRDS.map(read),
   ]);
-  return {
-    engines: (engines as { items: Operand[] } | undefined)?.items,
-    operator,
-    crds: new Map(HYPERSHIFT_CRDS.map((name, i) => [name, crds[i]])),
-  };
+  return { engines, operator, crds: new Map(HYPERSHIFT_CRDS.map((name, i) => [name, crds[i]])) };
 }

@@ -1,11 +1,15 @@
-import type { ClusterInstance } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { WatchSpec } from '../../runtime/manager.js';
+import type { InstanceStatusDraft } from './core/status-draft.js';
+
+/** What a topology's teardown pass came to; `recorded`: the draft holds what must be durable first. */
+export type TeardownOutcome = 'done' | 'pending' | 'recorded';
 
 /**
  * One way of building a guest cluster (spec.type). The instance controller owns what every
- * topology shares (finalizer, namespace gate, phases, deletion); a topology builds and tears down
- * its backing objects and says which kinds it watches. A type without a topology is left alone.
+ * topology shares (finalizer, namespace and platform gates, phases, deletion, the one status
+ * write of a pass); a topology builds and tears down its backing objects, adding what it finds
+ * to the pass's draft, and says which kinds it watches. A type without a topology is left alone.
  */
 export interface Topology {
   /**
@@ -18,17 +22,17 @@ export interface Topology {
     wildcardRoutes: boolean;
     whenReady: boolean;
   };
-  /** Provisioning and Ready handling of an authorized, not deleting instance. */
-  reconcile(instance: ClusterInstance, context: ReconcileContext): Promise<ReconcileResult>;
   /**
-   * Deletes the backing objects; 'pending' while some are still going away; 'recorded' when it
-   * wrote the instance's status first (what it must know to verify dependents), whose event
-   * brings the next pass.
+   * One pass over an authorized, not deleting instance (`draft.instance`): its steps in order,
+   * their verdict in the draft, which the controller writes once the pass returns.
    */
-  teardown(
-    instance: ClusterInstance,
-    context: ReconcileContext,
-  ): Promise<'done' | 'pending' | 'recorded'>;
+  reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult>;
+  /**
+   * Deletes the backing objects; `pending` while some are still going away; `recorded` when the
+   * draft got what teardown must know durably to verify dependents (the write's event brings
+   * the next pass).
+   */
+  teardown(draft: InstanceStatusDraft, context: ReconcileContext): Promise<TeardownOutcome>;
   /** Kinds whose events concern instances of this topology, mapped to instance keys. */
   watches(): WatchSpec[];
 }

@@ -1,9 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
+import { DEFAULT_INSTANCE_TIMINGS } from '../core/timings.js';
 import type { AgentObservation, CoreEvent } from './crc-agent-diagnostics.js';
 import { agentPrerequisiteProblem, diagnoseAgent } from './crc-agent-diagnostics.js';
-import { buildAgentBinding, buildAgentJob, buildAgentServiceAccount } from './crc-builders.js';
+import {
+  buildAgentBinding,
+  buildAgentJob,
+  buildAgentServiceAccount,
+} from './crc-agent-builders.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const instance: ClusterInstance = {
@@ -59,6 +64,7 @@ const seen = (overrides: Partial<AgentObservation>): AgentObservation => ({
   jobHandoff: undefined,
   prerequisiteProblem: undefined,
   now: NOW,
+  handoffGraceMs: DEFAULT_INSTANCE_TIMINGS.handoffGraceMs,
   ...overrides,
 });
 const completed = (at: string): Job['status'] => ({
@@ -82,6 +88,13 @@ describe('the CRCAgent condition (spec §2.3.11)', () => {
       'Unknown',
       'HandoffPending',
       'Job completed; waiting for the handoff Secret to reach the cache',
+    ],
+    [
+      'a Job completed longer ago than a shorter grace',
+      { job: job(completed('2026-01-01T00:09:50Z')), handoffGraceMs: 5_000 },
+      'False',
+      'HandoffInvalid',
+      'handoff Secret ci/pool-0-crc-raw-kubeconfig-vmi-1 is missing; inspect crc-agent logs',
     ],
     [
       'a completed Job without a handoff',

@@ -1,8 +1,8 @@
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.js';
-import type { RbacObject } from './crc-builders.js';
-import { controlledBy } from './crc-ownership.js';
+import type { RbacObject } from './crc-agent-builders.js';
+import { controlledBy } from '../core/ownership.js';
 import { agentAccountName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
 
@@ -54,10 +54,9 @@ export interface AgentObservation {
   /** Why the agent cannot run (see agentPrerequisiteProblem), if it cannot. */
   prerequisiteProblem: string | undefined;
   now: number;
+  /** After the Job completes, the handoff may take this long to reach the cache (spec §2.0). */
+  handoffGraceMs: number;
 }
-
-/** After a Job completes, the handoff may take this long to reach the cache (spec §2.0). */
-export const HANDOFF_GRACE_MS = 30_000;
 
 const BLOCKING_WAIT_REASONS = new Set([
   'ImagePullBackOff',
@@ -174,7 +173,7 @@ function completedWithoutHandoff(
   condition: Say,
 ): AgentCondition {
   const finished = Date.parse(seen.job.status?.completionTime ?? conditionTime ?? '');
-  if (Number.isNaN(finished) || seen.now - finished < HANDOFF_GRACE_MS)
+  if (Number.isNaN(finished) || seen.now - finished < seen.handoffGraceMs)
     return condition(
       'Unknown',
       AgentReason.HandoffPending,

@@ -5,11 +5,11 @@ import {
   SERVICE_ACCOUNTS,
 } from '../../../api/core-resources.js';
 import { SECRETS } from '../../../api/resources.js';
-import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
 import { sameContent } from '../../../kube/objects.js';
-import type { Manager } from '../../../runtime/manager.js';
-import { OwnershipConflictError } from '../ownership-conflict.js';
-import type { RbacObject } from './crc-builders.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import { OwnershipConflictError } from '../core/ownership.js';
+import type { RbacObject } from './crc-agent-builders.js';
 import {
   AGENT_CLUSTER_ROLE_RULES,
   buildAgentBinding,
@@ -18,9 +18,7 @@ import {
   buildHandoffBinding,
   buildHandoffRole,
   buildHandoffSecret,
-} from './crc-builders.js';
-import type { CrcObjects } from './crc-objects.js';
-import { controlledBy } from './crc-ownership.js';
+} from './crc-agent-builders.js';
 
 /*
  * The agent's identity (spec §3.9, ADR 0010): its own ServiceAccount, the shared ClusterRole for
@@ -29,27 +27,19 @@ import { controlledBy } from './crc-ownership.js';
  */
 
 /** The shared ClusterRole: created when absent, refused when someone changed its rules. */
-export async function ensureAgentClusterRole(manager: Manager): Promise<void> {
-  const name = manager.config.crcAgentClusterRole;
-  let role: RbacObject;
-  try {
-    role = await manager.client.get<RbacObject>(CLUSTER_ROLES, name);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    try {
-      await manager.client.create(CLUSTER_ROLES, buildAgentClusterRole(name));
-      return;
-    } catch (createError) {
-      if (!isAlreadyExists(createError)) throw createError;
-      role = await manager.client.get<RbacObject>(CLUSTER_ROLES, name);
-    }
-  }
-  if (!sameContent(role.rules ?? [], AGENT_CLUSTER_ROLE_RULES))
+async function ensureAgentClusterRole(api: InstanceApi): Promise<void> {
+  const name = api.settings.crcAgentClusterRole;
+  const role =
+    (await api.get<RbacObject>(CLUSTER_ROLES, name)) ??
+    ((await api.createIfMissing(CLUSTER_ROLES, buildAgentClusterRole(name)))
+      ? undefined
+      : await api.get<RbacObject>(CLUSTER_ROLES, name));
+  if (role && !sameContent(role.rules ?? [], AGENT_CLUSTER_ROLE_RULES))
     throw new Error(`CRC agent ClusterRole ${name} has unexpected rules`);
 }
 
-function mustBeControlled(objects: CrcObjects, object: RbacObject, what: string): void {
-  if (!controlledBy(object, objects.instance))
+function mustBeControlled(objects: InstanceObjects, object: RbacObject, what: string): void {
+  if (!objects.controls(object))
     throw new OwnershipConflictError(
       `${what} ${objects.namespace}/${object.metadata?.name} is not controlled by ClusterInstance ${objects.instance.metadata!.name}`,
     );
@@ -57,20 +47,15 @@ function mustBeControlled(objects: CrcObjects, object: RbacObject, what: string)
 
 /** A RoleBinding or Role of the instance, kept to the desired roleRef, subjects and rules. */
 async function ensureRbac(
-  manager: Manager,
-  objects: CrcObjects,
+  api: InstanceApi,
+  objects: InstanceObjects,
   type: typeof ROLES,
   desired: RbacObject,
 ): Promise<void> {
   const existing = await objects.live<RbacObject>(type, desired.metadata!.name!);
   if (!existing) {
-    try {
-      await manager.client.create(type, desired);
-      return;
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      return ensureRbac(manager, objects, type, desired);
-    }
+    if (await api.createIfMissing(type, desired)) return;
+    return ensureRbac(api, objects, type, desired);
   }
   mustBeControlled(objects, existing, type.kind);
   if (desired.roleRef && !sameContent(existing.roleRef, desired.roleRef))
@@ -81,38 +66,45 @@ async function ensureRbac(
     ? !sameContent(existing.subjects, desired.subjects)
     : !sameContent(existing.rules, desired.rules);
   if (drifted)
-    await manager.client.update(type, {
+    await api.update(type, {
       ...existing,
       ...(desired.roleRef ? { subjects: desired.subjects } : { rules: desired.rules }),
     });
 }
 
-/**
- * Everything the agent of VMI `vmiUid` needs to be allowed to do its work, and no more; called
- * again when the VMI changes, which moves the Role to the new VMI's handoff Secret.
- */
-export async function ensureAgentRbac(
-  manager: Manager,
-  objects: CrcObjects,
-  vmiUid: string | undefined,
+/** The agent's own account, bound to the shared ClusterRole in the instance namespace. */
+export async function ensureAgentAccount(
+  api: InstanceApi,
+  objects: InstanceObjects,
 ): Promise<void> {
   const instance = objects.instance;
-  await ensureAgentClusterRole(manager);
+  await ensureAgentClusterRole(api);
   const account = buildAgentServiceAccount(instance);
   const existingAccount = await objects.live<RbacObject>(SERVICE_ACCOUNTS, account.metadata!.name!);
   if (existingAccount) mustBeControlled(objects, existingAccount, 'ServiceAccount');
   else await objects.ensure(SERVICE_ACCOUNTS, account);
   await ensureRbac(
-    manager,
+    api,
     objects,
     ROLE_BINDINGS,
-    buildAgentBinding(instance, manager.config.crcAgentClusterRole),
+    buildAgentBinding(instance, api.settings.crcAgentClusterRole),
   );
-  if (!vmiUid) return;
+}
+
+/**
+ * What the agent of VMI `vmiUid` may write, and no more: its handoff Secret (made empty here),
+ * a Role naming it, and the Role's binding. A new VMI moves the Role to its own handoff.
+ */
+export async function ensureHandoffGrant(
+  api: InstanceApi,
+  objects: InstanceObjects,
+  vmiUid: string,
+): Promise<void> {
+  const instance = objects.instance;
   const handoff = buildHandoffSecret(instance, vmiUid);
   const existingHandoff = await objects.current<RbacObject>(SECRETS, handoff.metadata!.name!);
   if (existingHandoff) mustBeControlled(objects, existingHandoff, 'handoff Secret');
   else await objects.ensure(SECRETS, handoff);
-  await ensureRbac(manager, objects, ROLES, buildHandoffRole(instance, vmiUid));
-  await ensureRbac(manager, objects, ROLE_BINDINGS, buildHandoffBinding(instance));
+  await ensureRbac(api, objects, ROLES, buildHandoffRole(instance, vmiUid));
+  await ensureRbac(api, objects, ROLE_BINDINGS, buildHandoffBinding(instance));
 }

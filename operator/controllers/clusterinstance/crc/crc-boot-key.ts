@@ -4,11 +4,10 @@ import { BUNDLES, SECRETS } from '../../../api/resources.js';
 import { DATA_VOLUMES, PERSISTENT_VOLUME_CLAIMS } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
-import type { PlatformObject } from '../hcp/hcp-builders.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import type { PlatformObject } from '../core/platform-object.js';
 import { buildBootKeySecret } from './crc-builders.js';
 import { bootKeySecretName } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
-import { controlledBy } from './crc-ownership.js';
 
 /*
  * The boot key binding of a turnkey instance (spec §2.3.9): which golden disk and which SSH key
@@ -72,7 +71,7 @@ function bundleRefs(bundle: CRCBundle): {
 
 /** Reads the bundle, its golden PVC and its SSH key Secret ("verify source"). */
 export async function readBundleSource(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   bundleName: string,
 ): Promise<BundleSource> {
   const bundle = await objects.current<CRCBundle>(BUNDLES, bundleName);
@@ -127,7 +126,7 @@ const FIELDS: (keyof BootKeyBinding)[] = [
 
 /** The bundle's source, refused when it differs from the recorded binding in any field. */
 export async function verifySource(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   bundleName: string,
   recorded: BootKeyBinding,
 ): Promise<BundleSource> {
@@ -145,7 +144,7 @@ export async function verifySource(
  * clones the recorded PVC. Returns the sizes a new clone needs when the source was read.
  */
 export async function ensureBootKey(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   bundleName: string,
   binding: BootKeyBinding,
   diskName?: string,
@@ -169,7 +168,7 @@ export async function ensureBootKey(
 }
 
 async function ensureKeyCopy(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   bundleName: string,
   binding: BootKeyBinding,
 ): Promise<CloneSizes> {
@@ -181,7 +180,7 @@ async function ensureKeyCopy(
     await objects.ensure(SECRETS, buildBootKeySecret(instance, source.keyBase64));
     return { virtualSizeBytes: source.virtualSizeBytes, sourceRequest: source.sourceRequest };
   }
-  if (!controlledBy(copy, instance))
+  if (!objects.controls(copy))
     throw new BootKeyError(`boot key Secret ${name} is not controlled by this ClusterInstance`);
   if (sha256(Buffer.from(copy.data?.id_ecdsa ?? '', 'base64')) !== binding.keySHA256)
     throw new BootKeyError(`boot key Secret ${name} does not hold the recorded key`);
@@ -190,7 +189,7 @@ async function ensureKeyCopy(
 
 /** An existing disk clones the recorded PVC, which must outlive an unfinished clone. */
 async function checkDisk(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   disk: PlatformObject,
   binding: BootKeyBinding,
 ): Promise<void> {

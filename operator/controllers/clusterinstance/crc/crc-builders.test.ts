@@ -3,12 +3,14 @@ import type { ClusterInstance } from '../../../api/resources.js';
 import {
   buildAgentBinding,
   buildAgentJob,
-  buildApiRoute,
-  buildApiService,
-  buildDataVolume,
   buildHandoffBinding,
   buildHandoffRole,
   buildHandoffSecret,
+} from './crc-agent-builders.js';
+import {
+  buildApiRoute,
+  buildApiService,
+  buildDataVolume,
   buildVirtualMachine,
 } from './crc-builders.js';
 import { quantityBytes } from './quantity.js';

@@ -1,4 +1,4 @@
-import type { PlatformObject } from '../hcp/hcp-builders.js';
+import type { PlatformObject } from '../core/platform-object.js';
 
 interface DataVolumeStatus {
   phase?: string;

@@ -1,5 +1,6 @@
 import type { Secret } from '../../../kube/workloads.js';
 import { HANDOFF_KEYS } from '../../../../contracts/handoff.js';
+import { decodeBase64 } from '../core/encoding.js';
 
 /** What the agent hands over for one VMI (crc-agent output contract). */
 export interface Handoff {
@@ -7,15 +8,12 @@ export interface Handoff {
   ocpVersion: string;
 }
 
-const decode = (data: string | undefined): string =>
-  Buffer.from(data ?? '', 'base64').toString('utf8');
-
 /**
  * The handoff in a Secret, when it is complete and for this VMI (spec §2.3.2 "handoff lookup").
  * The operator makes the Secret empty before the agent runs, so empty means "not yet".
  */
 export function handoffFrom(secret: Secret | undefined, vmiUid: string): Handoff | undefined {
-  const kubeconfig = decode(secret?.data?.[HANDOFF_KEYS.kubeconfig]);
-  if (!kubeconfig || decode(secret?.data?.[HANDOFF_KEYS.vmiUid]) !== vmiUid) return undefined;
-  return { kubeconfig, ocpVersion: decode(secret?.data?.[HANDOFF_KEYS.ocpVersion]) };
+  const kubeconfig = decodeBase64(secret?.data?.[HANDOFF_KEYS.kubeconfig]);
+  if (!kubeconfig || decodeBase64(secret?.data?.[HANDOFF_KEYS.vmiUid]) !== vmiUid) return undefined;
+  return { kubeconfig, ocpVersion: decodeBase64(secret?.data?.[HANDOFF_KEYS.ocpVersion]) };
 }

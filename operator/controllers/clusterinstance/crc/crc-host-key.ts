@@ -1,11 +1,9 @@
 import { SECRETS } from '../../../api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
-import type { InstanceStatusDraft } from '../instance-status.js';
+import { decodeBase64 } from '../core/encoding.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import type { InstanceStatusDraft } from '../core/status-draft.js';
 import { handoffSecretName } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
-
-const decode = (data: string | undefined): string =>
-  Buffer.from(data ?? '', 'base64').toString('utf8');
 
 /** An OpenSSH public key line of a host key type sshd offers. */
 const HOST_KEY = /^(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)|ssh-rsa) [A-Za-z0-9+/]+=*$/;
@@ -16,7 +14,7 @@ const HOST_KEY = /^(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)|ssh-rsa) [A-Za-z0-
  * the first one counts; later agent runs for the VMI read it there and refuse any other key.
  */
 export function recordHostKey(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   draft: InstanceStatusDraft,
   vmiUid: string,
 ): void {
@@ -25,8 +23,8 @@ export function recordHostKey(
     SECRETS,
     handoffSecretName(objects.instance.metadata!.name!, vmiUid),
   );
-  if (decode(secret?.data?.vmiUID) !== vmiUid) return;
-  const publicKey = decode(secret?.data?.sshHostKey).trim();
+  if (decodeBase64(secret?.data?.vmiUID) !== vmiUid) return;
+  const publicKey = decodeBase64(secret?.data?.sshHostKey).trim();
   if (publicKey.length > 4096 || !HOST_KEY.test(publicKey)) return;
   draft.status.crc = { ...draft.status.crc, sshHostKey: { vmiUID: vmiUid, publicKey } };
 }

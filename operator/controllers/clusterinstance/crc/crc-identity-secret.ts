@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { ClusterInstance } from '../../../api/resources.js';
+import { SECRETS } from '../../../api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { CrcIdentity } from '../../../../crc-agent/crc-identity.js';
 import {
@@ -7,8 +8,10 @@ import {
   IDENTITY_FILES,
   validateCrcIdentity,
 } from '../../../../crc-agent/crc-identity.js';
-import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
-import { commonLabels } from './crc-builders.js';
+import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import { commonLabels } from '../core/naming.js';
+import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
 import { identitySecretName } from './crc-naming.js';
 
 /*
@@ -16,10 +19,6 @@ import { identitySecretName } from './crc-naming.js';
  * checked with the very rules the agent applies before it uses it (one implementation, shared
  * with crc-agent), so a Secret the agent would refuse is never handed to it.
  */
-
-const encode = (text: string): string => Buffer.from(text).toString('base64');
-const decode = (data: string | undefined): string =>
-  Buffer.from(data ?? '', 'base64').toString('utf8');
 
 export function buildIdentitySecret(
   instance: ClusterInstance,
@@ -40,14 +39,14 @@ export function buildIdentitySecret(
     data: Object.fromEntries(
       (Object.keys(IDENTITY_FILES) as (keyof CrcIdentity)[]).map((part) => [
         IDENTITY_FILES[part],
-        encode(identity[part]),
+        encodeBase64(identity[part]),
       ]),
     ),
   };
 }
 
 export function identityOf(secret: Secret): CrcIdentity {
-  const part = (key: keyof CrcIdentity): string => decode(secret.data?.[IDENTITY_FILES[key]]);
+  const part = (key: keyof CrcIdentity): string => decodeBase64(secret.data?.[IDENTITY_FILES[key]]);
   return {
     clientCaPem: part('clientCaPem'),
     clientCertPem: part('clientCertPem'),
@@ -73,5 +72,31 @@ export function identityHostname(secret: Secret): string | undefined {
     return names.length === 1 ? names[0]!.slice(4) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The identity Secret for the host: made once, then only checked (spec §3.12). */
+export async function ensureIdentitySecret(
+  objects: InstanceObjects,
+  hostname: string,
+  now: Date,
+): Promise<void> {
+  const name = identitySecretName(objects.instance.metadata!.name!);
+  const existing = await objects.current<Secret>(SECRETS, name);
+  if (!existing) {
+    await objects.ensure(SECRETS, buildIdentitySecret(objects.instance, hostname, now));
+    return;
+  }
+  if (!objects.controls(existing))
+    throw new OwnershipConflictError(
+      `CRC identity Secret ${objects.namespace}/${name} is not controlled by this ClusterInstance`,
+    );
+  try {
+    validateIdentitySecret(existing, hostname, now);
+  } catch (error) {
+    throw new Error(
+      `CRC identity Secret ${objects.namespace}/${name} is not usable: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

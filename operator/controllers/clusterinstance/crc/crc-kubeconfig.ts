@@ -4,8 +4,7 @@ import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/str
 import type { Secret } from '../../../kube/workloads.js';
 import { identityOf, validateIdentitySecret } from './crc-identity-secret.js';
 import { handoffSecretName, identitySecretName } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
-import { controlledBy } from './crc-ownership.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
 
 /**
  * How the operator reaches a crc guest's API, from what it holds itself: the identity it minted
@@ -13,7 +12,7 @@ import { controlledBy } from './crc-ownership.js';
  * and the recorded endpoint. No kubeconfig from a Secret goes into it.
  */
 export async function crcGuestAccess(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   hostname: string,
   now: Date,
 ): Promise<GuestAccess | { unavailable: string }> {
@@ -21,7 +20,7 @@ export async function crcGuestAccess(
   const where = `CRC identity Secret ${objects.namespace}/${name}`;
   const secret = await objects.current<Secret>(SECRETS, name);
   if (!secret) return { unavailable: `${where} is missing` };
-  if (!controlledBy(secret, objects.instance))
+  if (!objects.controls(secret))
     return { unavailable: `${where} is not controlled by this ClusterInstance` };
   try {
     validateIdentitySecret(secret, hostname, now);
@@ -43,7 +42,7 @@ export async function crcGuestAccess(
  * published kubeconfig is written from `access`.
  */
 export function handoffRejection(
-  objects: CrcObjects,
+  objects: InstanceObjects,
   vmiUid: string,
   kubeconfig: string,
   access: GuestAccess,

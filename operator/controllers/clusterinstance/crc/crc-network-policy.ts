@@ -4,11 +4,12 @@ import { LABEL_VM_NAME } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
 import { resourceType } from '../../../kube/resource-type.js';
-import type { Manager } from '../../../runtime/manager.js';
-import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
-import { AGENT_COMPONENT, commonLabels, LABEL_COMPONENT } from './crc-builders.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import { commonLabels } from '../core/naming.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import { AGENT_COMPONENT, LABEL_COMPONENT } from './crc-agent-builders.js';
 import { crcVmName, guestNetworkPolicyName } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
 
 export const NETWORK_POLICIES = resourceType(
   'networking.k8s.io/v1',
@@ -76,11 +77,11 @@ export function buildGuestNetworkPolicy(instance: ClusterInstance): NetworkPolic
 
 /** The guest's NetworkPolicy, made before the agent runs and kept to what it must say. */
 export async function ensureGuestNetworkPolicy(
-  manager: Manager,
-  objects: CrcObjects,
+  api: InstanceApi,
+  objects: InstanceObjects,
 ): Promise<void> {
   const desired = buildGuestNetworkPolicy(objects.instance);
   const { object } = await objects.ensure(NETWORK_POLICIES, desired);
   if (!sameContent(object.spec, desired.spec))
-    await manager.client.update(NETWORK_POLICIES, { ...object, spec: desired.spec });
+    await api.update(NETWORK_POLICIES, { ...object, spec: desired.spec });
 }

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import { OwnershipConflictError } from '../ownership-conflict.js';
-import { crcOwnership, verifyCrcOwnership } from './crc-ownership.js';
+import { OwnershipConflictError, verifyOwnership } from '../core/ownership.js';
+import { crcOwnership, crcRule } from './crc-ownership.js';
 
 const instance: ClusterInstance = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
@@ -20,6 +20,12 @@ const ref = (kind: string, name: string, uid: string, controller = true): OwnerR
   uid,
   controller,
 });
+const verifyCrcOwnership = (
+  candidate: KubeObject,
+  owner: ClusterInstance,
+  read: (type: ResourceType) => Promise<KubeObject | undefined>,
+): Promise<void> => verifyOwnership(crcRule(owner), candidate, candidate.kind!, read);
+
 const object = (
   kind: string,
   name: string,

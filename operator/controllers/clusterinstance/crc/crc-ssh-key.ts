@@ -1,18 +1,15 @@
 import { SECRETS } from '../../../api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { generateEd25519KeyPair, keyOf } from '../../../../crc-agent/ssh-key.js';
-import { OwnershipConflictError } from '../ownership-conflict.js';
-import { instanceOwnerReference } from '../hcp/hcp-ownership.js';
 import type { ClusterInstance } from '../../../api/resources.js';
-import { commonLabels } from './crc-builders.js';
+import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import { commonLabels } from '../core/naming.js';
+import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
-import { controlledBy } from './crc-ownership.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */
 export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id_ed25519.pub' };
-
-const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /**
  * `<instance>-crc-ssh-key`: an ed25519 key of the instance's own. The agent logs in with the
@@ -32,28 +29,26 @@ export function buildInstanceSshKeySecret(instance: ClusterInstance): Secret {
     },
     type: 'Opaque',
     data: {
-      [INSTANCE_SSH_KEY_FILES.privateKey]: b64(pair.private),
-      [INSTANCE_SSH_KEY_FILES.publicKey]: b64(`${keyOf(pair.private).authorizedKeyLine}`),
+      [INSTANCE_SSH_KEY_FILES.privateKey]: encodeBase64(pair.private),
+      [INSTANCE_SSH_KEY_FILES.publicKey]: encodeBase64(keyOf(pair.private).authorizedKeyLine),
     },
   };
 }
 
 /** Made once per instance, then only checked: never replaced (the guest trusts that one key). */
-export async function ensureInstanceSshKey(objects: CrcObjects): Promise<void> {
+export async function ensureInstanceSshKey(objects: InstanceObjects): Promise<void> {
   const name = instanceSshKeySecretName(objects.instance.metadata!.name!);
   const existing = await objects.current<Secret>(SECRETS, name);
   if (!existing) {
     await objects.ensure(SECRETS, buildInstanceSshKeySecret(objects.instance));
     return;
   }
-  if (!controlledBy(existing, objects.instance))
+  if (!objects.controls(existing))
     throw new OwnershipConflictError(
       `CRC SSH key Secret ${objects.namespace}/${name} is not controlled by this ClusterInstance`,
     );
   try {
-    keyOf(
-      Buffer.from(existing.data?.[INSTANCE_SSH_KEY_FILES.privateKey] ?? '', 'base64').toString(),
-    );
+    keyOf(decodeBase64(existing.data?.[INSTANCE_SSH_KEY_FILES.privateKey]));
   } catch (error) {
     throw new Error(
       `CRC SSH key Secret ${objects.namespace}/${name} is not usable: ${(error as Error).message}`,

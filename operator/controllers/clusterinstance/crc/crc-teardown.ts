@@ -20,11 +20,11 @@ import {
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
 import { SECRETS } from '../../../api/resources.js';
-import { isNotFound } from '../../../kube/api-error.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { Manager } from '../../../runtime/manager.js';
-import type { PlatformObject } from '../hcp/hcp-builders.js';
-import { HANDOFF_MANAGED_BY } from './crc-builders.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import type { PlatformObject } from '../core/platform-object.js';
+import { HANDOFF_MANAGED_BY } from './crc-agent-builders.js';
 import {
   agentAccountName,
   agentBindingName,
@@ -36,8 +36,6 @@ import {
   crcVmName,
   legacyHandoffSecretName,
 } from './crc-naming.js';
-import type { CrcObjects } from './crc-objects.js';
-import { controlledBy } from './crc-ownership.js';
 
 /**
  * crc teardown, in the order of spec §2.3.7: the agent first (foreground, so its pods are gone
@@ -45,14 +43,14 @@ import { controlledBy } from './crc-ownership.js';
  * and deleted with its VMI and launcher pods, the disk, the handoffs, and the endpoint last.
  * True while something is still going away.
  */
-export async function crcTeardown(manager: Manager, objects: CrcObjects): Promise<boolean> {
+export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;
   const name = instance.metadata!.name!;
   const ns = objects.namespace;
-  const jobs = await manager.client.list<KubeObject>(JOBS, { namespace: ns });
-  const agentJobs = jobs.items.filter(
+  const jobs = await api.list<KubeObject>(JOBS, { namespace: ns });
+  const agentJobs = jobs.filter(
     (job) =>
-      controlledBy(job, instance) ||
+      objects.controls(job) ||
       (job.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] === name &&
         job.metadata.labels[LABEL_MANAGED_BY] === MANAGED_BY_OPERATOR),
   );
@@ -66,15 +64,15 @@ export async function crcTeardown(manager: Manager, objects: CrcObjects): Promis
     [ROLES, agentHandoffRoleName(name)],
     [SERVICE_ACCOUNTS, agentAccountName(name)],
   ] as const)
-    await objects.remove(type, object, { onlyControlled: true });
+    await objects.remove(type, object, { only: 'controlled' });
   if (instance.status?.crc?.bootKey)
-    await objects.remove(SECRETS, bootKeySecretName(name), { onlyControlled: true });
+    await objects.remove(SECRETS, bootKeySecretName(name), { only: 'controlled' });
 
-  let pending = await removeVmAndDisk(manager, objects);
+  let pending = await removeVmAndDisk(api, objects);
 
-  pending = (await removeHandoffs(manager, objects)) || pending;
+  pending = (await removeHandoffs(api, objects)) || pending;
   pending =
-    (await objects.remove(SECRETS, legacyHandoffSecretName(name), { onlyControlled: true })) ||
+    (await objects.remove(SECRETS, legacyHandoffSecretName(name), { only: 'controlled' })) ||
     pending;
   pending = (await objects.remove(ROUTES, crcApiName(name))) || pending;
   pending = (await objects.remove(SERVICES, crcApiName(name))) || pending;
@@ -82,18 +80,18 @@ export async function crcTeardown(manager: Manager, objects: CrcObjects): Promis
 }
 
 /** The agent's handoff Secrets: ours, or unowned ones a legacy agent made; never another owner's. */
-async function removeHandoffs(manager: Manager, objects: CrcObjects): Promise<boolean> {
+async function removeHandoffs(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const name = objects.instance.metadata!.name!;
-  const handoffs = await manager.client.list<KubeObject>(SECRETS, {
+  const handoffs = await api.list<KubeObject>(SECRETS, {
     namespace: objects.namespace,
     labelSelector: `${LABEL_MANAGED_BY}=${HANDOFF_MANAGED_BY},${LABEL_CLUSTER_INSTANCE}=${name}`,
   });
   let pending = false;
-  for (const secret of handoffs.items) {
+  for (const secret of handoffs) {
     const owners = secret.metadata?.ownerReferences ?? [];
-    if (owners.length > 0 && !controlledBy(secret, objects.instance)) continue;
+    if (owners.length > 0 && !objects.controls(secret)) continue;
     pending =
-      (await objects.remove(SECRETS, secret.metadata!.name!, { skipVerify: true })) || pending;
+      (await objects.remove(SECRETS, secret.metadata!.name!, { only: 'checked' })) || pending;
   }
   return pending;
 }
@@ -103,8 +101,8 @@ async function removeHandoffs(manager: Manager, objects: CrcObjects): Promise<bo
  * that is in progress.
  */
 async function halting(
-  manager: Manager,
-  objects: CrcObjects,
+  api: InstanceApi,
+  objects: InstanceObjects,
   vm: PlatformObject,
 ): Promise<boolean> {
   await objects.verify(VIRTUAL_MACHINES, vm);
@@ -112,7 +110,7 @@ async function halting(
   if (vm.spec?.runStrategy !== 'Halted' || vm.spec.running !== undefined) {
     const spec: Record<string, unknown> = { ...vm.spec, runStrategy: 'Halted' };
     delete spec.running;
-    await manager.client.update(VIRTUAL_MACHINES, { ...vm, spec });
+    await api.update(VIRTUAL_MACHINES, { ...vm, spec });
     return true;
   }
   const vmi = await objects.live(VIRTUAL_MACHINE_INSTANCES, vm.metadata!.name!);
@@ -120,25 +118,21 @@ async function halting(
 }
 
 /** Halt, then delete VM, VMI, launcher pods, DataVolume and PVC (spec §2.3.7 step 5). */
-async function removeVmAndDisk(manager: Manager, objects: CrcObjects): Promise<boolean> {
+async function removeVmAndDisk(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;
   const ns = objects.namespace;
   const vmName = crcVmName(instance);
   const vm = await objects.live<PlatformObject>(VIRTUAL_MACHINES, vmName);
-  if (vm && (await halting(manager, objects, vm))) return true;
+  if (vm && (await halting(api, objects, vm))) return true;
   let pending = vm ? await objects.remove(VIRTUAL_MACHINES, vmName) : false;
   if (await objects.remove(VIRTUAL_MACHINE_INSTANCES, vmName)) return true;
-  const pods = await manager.client.list<KubeObject>(PODS, {
+  const pods = await api.list<KubeObject>(PODS, {
     namespace: ns,
     labelSelector: `${LABEL_VM_NAME}=${vmName}`,
   });
-  for (const pod of pods.items) {
+  for (const pod of pods) {
     pending = true;
-    try {
-      await manager.client.delete(PODS, pod.metadata!.name!, ns, { uid: pod.metadata?.uid });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    await api.delete(PODS, pod.metadata!.name!, ns, { uid: pod.metadata?.uid });
   }
   if (pending) return true;
   if (await objects.remove(DATA_VOLUMES, crcDiskName(instance))) return true;

@@ -11,26 +11,26 @@ import {
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { Manager, WatchSpec } from '../../../runtime/manager.js';
-import { ownerKeys } from '../../../runtime/owner-keys.js';
+import type { WatchSpec } from '../../../runtime/manager.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import { instanceKey, ownerInstances } from '../core/watches.js';
 import { crcBundleName, crcDiskName, crcVmName } from './crc-naming.js';
 import { NETWORK_POLICIES } from './crc-network-policy.js';
-
-const keyOf = (i: ClusterInstance): string => `${i.metadata!.namespace}/${i.metadata!.name}`;
 
 /**
  * What a crc instance hears about (DESIGN item 1): its own objects by owner reference, what
  * KubeVirt and CDI make for them (VMI, launcher pods, PVC) by label or by the recorded names,
  * its agent Job's pods, the Secrets its template names, and the CRCBundle it clones.
  */
-export function crcWatches(manager: Manager): WatchSpec[] {
-  const instances = manager.informer<ClusterInstance>(INSTANCES);
-  const jobs = manager.informer<KubeObject>(JOBS);
+export function crcWatches(api: InstanceApi): WatchSpec[] {
   const crcIn = (namespace: string | undefined, test: (i: ClusterInstance) => boolean): string[] =>
-    instances
-      .list((i) => i.spec.type === 'crc' && i.metadata!.namespace === namespace && test(i))
-      .map(keyOf);
-  const owned = (object: KubeObject): string[] => ownerKeys(object, INSTANCES);
+    api
+      .cachedList<ClusterInstance>(
+        INSTANCES,
+        (i) => i.spec.type === 'crc' && i.metadata!.namespace === namespace && test(i),
+      )
+      .map(instanceKey);
+  const owned = ownerInstances;
   const labelled = (object: KubeObject): string[] => {
     const name = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
     return name ? [`${object.metadata!.namespace}/${name}`] : [];
@@ -59,7 +59,9 @@ export function crcWatches(manager: Manager): WatchSpec[] {
       type: PODS,
       map: (pod) => {
         const job = pod.metadata?.labels?.[LABEL_JOB_NAME];
-        const fromJob = job ? owned(jobs.get(`${pod.metadata!.namespace}/${job}`) ?? {}) : [];
+        const fromJob = job
+          ? owned(api.cached<KubeObject>(JOBS, `${pod.metadata!.namespace}/${job}`) ?? {})
+          : [];
         return [...new Set([...fromJob, ...byVmName(pod, pod.metadata?.labels?.[LABEL_VM_NAME])])];
       },
     },
@@ -83,12 +85,13 @@ export function crcWatches(manager: Manager): WatchSpec[] {
     {
       type: BUNDLES,
       map: (bundle) =>
-        instances
-          .list(
+        api
+          .cachedList<ClusterInstance>(
+            INSTANCES,
             (i) =>
               i.spec.type === 'crc' && crcBundleName(i) === (bundle as CRCBundle).metadata?.name,
           )
-          .map(keyOf),
+          .map(instanceKey),
     },
   ];
 }

@@ -2,15 +2,11 @@ import type { ClusterInstance } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import { apiRouteName, kasServingCertName } from './hcp-naming.js';
-import { endpointLabels, instanceOwnerReference } from './hcp-ownership.js';
+import { endpointLabels } from '../core/naming.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import type { PlatformObject } from '../core/platform-object.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import type { KasServingCert } from './kas-serving-cert.js';
-
-/** An object with free-form spec and status (HyperShift and route kinds are read as plain JSON). */
-export interface PlatformObject extends KubeObject {
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
 
 export interface SecretObject extends KubeObject {
   type?: string;

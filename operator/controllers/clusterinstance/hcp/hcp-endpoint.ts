@@ -1,18 +1,15 @@
 import type { ClusterInstance } from '../../../api/resources.js';
 import { SECRETS } from '../../../api/resources.js';
-import { HOSTED_CLUSTERS, INGRESS_CONFIGS, ROUTES } from '../../../api/platform-resources.js';
-import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
-import type { Manager } from '../../../runtime/manager.js';
-import type { PlatformObject, SecretObject } from './hcp-builders.js';
+import { HOSTED_CLUSTERS, ROUTES } from '../../../api/platform-resources.js';
+import { decodeBase64 as decode } from '../core/encoding.js';
+import { checkHostAvailable, endpointHostname, newApiHostname } from '../core/endpoint.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import { isDns1123Subdomain } from '../core/naming.js';
+import { OwnershipConflictError } from '../core/ownership.js';
+import type { PlatformObject } from '../core/platform-object.js';
+import type { SecretObject } from './hcp-builders.js';
 import { buildKasSecret } from './hcp-builders.js';
-import {
-  apiHostname,
-  apiRouteName,
-  isDns1123Subdomain,
-  kasServingCertName,
-  NamingError,
-} from './hcp-naming.js';
-import { OwnershipConflictError } from '../ownership-conflict.js';
+import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { verifyOwnership } from './hcp-ownership.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import {
@@ -20,24 +17,10 @@ import {
   issueKasServingCert,
   kasServingCertUsable,
 } from './kas-serving-cert.js';
-import { InstanceFailure, Reason } from '../instance-status.js';
 
 interface NamedCertificate {
   names?: string[];
   servingCertificate?: { name?: string };
-}
-
-const decode = (data: string | undefined): string =>
-  Buffer.from(data ?? '', 'base64').toString('utf8');
-
-/** The host name of a recorded `https://<hostname>` endpoint (no port, path, query or fragment). */
-export function endpointHostname(endpoint: string): string {
-  const match = /^https:\/\/([^/:?#]+)$/.exec(endpoint);
-  if (!match)
-    throw new OwnershipConflictError(
-      `recorded apiEndpoint "${endpoint}" is not https://<hostname>`,
-    );
-  return match[1]!;
 }
 
 /**
@@ -46,50 +29,42 @@ export function endpointHostname(endpoint: string): string {
  * a new `api-<prefix>-<hash>.<domain>`. No other Route may serve the same host.
  */
 export async function resolveApiHostname(
-  manager: Manager,
+  api: InstanceApi,
   instance: ClusterInstance,
   placement: HcpPlacement,
 ): Promise<string> {
-  const route = manager
-    .informer<PlatformObject>(ROUTES)
-    .get(`${placement.controlPlaneNamespace}/${apiRouteName(instance.metadata!.name!)}`);
-  const evidence = await hostnameEvidence(manager, instance, placement, route);
+  const route = api.cached<PlatformObject>(
+    ROUTES,
+    `${placement.controlPlaneNamespace}/${apiRouteName(instance.metadata!.name!)}`,
+  );
+  const evidence = await hostnameEvidence(api, instance, placement, route);
   const hosts = new Set(evidence.values());
   if (hosts.size > 1)
     throw new OwnershipConflictError(
       `conflicting API hostnames in existing resources: ${[...evidence].map(([k, v]) => `${k} ${v}`).join(', ')}`,
     );
-  const hostname = [...hosts][0] ?? (await newHostname(manager, instance));
+  const hostname = [...hosts][0] ?? (await newApiHostname(api, instance));
   if (!isDns1123Subdomain(hostname))
     throw new OwnershipConflictError(`API hostname "${hostname}" is not a DNS-1123 subdomain`);
-  const taken = manager
-    .informer<PlatformObject>(ROUTES)
-    .list((r) => r.spec?.host === hostname && r !== route);
-  if (taken.length > 0)
-    throw new OwnershipConflictError(
-      `API hostname "${hostname}" is already used by Route ${taken[0]!.metadata!.namespace}/${taken[0]!.metadata!.name}`,
-    );
+  checkHostAvailable(api, hostname, route);
   return hostname;
 }
 
 /** The host names the instance's existing objects and status prove, by where they were found. */
 async function hostnameEvidence(
-  manager: Manager,
+  api: InstanceApi,
   instance: ClusterInstance,
   placement: HcpPlacement,
   route: PlatformObject | undefined,
 ): Promise<Map<string, string>> {
   const name = instance.metadata!.name!;
   const evidence = new Map<string, string>();
-  const hostedCluster = manager
-    .informer<PlatformObject>(HOSTED_CLUSTERS)
-    .get(`${placement.hostedClusterNamespace}/${placement.hostedClusterName}`);
-  if (hostedCluster) evidence.set('HostedCluster', namedHost(hostedCluster, name));
-  const cert = await liveSecret(
-    manager,
-    placement.hostedClusterNamespace,
-    kasServingCertName(name),
+  const hostedCluster = api.cached<PlatformObject>(
+    HOSTED_CLUSTERS,
+    `${placement.hostedClusterNamespace}/${placement.hostedClusterName}`,
   );
+  if (hostedCluster) evidence.set('HostedCluster', namedHost(hostedCluster, name));
+  const cert = await currentSecret(api, placement.hostedClusterNamespace, kasServingCertName(name));
   if (cert) {
     verifyOwnership(cert, instance, 'Secret');
     const host = certificateHostname(decode(cert.data?.['tls.crt']));
@@ -119,54 +94,25 @@ function namedHost(hostedCluster: PlatformObject, instance: string): string {
   return names[0];
 }
 
-async function newHostname(manager: Manager, instance: ClusterInstance): Promise<string> {
-  let domain = '';
-  try {
-    const ingress = await manager.client.get<PlatformObject>(INGRESS_CONFIGS, 'cluster');
-    const configured = ingress.spec?.domain;
-    domain = typeof configured === 'string' ? configured : '';
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-  if (!domain)
-    throw new InstanceFailure(
-      Reason.ReconcileError,
-      'the management ingress domain is unknown: ingresses.config.openshift.io/cluster has no spec.domain',
-    );
-  try {
-    return apiHostname(instance.metadata!.name!, instance.metadata!.namespace!, domain);
-  } catch (error) {
-    if (error instanceof NamingError) throw new OwnershipConflictError(error.message);
-    throw error;
-  }
-}
-
 /**
  * The KAS serving certificate Secret (spec §3.7), created, or re-issued when it does not fit the
  * host name or is near expiry. Returns the certificate PEM (the CA of the published kubeconfig).
  */
 export async function ensureKasServingCert(
-  manager: Manager,
+  api: InstanceApi,
   instance: ClusterInstance,
   placement: HcpPlacement,
   hostname: string,
 ): Promise<string> {
-  const now = manager.clock.now();
+  const now = api.now();
   const namespace = placement.hostedClusterNamespace;
-  let existing = await liveSecret(manager, namespace, kasServingCertName(instance.metadata!.name!));
+  const name = kasServingCertName(instance.metadata!.name!);
+  let existing = await currentSecret(api, namespace, name);
   if (!existing) {
     const desired = buildKasSecret(instance, placement, issueKasServingCert(hostname, now));
-    try {
-      await manager.client.create(SECRETS, desired);
-      return decode(desired.data!['tls.crt']);
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      existing = await manager.client.get<SecretObject>(
-        SECRETS,
-        desired.metadata!.name!,
-        namespace,
-      );
-    }
+    if (await api.createIfMissing(SECRETS, desired)) return decode(desired.data!['tls.crt']);
+    existing = await api.get<SecretObject>(SECRETS, name, namespace);
+    if (!existing) throw new Error(`KAS serving certificate Secret ${namespace}/${name} vanished`);
   }
   verifyOwnership(existing, instance, 'Secret');
   const current = {
@@ -175,22 +121,18 @@ export async function ensureKasServingCert(
   };
   if (kasServingCertUsable(current, hostname, now)) return current.certificatePem;
   const renewed = buildKasSecret(instance, placement, issueKasServingCert(hostname, now));
-  await manager.client.update(SECRETS, { ...existing, type: renewed.type, data: renewed.data });
+  await api.update(SECRETS, { ...existing, type: renewed.type, data: renewed.data });
   return decode(renewed.data!['tls.crt']);
 }
 
 /** From the cache, else live: a lagging cache must not make the certificate be issued twice. */
-async function liveSecret(
-  manager: Manager,
+async function currentSecret(
+  api: InstanceApi,
   namespace: string,
   name: string,
 ): Promise<SecretObject | undefined> {
-  const cached = manager.informer<SecretObject>(SECRETS).get(`${namespace}/${name}`);
-  if (cached) return cached;
-  try {
-    return await manager.client.get<SecretObject>(SECRETS, name, namespace);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return (
+    api.cached<SecretObject>(SECRETS, `${namespace}/${name}`) ??
+    (await api.get<SecretObject>(SECRETS, name, namespace))
+  );
 }

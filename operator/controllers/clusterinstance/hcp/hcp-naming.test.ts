@@ -1,13 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { instanceHash, isDns1123Label } from '../core/naming.js';
 import {
-  apiHostname,
   controlPlaneNamespace,
   hostedClusterName,
-  instanceHash,
-  isDns1123Label,
   MAX_INSTANCE_NAMESPACE,
   nodePoolName,
-  readablePrefix,
 } from './hcp-naming.js';
 
 const ns43 = `t${'e'.repeat(41)}n`;
@@ -56,42 +53,6 @@ describe('hcp naming', () => {
   it('refuses namespaces longer than 43 characters, naming the limit', () => {
     expect(() => hostedClusterName(ns44, 'pool-0')).toThrow(
       `namespace "${ns44}" has 44 characters; hcp instances need a namespace of at most 43`,
-    );
-  });
-
-  it.each([
-    ['Pool_0', 'pool-0'],
-    ['--a..b--', 'a-b'],
-    ['a.b-c', 'a-b-c'],
-    ['...', ''],
-  ])('readable prefix of %s is "%s"', (name, prefix) => {
-    expect(readablePrefix(name)).toBe(prefix);
-  });
-
-  it.each([
-    [
-      'pool-0',
-      'ci',
-      'apps.example.com',
-      `api-pool-0-${instanceHash('ci', 'pool-0')}.apps.example.com`,
-    ],
-    ['a.b', 'ci', 'apps.example.com', `api-a-b-${instanceHash('ci', 'a.b')}.apps.example.com`],
-    [
-      long,
-      'ci',
-      'apps.example.com',
-      `api-${readablePrefix(long).slice(0, 42).replace(/-+$/, '')}-${instanceHash('ci', long)}.apps.example.com`,
-    ],
-  ])('API host name of %s/%s in %s', (name, namespace, domain, expected) => {
-    const host = apiHostname(name, namespace, domain);
-    expect(host).toBe(expected);
-    expect(host.split('.')[0]!.length).toBeLessThanOrEqual(63);
-  });
-
-  it('refuses an ingress domain that leaves no room for the API label', () => {
-    const domain = `${'d'.repeat(60)}.${'d'.repeat(60)}.${'d'.repeat(60)}.${'d'.repeat(52)}`;
-    expect(() => apiHostname('pool-0', 'ci', domain)).toThrow(
-      'leaves no room for a unique API hostname',
     );
   });
 });

@@ -1,36 +1,11 @@
-import {
-  LABEL_CLUSTER_INSTANCE,
-  LABEL_CLUSTER_INSTANCE_NAMESPACE,
-  LABEL_MANAGED_BY,
-  MANAGED_BY_OPERATOR,
-} from '../../../api/labels.js';
 import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
-import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
-import { OwnershipConflictError } from '../ownership-conflict.js';
-
-/** The API-endpoint label set (spec §3): managed-by, instance and instance namespace. */
-export function endpointLabels(instance: ClusterInstance): Record<string, string> {
-  return {
-    [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR,
-    [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
-    [LABEL_CLUSTER_INSTANCE_NAMESPACE]: instance.metadata!.namespace!,
-  };
-}
-
-export function instanceOwnerReference(
-  instance: ClusterInstance,
-  controller = true,
-): OwnerReference {
-  return {
-    apiVersion: INSTANCES.apiVersion,
-    kind: INSTANCES.kind,
-    name: instance.metadata!.name!,
-    uid: instance.metadata!.uid!,
-    controller,
-    blockOwnerDeletion: true,
-  };
-}
+import type { KubeObject } from '../../../kube/objects.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import { InstanceObjects } from '../core/instance-objects.js';
+import { endpointLabels } from '../core/naming.js';
+import type { OwnershipRule } from '../core/ownership.js';
+import { OwnershipConflictError } from '../core/ownership.js';
 
 /**
  * Whether an HCP object belongs to the instance (spec §2.3.12 "verify"): in the instance's
@@ -55,8 +30,26 @@ export function verifyOwnership(
   what: string,
 ): void {
   if (object && !isOwnedBy(object, instance)) {
-    throw new OwnershipConflictError(
-      `${what} ${object.metadata?.namespace}/${object.metadata?.name} is not owned by ClusterInstance ${instance.metadata!.namespace}/${instance.metadata!.name} (UID ${instance.metadata!.uid})`,
-    );
+    throw new OwnershipConflictError(notOwned(object, what, instance));
   }
+}
+
+const notOwned = (object: KubeObject, kind: string, instance: ClusterInstance): string =>
+  `${kind} ${object.metadata?.namespace}/${object.metadata?.name} is not owned by ClusterInstance ${instance.metadata!.namespace}/${instance.metadata!.name} (UID ${instance.metadata!.uid})`;
+
+/** The hcp rule as the engine applies it: owned as isOwnedBy says, never adopted. */
+export function hcpRule(instance: ClusterInstance): OwnershipRule {
+  return {
+    verdict: (object, kind) =>
+      isOwnedBy(object, instance)
+        ? { owned: true }
+        : { conflict: notOwned(object, kind, instance) },
+    orphaned: (object, kind) => notOwned(object, kind, instance),
+    adopts: false,
+  };
+}
+
+/** The objects of an hcp instance, judged by the hcp rule. */
+export function hcpObjects(api: InstanceApi, instance: ClusterInstance): InstanceObjects {
+  return new InstanceObjects(api, instance, hcpRule(instance));
 }

@@ -1,11 +1,7 @@
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import {
-  controlPlaneNamespace,
-  hostedClusterName,
-  isDns1123Label,
-  nodePoolName,
-} from './hcp-naming.js';
+import { isDns1123Label } from '../core/naming.js';
+import { controlPlaneNamespace, hostedClusterName, nodePoolName } from './hcp-naming.js';
 import { isOwnedBy } from './hcp-ownership.js';
 
 /** Where an instance's HostedCluster lives (spec §2.3.12): always the instance's own namespace. */

@@ -1,6 +1,4 @@
-import { LABEL_CLUSTER_INSTANCE, LABEL_CLUSTER_INSTANCE_NAMESPACE } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
-import { INSTANCES, NAMESPACES, SECRETS } from '../../../api/resources.js';
+import { NAMESPACES, SECRETS } from '../../../api/resources.js';
 import {
   HOSTED_CLUSTERS,
   NODE_POOLS,
@@ -9,17 +7,11 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { Manager, WatchSpec } from '../../../runtime/manager.js';
+import type { WatchSpec } from '../../../runtime/manager.js';
 import { ownerKeys } from '../../../runtime/owner-keys.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import { instanceKeys, labelledInstance, ownerInstances } from '../core/watches.js';
 import { recordedPlacement } from './hcp-placement.js';
-
-/** The instance named by an object's instance and instance-namespace labels (works across namespaces). */
-function labelledInstance(object: KubeObject | undefined): string[] {
-  const labels = object?.metadata?.labels ?? {};
-  const name = labels[LABEL_CLUSTER_INSTANCE];
-  const namespace = labels[LABEL_CLUSTER_INSTANCE_NAMESPACE];
-  return name && namespace ? [`${namespace}/${name}`] : [];
-}
 
 /**
  * What an hcp instance hears about (DESIGN item 1): its HostedCluster and NodePool (owner
@@ -27,26 +19,23 @@ function labelledInstance(object: KubeObject | undefined): string[] {
  * the HostedCluster), its Route and the control plane namespace with the worker VMIs and volumes
  * in it (other namespaces: by labels and by the recorded placement).
  */
-export function hcpWatches(manager: Manager): WatchSpec[] {
-  const instances = manager.informer<ClusterInstance>(INSTANCES);
-  const hostedClusters = manager.informer<KubeObject>(HOSTED_CLUSTERS);
+export function hcpWatches(api: InstanceApi): WatchSpec[] {
   const byControlPlaneNamespace = (namespace: string | undefined): string[] =>
-    instances
-      .list(
-        (i) => i.spec.type === 'hcp' && recordedPlacement(i)?.controlPlaneNamespace === namespace,
-      )
-      .map((i) => `${i.metadata!.namespace}/${i.metadata!.name}`);
+    instanceKeys(
+      api,
+      (i) => i.spec.type === 'hcp' && recordedPlacement(i)?.controlPlaneNamespace === namespace,
+    );
   const inControlPlane = (object: KubeObject): string[] =>
     byControlPlaneNamespace(object.metadata?.namespace);
   return [
-    { type: HOSTED_CLUSTERS, map: (o) => ownerKeys(o, INSTANCES) },
-    { type: NODE_POOLS, map: (o) => ownerKeys(o, INSTANCES) },
+    { type: HOSTED_CLUSTERS, map: ownerInstances },
+    { type: NODE_POOLS, map: ownerInstances },
     {
       type: SECRETS,
       map: (secret) => [
-        ...ownerKeys(secret, INSTANCES),
+        ...ownerInstances(secret),
         ...ownerKeys(secret, HOSTED_CLUSTERS).flatMap((key) =>
-          labelledInstance(hostedClusters.get(key)),
+          labelledInstance(api.cached<KubeObject>(HOSTED_CLUSTERS, key)),
         ),
       ],
     },

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/strict-kubeconfig.js';
-import { Reason } from '../instance-status.js';
+import { Reason } from '../core/reasons.js';
 
 /**
  * The access the operator publishes for a hosted cluster (spec §3.14, tightened): HyperShift's

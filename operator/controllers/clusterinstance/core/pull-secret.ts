@@ -1,5 +1,7 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { InstanceFailure, Reason } from './instance-status.js';
+import { SECRETS } from '../../../api/resources.js';
+import type { Secret } from '../../../kube/workloads.js';
+import type { InstanceObjects } from './instance-objects.js';
+import { InstanceFailure, Reason } from './reasons.js';
 
 const DEFAULT_PULL_SECRET = 'pull-secret';
 
@@ -8,14 +10,11 @@ const DEFAULT_PULL_SECRET = 'pull-secret';
  * the instance's namespace with data key `.dockerconfigjson`. Both topologies use it in place, so
  * this returns its name; anything wrong fails the instance with `InvalidPullSecret`.
  */
-export async function resolvePullSecret(
-  instance: ClusterInstance,
-  read: (name: string) => Promise<{ data?: Record<string, string> } | undefined>,
-): Promise<string> {
-  const namespace = instance.metadata!.namespace!;
-  const named = instance.spec.template.pullSecretRef?.name;
+export async function resolvePullSecret(objects: InstanceObjects): Promise<string> {
+  const namespace = objects.namespace;
+  const named = objects.instance.spec.template.pullSecretRef?.name;
   const name = named || DEFAULT_PULL_SECRET;
-  const secret = await read(name);
+  const secret = await objects.current<Secret>(SECRETS, name);
   if (!secret)
     throw new InstanceFailure(
       Reason.InvalidPullSecret,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../api/resources.js';
-import { InstanceStatusDraft } from './instance-status.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { InstanceStatusDraft } from './status-draft.js';
 
 const NOW = Date.parse('2026-01-10T12:00:00Z');
 

@@ -1,0 +1,153 @@
+import type { ClusterInstance } from '../../../api/resources.js';
+import type { DeleteOptions } from '../../../kube/api-client.js';
+import { isAlreadyExists } from '../../../kube/api-error.js';
+import type { KubeObject } from '../../../kube/objects.js';
+import type { ResourceType } from '../../../kube/resource-type.js';
+import type { InstanceApi } from './instance-api.js';
+import type { OwnershipRule } from './ownership.js';
+import { controlledBy, verifyOwnership } from './ownership.js';
+
+/** The reads and writes of objects that InstanceObjects needs. */
+export type ObjectAccess = Pick<InstanceApi, 'cached' | 'get' | 'create' | 'update' | 'delete'>;
+
+export interface RemoveOptions {
+  /** Default: the instance's namespace. */
+  namespace?: string;
+  propagationPolicy?: DeleteOptions['propagationPolicy'];
+  /**
+   * Which object of the name is removed: `verified` (the default; another owner's is a
+   * conflict), `controlled` or `owned` (one the instance does not control, or the rule does not
+   * call owned without reading parents, is left alone), `checked` (the caller verified it).
+   */
+  only?: 'verified' | 'controlled' | 'owned' | 'checked';
+}
+
+/**
+ * The objects of one instance (spec §2.3.6, §2.3.12): cached, live and cache-then-live reads,
+ * and ensure and remove, with the topology's ownership rule applied to everything found.
+ */
+export class InstanceObjects {
+  readonly namespace: string;
+
+  constructor(
+    private readonly access: ObjectAccess,
+    readonly instance: ClusterInstance,
+    readonly rule: OwnershipRule,
+  ) {
+    this.namespace = instance.metadata!.namespace!;
+  }
+
+  cached<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace = this.namespace,
+  ): T | undefined {
+    return this.access.cached<T>(type, type.namespaced ? `${namespace}/${name}` : name);
+  }
+
+  live<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace = this.namespace,
+  ): Promise<T | undefined> {
+    return this.access.get<T>(type, name, namespace);
+  }
+
+  /** From the cache, else live (a lagging cache must not make us create something twice). */
+  async current<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace = this.namespace,
+  ): Promise<T | undefined> {
+    return this.cached<T>(type, name, namespace) ?? (await this.live<T>(type, name, namespace));
+  }
+
+  /** Throws an OwnershipConflictError unless the object belongs to the instance. */
+  verify(type: ResourceType, object: KubeObject): Promise<void> {
+    const namespace = object.metadata?.namespace ?? this.namespace;
+    return verifyOwnership(this.rule, object, type.kind, (parent, name) =>
+      this.live(parent, name, namespace),
+    );
+  }
+
+  /** Whether the instance is the object's controller. */
+  controls(object: KubeObject | undefined): boolean {
+    return controlledBy(object, this.instance);
+  }
+
+  /**
+   * Ensure object (spec §2.3.6): create when missing, else verify and, where the rule adopts,
+   * adopt; the spec of an existing object is never patched. Returns it and whether it was created.
+   */
+  async ensure<T extends KubeObject>(
+    type: ResourceType,
+    desired: T,
+  ): Promise<{ object: T; created: boolean }> {
+    const name = desired.metadata!.name!;
+    const namespace = desired.metadata!.namespace ?? this.namespace;
+    let existing = await this.current<T>(type, name, namespace);
+    if (!existing) {
+      const created = await this.createOrFind(type, desired);
+      if ('created' in created) return { object: created.created, created: true };
+      existing = created.found;
+    }
+    await this.verify(type, existing);
+    if (this.rule.adopts && !this.controls(existing)) {
+      existing = await this.access.update<T>(type, {
+        ...existing,
+        metadata: { ...existing.metadata, ownerReferences: desired.metadata!.ownerReferences },
+      });
+    }
+    return { object: existing, created: false };
+  }
+
+  /**
+   * Deletes the instance's object of this name (live read, then a delete of that very object by
+   * its UID). True while it is still there (a finalizer, or foreground deletion of dependents).
+   */
+  async remove(type: ResourceType, name: string, options: RemoveOptions = {}): Promise<boolean> {
+    const { namespace = this.namespace, only = 'verified', propagationPolicy } = options;
+    const object = await this.live(type, name, namespace);
+    if (!object || !(await this.mayRemove(type, object, only))) return false;
+    if (!object.metadata?.deletionTimestamp)
+      await this.access.delete(type, name, namespace, {
+        uid: object.metadata?.uid,
+        ...(propagationPolicy ? { propagationPolicy } : {}),
+      });
+    return (await this.live(type, name, namespace)) !== undefined;
+  }
+
+  private async mayRemove(
+    type: ResourceType,
+    object: KubeObject,
+    only: NonNullable<RemoveOptions['only']>,
+  ): Promise<boolean> {
+    switch (only) {
+      case 'controlled':
+        return this.controls(object);
+      case 'owned':
+        return 'owned' in this.rule.verdict(object, object.kind ?? type.kind);
+      case 'verified':
+        await this.verify(type, object);
+        return true;
+      case 'checked':
+        return true;
+    }
+  }
+
+  private async createOrFind<T extends KubeObject>(
+    type: ResourceType,
+    desired: T,
+  ): Promise<{ created: T } | { found: T }> {
+    try {
+      return { created: await this.access.create<T>(type, desired) };
+    } catch (error) {
+      // Someone made it between the read and the create: it is judged like any found object.
+      if (!isAlreadyExists(error)) throw error;
+      const name = desired.metadata!.name!;
+      const found = await this.live<T>(type, name, desired.metadata!.namespace ?? this.namespace);
+      if (!found) throw error;
+      return { found };
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { ClusterInstance } from '../../../api/resources.js';
+import { INSTANCES } from '../../../api/resources.js';
+import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import type { ResourceType } from '../../../kube/resource-type.js';
+import { InstanceFailure } from './reasons.js';
+
+/** An object the instance needs exists but belongs to someone else (spec §2.3.6, §2.3.12). */
+export class OwnershipConflictError extends Error {
+  override name = 'OwnershipConflictError';
+}
+
+/** What an ownership rule says about an object found where the instance's would be. */
+export type Verdict =
+  | { owned: true }
+  /** Owned through a parent that must be read live and judged in turn. */
+  | { parent: { type: ResourceType; name: string; uid: string } }
+  | { conflict: string };
+
+/**
+ * A topology's ownership rule, which the engine applies to everything it reads, ensures or
+ * removes for an instance: an object of another owner is never adopted, changed or deleted.
+ */
+export interface OwnershipRule {
+  /** The verdict on an object of kind `kind`. */
+  verdict(object: KubeObject, kind: string): Verdict;
+  /** The message for a dependent whose parent is gone or is another object of its name. */
+  orphaned(object: KubeObject, kind: string, ownerUid: string): string;
+  /** Whether ensure gives an accepted object it does not control the desired owner references. */
+  adopts: boolean;
+}
+
+/** Parents of parents are followed this deep at most. */
+const MAX_PARENT_DEPTH = 3;
+
+/**
+ * Throws an OwnershipConflictError unless the rule accepts the object (of `kind` when it does
+ * not say), reading the parents it names with `read` (live) as far as the rule requires.
+ */
+export async function verifyOwnership(
+  rule: OwnershipRule,
+  object: KubeObject,
+  kind: string,
+  read: (type: ResourceType, name: string) => Promise<KubeObject | undefined>,
+  depth = 0,
+): Promise<void> {
+  const actualKind = object.kind ?? kind;
+  const verdict = rule.verdict(object, actualKind);
+  if ('owned' in verdict) return;
+  if ('conflict' in verdict) throw new OwnershipConflictError(verdict.conflict);
+  const { parent: owner } = verdict;
+  const parent = depth < MAX_PARENT_DEPTH ? await read(owner.type, owner.name) : undefined;
+  if (!parent || parent.metadata?.uid !== owner.uid)
+    throw new OwnershipConflictError(rule.orphaned(object, actualKind, owner.uid));
+  await verifyOwnership(rule, parent, owner.type.kind, read, depth + 1);
+}
+
+/** Whether the instance is the object's controller (objects it may delete or adopt without doubt). */
+export function controlledBy(object: KubeObject | undefined, instance: ClusterInstance): boolean {
+  return !!object?.metadata?.ownerReferences?.some(
+    (ref) => ref.controller && ref.uid === instance.metadata!.uid,
+  );
+}
+
+/** The owner reference of an object the instance made (its controller unless said otherwise). */
+export function instanceOwnerReference(
+  instance: ClusterInstance,
+  controller = true,
+): OwnerReference {
+  return {
+    apiVersion: INSTANCES.apiVersion,
+    kind: INSTANCES.kind,
+    name: instance.metadata!.name!,
+    uid: instance.metadata!.uid!,
+    controller,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Runs work whose ownership conflicts fail the instance with `reason`. */
+export async function conflictAs<T>(reason: string, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import type { ConditionUpdate } from '../../../api/conditions.js';
+
+/** Reasons of the instance's conditions (spec §1.3), as constants. */
+export const Reason = {
+  BackingResourcesAvailable: 'BackingResourcesAvailable',
+  ReconcileError: 'ReconcileError',
+  InvalidPullSecret: 'InvalidPullSecret',
+  InvalidWorkerSSHKey: 'InvalidWorkerSSHKey',
+  APIEndpointConflict: 'APIEndpointConflict',
+  HCPPlacementConflict: 'HCPPlacementConflict',
+  HostedClusterMissing: 'HostedClusterMissing',
+  HostedClusterNotAvailable: 'HostedClusterNotAvailable',
+  NodePoolNotReady: 'NodePoolNotReady',
+  KubeconfigUnavailable: 'KubeconfigUnavailable',
+  /** A kubeconfig in a Secret broke the strict reading rules (operator/kube/strict-kubeconfig.ts). */
+  KubeconfigRejected: 'KubeconfigRejected',
+  APIEndpointRouteNotAdmitted: 'APIEndpointRouteNotAdmitted',
+  APIEndpointUnavailable: 'APIEndpointUnavailable',
+  OCPVersionMismatch: 'OCPVersionMismatch',
+  OCPVersionMatches: 'OCPVersionMatches',
+  ProvisioningAuthorized: 'ProvisioningAuthorized',
+  CleanupInProgress: 'CleanupInProgress',
+  CleanupError: 'CleanupError',
+  CleanupTimedOut: 'CleanupTimedOut',
+  // crc (spec §1.3, §2.3.2, §2.3.3)
+  MissingBundleSSHKey: 'MissingBundleSSHKey',
+  ResourceOwnershipConflict: 'ResourceOwnershipConflict',
+  AgentJobFailed: 'AgentJobFailed',
+  DataVolumeFailed: 'DataVolumeFailed',
+  BootKeyUnavailable: 'BootKeyUnavailable',
+  GuestAPIUnavailable: 'GuestAPIUnavailable',
+  GuestAPIReady: 'GuestAPIReady',
+  CRCBackingPending: 'CRCBackingPending',
+  VMIUnavailable: 'VMIUnavailable',
+  VMIReplaced: 'VMIReplaced',
+  VMIIdentityUnknown: 'VMIIdentityUnknown',
+} as const;
+
+/** A condition besides Ready that a pass sets (observedGeneration comes from the instance). */
+export type InstanceCondition = Omit<ConditionUpdate, 'observedGeneration'>;
+
+/**
+ * A failure that marks the instance Failed with a reason (spec §2.3.1 "mark failed"), and sets
+ * `conditions` that describe the failure besides Ready (CRCAgent for a failed agent Job).
+ */
+export class InstanceFailure extends Error {
+  override name = 'InstanceFailure';
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly conditions: readonly InstanceCondition[] = [],
+  ) {
+    super(message);
+  }
+}

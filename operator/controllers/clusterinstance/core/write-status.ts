@@ -1,0 +1,33 @@
+import { findCondition } from '../../../api/conditions.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { INSTANCES } from '../../../api/resources.js';
+import type { InstanceApi } from './instance-api.js';
+import { observeProvisioned } from './instance-metrics.js';
+import { Reason } from './reasons.js';
+import type { InstanceStatusDraft } from './status-draft.js';
+
+/** Not Ready for a reason someone must look into, though the instance has not failed. */
+const WARNING_REASONS = new Set<string>([Reason.KubeconfigRejected]);
+
+/**
+ * Writes the draft when it changed: the one status write of a pass. A change of the Ready
+ * condition and the draft's announcements go out as Events once it is written. Returns the
+ * instance as written (or as it was).
+ */
+export async function writeInstanceStatus(
+  api: InstanceApi,
+  draft: InstanceStatusDraft,
+): Promise<ClusterInstance> {
+  if (!draft.changed) return draft.instance;
+  const written = await api.updateStatus(INSTANCES, { ...draft.instance, status: draft.status });
+  if (draft.status.phase === 'Ready' && !draft.wasReady) observeProvisioned(api, written);
+  const before = findCondition(draft.instance.status?.conditions, 'Ready');
+  const after = findCondition(draft.status.conditions, 'Ready');
+  if (after && (before?.reason !== after.reason || before.status !== after.status)) {
+    const warning = draft.status.phase === 'Failed' || WARNING_REASONS.has(after.reason);
+    api.event(written, warning ? 'Warning' : 'Normal', after.reason, after.message);
+  }
+  for (const { type, reason, message } of draft.announcements)
+    api.event(written, type, reason, message);
+  return written;
+}

@@ -1,0 +1,100 @@
+import { DATA_VOLUMES } from '../../../api/platform-resources.js';
+import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import type { Secret } from '../../../kube/workloads.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import type { PlatformObject } from '../core/platform-object.js';
+import { InstanceFailure, Reason } from '../core/reasons.js';
+import type { InstanceStatusDraft } from '../core/status-draft.js';
+import type { Recorded, Wait } from '../core/steps.js';
+import { RECORD } from '../core/steps.js';
+import { BootKeyError, ensureBootKey, readBundleSource } from './crc-boot-key.js';
+import type { DiskSource, SshKeyRef } from './crc-builders.js';
+import { bootKeySecretName, crcBundleName, crcDiskName } from './crc-naming.js';
+
+/*
+ * Where a crc instance's root disk comes from and which key opens it (spec §2.3.2 step 3,
+ * §2.3.9): the manual path imports a URL and uses the bundle key Secret the template names; the
+ * turnkey path clones the golden disk of its CRCBundle, bound to it before the disk exists.
+ */
+
+const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
+
+/** The manual path's bundle key (spec §2.3.1): the first non-empty of the known data keys. */
+export async function bundleSshKey(objects: InstanceObjects): Promise<string> {
+  const name = objects.instance.spec.template.bundleSSHKeyRef?.name;
+  if (!name)
+    throw new InstanceFailure(
+      Reason.MissingBundleSSHKey,
+      'template.bundleSSHKeyRef is required for topology=crc but not set',
+    );
+  const secret = await objects.current<Secret>(SECRETS, name);
+  if (!secret)
+    throw new InstanceFailure(
+      Reason.MissingBundleSSHKey,
+      `bundle SSH key Secret ${objects.namespace}/${name} not found`,
+    );
+  const key = BUNDLE_KEY_NAMES.find((k) => secret.data?.[k]);
+  if (!key)
+    throw new InstanceFailure(
+      Reason.MissingBundleSSHKey,
+      `bundle SSH key Secret ${objects.namespace}/${name} has none of the data keys ${BUNDLE_KEY_NAMES.join(', ')}`,
+    );
+  return key;
+}
+
+/**
+ * A turnkey instance without a binding: waits for its bundle, then records which disk and key
+ * it gets. Nothing to do for the manual path or once bound.
+ */
+export async function bindBootKey(
+  objects: InstanceObjects,
+  draft: InstanceStatusDraft,
+): Promise<Wait | Recorded | undefined> {
+  const bundleName = crcBundleName(objects.instance);
+  if (!bundleName || objects.instance.status?.crc?.bootKey) return undefined;
+  const bundle = await objects.current<PlatformObject>(BUNDLES, bundleName);
+  const pending = (message: string): Wait => ({ reason: Reason.CRCBackingPending, message });
+  if (!bundle) return pending(`CRCBundle ${bundleName} not found yet, waiting`);
+  const phase = (bundle.status as { phase?: string } | undefined)?.phase;
+  if (phase !== 'Ready')
+    return pending(`CRCBundle "${bundleName}" is not Ready yet (phase=${phase ?? ''})`);
+  const disk = crcDiskName(objects.instance);
+  if (await objects.current(DATA_VOLUMES, disk))
+    throw new BootKeyError(
+      `CRC DataVolume ${objects.namespace}/${disk} exists without a recorded disk/key binding; cannot verify its boot key`,
+    );
+  const { binding } = await readBundleSource(objects, bundleName);
+  draft.status.crc = { ...draft.status.crc, bootKey: binding };
+  return RECORD;
+}
+
+/**
+ * The disk source and the key the agent logs in with: the manual path's import and bundle key
+ * (`manualKey`, the data key found), or the recorded binding's clone and the instance's copy
+ * of the bound key, which is (re)made and checked here.
+ */
+export async function diskSource(
+  objects: InstanceObjects,
+  manualKey: string | undefined,
+): Promise<{ source: DiskSource; sshKey: SshKeyRef }> {
+  const instance = objects.instance;
+  const template = instance.spec.template;
+  const bundleName = crcBundleName(instance);
+  const binding = instance.status?.crc?.bootKey;
+  if (!bundleName)
+    return {
+      source: { http: template.releaseImage ?? '' },
+      sshKey: { secretName: template.bundleSSHKeyRef!.name, dataKey: manualKey! },
+    };
+  if (!binding)
+    throw new BootKeyError('CRC boot disk/key binding is missing; automatic recovery is unsafe');
+  const sizes = await ensureBootKey(objects, bundleName, binding, crcDiskName(instance));
+  return {
+    source: {
+      pvc: { namespace: binding.pvcNamespace, name: binding.pvcName },
+      storageClassName: binding.storageClassName,
+      ...sizes,
+    },
+    sshKey: { secretName: bootKeySecretName(instance.metadata!.name!), dataKey: 'id_ecdsa' },
+  };
+}

@@ -1,0 +1,80 @@
+import { findCondition } from '../../../api/conditions.js';
+import type { ClusterInstance } from '../../../api/resources.js';
+import { SECRETS } from '../../../api/resources.js';
+import { decodeBase64 } from '../core/encoding.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
+import type { PlatformObject } from '../core/platform-object.js';
+import { Reason } from '../core/reasons.js';
+import type { Wait } from '../core/steps.js';
+import type { SecretObject } from './hcp-builders.js';
+import { desiredReplicas } from './hcp-builders.js';
+import type { HcpPlacement } from './hcp-placement.js';
+
+/*
+ * What HyperShift says about an hcp instance's guest (spec §2.3.4 steps 6–8): the HostedCluster
+ * Available, the NodePool at its replicas, the admin kubeconfig, the Route admitted.
+ */
+
+/** HostedCluster Available and NodePool at its replicas, or why not. */
+export function platformWait(
+  instance: ClusterInstance,
+  placement: HcpPlacement,
+  hostedCluster: PlatformObject,
+  nodePool: PlatformObject | undefined,
+): Wait | undefined {
+  const available = findCondition((hostedCluster.status?.conditions ?? []) as never, 'Available');
+  const hcName = `${placement.hostedClusterNamespace}/${placement.hostedClusterName}`;
+  if (available?.status !== 'True')
+    return {
+      reason: Reason.HostedClusterNotAvailable,
+      message: available
+        ? `HostedCluster ${hcName} is not Available (${available.reason}): ${available.message}`
+        : `waiting for HostedCluster ${hcName} to become Available`,
+    };
+  const wanted = desiredReplicas(instance);
+  const replicas = Number(nodePool?.status?.replicas ?? 0);
+  if (replicas < wanted)
+    return {
+      reason: Reason.NodePoolNotReady,
+      message: `NodePool ${placement.hostedClusterNamespace}/${placement.nodePoolName} has ${replicas} of ${wanted} replica(s)`,
+    };
+  return undefined;
+}
+
+/** HyperShift's admin kubeconfig (status.kubeConfig names its Secret), or why it is not there. */
+export async function adminKubeconfig(
+  objects: InstanceObjects,
+  placement: HcpPlacement,
+  hostedCluster: PlatformObject,
+): Promise<string | Wait> {
+  const name = (hostedCluster.status?.kubeconfig as { name?: string } | undefined)?.name;
+  const secret = name
+    ? await objects.current<SecretObject>(SECRETS, name, placement.hostedClusterNamespace)
+    : undefined;
+  const kubeconfig = decodeBase64(secret?.data?.kubeconfig);
+  if (kubeconfig) return kubeconfig;
+  return {
+    reason: Reason.KubeconfigUnavailable,
+    message: name
+      ? `admin kubeconfig Secret ${placement.hostedClusterNamespace}/${name} has no data key "kubeconfig" yet`
+      : `HostedCluster ${placement.hostedClusterName} has no status.kubeConfig yet`,
+  };
+}
+
+export function isAdmitted(route: PlatformObject): boolean {
+  const ingress = (route.status?.ingress ?? []) as {
+    host?: string;
+    conditions?: { type: string; status: string }[];
+  }[];
+  return ingress.some(
+    (entry) =>
+      (!entry.host || entry.host === route.spec?.host) &&
+      entry.conditions?.some((c) => c.type === 'Admitted' && c.status === 'True'),
+  );
+}
+
+/** HostedCluster status.version.desired.version; empty when HyperShift has not said. */
+export function observedVersion(hostedCluster: PlatformObject): string {
+  const version = hostedCluster.status?.version as { desired?: { version?: string } } | undefined;
+  return version?.desired?.version ?? '';
+}
