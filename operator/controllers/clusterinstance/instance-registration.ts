@@ -26,5 +26,11 @@ export function instanceControllerRegistration(
     hcp: new HcpTopology(api, timings, options.hcp),
     crc: new CrcTopology(api, timings, options.crc),
   };
-  return new InstanceController(api, topologies, timings).registration();
+  const registration = new InstanceController(api, topologies, timings).registration();
+  api.cacheOnly([
+    registration.forType,
+    ...(registration.owns ?? []),
+    ...(registration.watches ?? []).map((watch) => watch.type),
+  ]);
+  return registration;
 }

@@ -23,7 +23,19 @@ export interface InstanceSettings {
  * Caches exist for the kinds the instance controller watches; everything else is read live.
  */
 export class InstanceApi {
+  /** The kinds the instance controller watches, by `apiVersion/plural`; set at registration. */
+  private watched = new Set<string>();
+
   constructor(private readonly manager: Manager) {}
+
+  /**
+   * Limits cache reads to the kinds the controller watches. Reading another kind from the cache
+   * would start a cluster-wide watch of it that the operator's role may not allow (it may create
+   * and get ServiceAccounts, not list them); such reads come back empty and callers read live.
+   */
+  cacheOnly(types: readonly ResourceType[]): void {
+    this.watched = new Set(types.map(kindId));
+  }
 
   get settings(): InstanceSettings {
     return this.manager.config;
@@ -39,10 +51,12 @@ export class InstanceApi {
 
   /** From the cache, by key ("namespace/name", or "name" when cluster-scoped). */
   cached<T extends KubeObject>(type: ResourceType, key: string): T | undefined {
+    if (!this.watched.has(kindId(type))) return undefined;
     return this.manager.informer<T>(type).get(key);
   }
 
   cachedList<T extends KubeObject>(type: ResourceType, filter?: (object: T) => boolean): T[] {
+    if (!this.watched.has(kindId(type))) return [];
     return this.manager.informer<T>(type).list(filter);
   }
 
@@ -116,3 +130,5 @@ export class InstanceApi {
     void this.manager.events.record(object, type, reason, message);
   }
 }
+
+const kindId = (type: ResourceType): string => `${type.apiVersion}/${type.plural}`;
