@@ -49,7 +49,9 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
     add(new LeaseController(manager.ports, { timings: timings.lease }).registration());
   if (enabled.has('clusterinstance'))
     add(
-      instanceControllerRegistration(manager, {
+      instanceControllerRegistration(manager.ports, {
+        settings: manager.config,
+        metricsRegistry: manager.metrics.registry,
         hcp: options.hcp,
         crc: options.crc,
         timings: options.instanceTimings,
