@@ -4,7 +4,6 @@ import type { ControllerName } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
-import type { InstanceTimings } from './clusterinstance/core/timings.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
@@ -18,8 +17,6 @@ export interface RegisterOptions {
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
-  /** The instance controllers' waits (default: production values). */
-  instanceTimings?: Partial<InstanceTimings>;
   /**
    * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
    * while their caches still see every namespace (hcp control planes live in namespaces of their
@@ -52,9 +49,9 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
       instanceControllerRegistration(manager.ports, {
         settings: manager.config,
         metricsRegistry: manager.metrics.registry,
+        timings: timings.instance,
         hcp: options.hcp,
         crc: options.crc,
-        timings: options.instanceTimings,
       }),
     );
   if (enabled.has('crcbundle'))

@@ -19,6 +19,7 @@ import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';
 import { fakePorts } from '../../../test/support/fake-ports.js';
+import { DEFAULT_INSTANCE_TIMINGS } from './core/timings.js';
 import type { InstanceController } from './instance-controller.js';
 import { instanceController } from './instance-registration.js';
 
@@ -50,6 +51,7 @@ describe('InstanceController.reconcile', () => {
     controller = instanceController(ports, {
       settings: { crcAgentImage: 'agent:test', crcAgentClusterRole: 'crc-agent-role' },
       metricsRegistry: new Registry(),
+      timings: DEFAULT_INSTANCE_TIMINGS,
       // No guest answers here; the passes under test end before the guest API is asked.
       crc: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },
       hcp: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },

@@ -4,7 +4,6 @@ import type { ControllerPorts } from '../../runtime/ports.js';
 import type { InstanceSettings } from './core/instance-api.js';
 import { InstanceApi } from './core/instance-api.js';
 import type { InstanceTimings } from './core/timings.js';
-import { instanceTimings } from './core/timings.js';
 import type { CrcTopologyOptions } from './crc/crc-topology.js';
 import { CrcTopology } from './crc/crc-topology.js';
 import type { HcpTopologyOptions } from './hcp/hcp-topology.js';
@@ -15,10 +14,10 @@ export interface InstanceControllerOptions {
   settings: InstanceSettings;
   /** Where the provisioning histogram is registered (the manager's /metrics). */
   metricsRegistry: Registry;
+  /** The instance controllers' waits: the `instance` section of the operator's timings. */
+  timings: InstanceTimings;
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
-  /** The instance controllers' waits; unset ones keep their defaults. */
-  timings?: Partial<InstanceTimings>;
 }
 
 /** The ClusterInstance controller with both topologies, on one InstanceApi and one set of timings. */
@@ -27,7 +26,7 @@ export function instanceController(
   options: InstanceControllerOptions,
 ): InstanceController {
   const api = new InstanceApi(ports, options.settings, options.metricsRegistry);
-  const timings = instanceTimings(options.timings);
+  const { timings } = options;
   const topologies = {
     hcp: new HcpTopology(api, timings, options.hcp),
     crc: new CrcTopology(api, timings, options.crc),
