@@ -1,6 +1,6 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
 import { SECRETS } from '../api/resources.js';
-import type { ControllerName } from '../config.js';
+import type { ControllerName, OperatorConfig } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
@@ -13,7 +13,7 @@ import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
 import { BundleController } from './crcbundle/bundle-controller.js';
 
 export interface RegisterOptions {
-  /** Which controllers run; default: those of the manager's configuration (--controllers). */
+  /** Which controllers run; default: those of the configuration (--controllers). */
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
@@ -33,13 +33,20 @@ export interface RegisterOptions {
  */
 export const MANAGED_SECRETS = `${LABEL_MANAGED_BY} in (${MANAGED_BY_OPERATOR},${HANDOFF_MANAGED_BY})`;
 
-/** Adds the operator's controllers to the manager, in one place. */
-export function registerControllers(manager: Manager, options: RegisterOptions = {}): void {
+/**
+ * Adds the operator's controllers to the manager, in one place: each acts through the manager's
+ * ports, with its settings from the configuration.
+ */
+export function registerControllers(
+  manager: Manager,
+  config: OperatorConfig,
+  options: RegisterOptions = {},
+): void {
   manager.restrictCache(SECRETS, MANAGED_SECRETS);
-  const enabled = new Set(options.controllers ?? manager.config.controllers);
+  const enabled = new Set(options.controllers ?? config.controllers);
   const add = (registration: ControllerRegistration): void =>
     void manager.addController(limitedTo(registration, options.namespaces));
-  const { crc, timings } = manager.config;
+  const { crc, timings } = config;
   if (enabled.has('clusterpool'))
     add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
   if (enabled.has('clusterlease'))
@@ -47,7 +54,7 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
   if (enabled.has('clusterinstance'))
     add(
       instanceControllerRegistration(manager.ports, {
-        settings: manager.config,
+        settings: config,
         metricsRegistry: manager.metrics.registry,
         timings: timings.instance,
         hcp: options.hcp,
@@ -56,7 +63,7 @@ export function registerControllers(manager: Manager, options: RegisterOptions =
     );
   if (enabled.has('crcbundle'))
     manager.addController(
-      new BundleController(manager.ports, manager.config, options.bundles).registration(),
+      new BundleController(manager.ports, config, options.bundles).registration(),
     );
 }
 
