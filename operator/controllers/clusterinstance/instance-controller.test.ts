@@ -19,6 +19,7 @@ import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';
 import { fakePorts } from '../../../test/support/fake-ports.js';
+import type { InstanceTimings } from './core/timings.js';
 import { DEFAULT_INSTANCE_TIMINGS } from './core/timings.js';
 import type { InstanceController } from './instance-controller.js';
 import { instanceController } from './instance-registration.js';
@@ -45,17 +46,23 @@ type Platform = KubeObject & {
 describe('InstanceController.reconcile', () => {
   let ports: FakePorts;
   let controller: InstanceController;
+  /** What the settled pass of the last settle() returned. */
+  let settledResult: unknown;
 
-  beforeEach(() => {
-    ports = fakePorts();
-    controller = instanceController(ports, {
+  /** The controller as the registration builds it, with both topologies. */
+  const build = (timings: InstanceTimings = DEFAULT_INSTANCE_TIMINGS): InstanceController =>
+    instanceController(ports, {
       settings: { crcAgentImage: 'agent:test', crcAgentClusterRole: 'crc-agent-role' },
       metricsRegistry: new Registry(),
-      timings: DEFAULT_INSTANCE_TIMINGS,
+      timings,
       // No guest answers here; the passes under test end before the guest API is asked.
       crc: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },
       hcp: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },
     });
+
+  beforeEach(() => {
+    ports = fakePorts();
+    controller = build();
     seedNamespace(true);
     seedPlatform();
     seed(SECRETS, {
@@ -162,6 +169,7 @@ describe('InstanceController.reconcile', () => {
       expect(second).toEqual(first);
       expect(ports.api.writes.length).toBe(writes);
       expect(ports.events.recorded.length).toBe(events);
+      settledResult = second;
       return passes;
     }
   }
@@ -263,6 +271,35 @@ describe('InstanceController.reconcile', () => {
       reason: 'HostedClusterNotAvailable',
     });
     expect(reasons()).toEqual(expect.arrayContaining(['HostedClusterCreated', 'NodePoolCreated']));
+  });
+
+  it('holds an hcp instance while the router refuses wildcard Routes, looking again after instance.platformRecheck', async () => {
+    controller = build({ ...DEFAULT_INSTANCE_TIMINGS, platformRecheckMs: 5000 });
+    seed(INGRESS_CONTROLLERS, {
+      metadata: { name: 'default', namespace: 'openshift-ingress-operator' },
+      spec: {},
+    });
+    seedHcp('early');
+
+    expect(await settle('early')).toEqual([
+      ['update ClusterInstance tenant/early'],
+      ['status ClusterInstance tenant/early'],
+    ]);
+
+    expect(settledResult).toEqual({ requeueAfterMs: 5000 });
+    expect(condition('early', 'WildcardRoutesAllowed')).toMatchObject({
+      status: 'False',
+      reason: 'WildcardRoutesNotAllowed',
+    });
+    expect(condition('early', 'MultiClusterEngineReady')).toMatchObject({ status: 'True' });
+    expect(condition('early', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'WildcardRoutesNotAllowed',
+      message: 'Platform dependencies are not ready',
+    });
+    // Nothing is placed or created before the platform can serve it.
+    expect(instance('early')?.status?.hyperShift).toBeUndefined();
+    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
   });
 
   it('holds an instance of a namespace that has not opted in, creating nothing', async () => {
