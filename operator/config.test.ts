@@ -145,13 +145,19 @@ describe('loadOperatorConfig', () => {
       'a timing that is not one',
       { timings: 'lease.waitingResinc=1m' },
       {},
-      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax)',
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.teardownResync, instance.cleanupTimeout)',
     ],
     [
       'a timing without a unit',
       {},
       { OPERATOR_TIMINGS: 'pool.scaleDownIdle=120' },
       '--timings (OPERATOR_TIMINGS): pool.scaleDownIdle must be a duration from 1ms to 24h such as 500ms, 20s, 5m or 1h (got "120")',
+    ],
+    [
+      'an instance timing beyond a day',
+      {},
+      { OPERATOR_TIMINGS: 'instance.cleanupTimeout=25h' },
+      '--timings (OPERATOR_TIMINGS): instance.cleanupTimeout must be a duration from 1ms to 24h such as 500ms, 20s, 5m or 1h (got "25h")',
     ],
     [
       'a timing of zero',
@@ -197,7 +203,7 @@ describe('loadOperatorConfig', () => {
     ).toBe(undefined);
   });
 
-  it('has the lease and pool waits of before, unless --timings or OPERATOR_TIMINGS says otherwise', () => {
+  it('has the lease, pool and instance waits of before, unless --timings or OPERATOR_TIMINGS says otherwise', () => {
     expect(loadOperatorConfig({}, {}, noPodFile).timings).toEqual({
       lease: {
         waitingResyncMs: 300_000,
@@ -212,6 +218,15 @@ describe('loadOperatorConfig', () => {
         replaceFailedBaseMs: 30_000,
         replaceFailedMaxMs: 900_000,
       },
+      instance: {
+        recheckMs: 20_000,
+        readyRecheckMs: 60_000,
+        handoffGraceMs: 30_000,
+        endpointRecheckMs: 20_000,
+        platformRecheckMs: 20_000,
+        teardownResyncMs: 60_000,
+        cleanupTimeoutMs: 900_000,
+      },
     });
     const env = { OPERATOR_TIMINGS: 'lease.waitingResync=1m' };
     expect(loadOperatorConfig({}, env, noPodFile).timings.lease.waitingResyncMs).toBe(60_000);
@@ -222,6 +237,18 @@ describe('loadOperatorConfig', () => {
       notReadyGraceMs: 1500,
     });
     expect(timings.pool.scaleDownIdleMs).toBe(3_600_000);
+    expect(timings.instance).toEqual(DEFAULT_TIMINGS.instance);
+  });
+
+  it('takes the instance waits from --timings, keeping the defaults of the others', () => {
+    const flags = { timings: 'instance.recheck=500ms,instance.cleanupTimeout=5s' };
+    const { timings } = loadOperatorConfig(flags, {}, noPodFile);
+    expect(timings.instance).toEqual({
+      ...DEFAULT_TIMINGS.instance,
+      recheckMs: 500,
+      cleanupTimeoutMs: 5000,
+    });
+    expect(timings.lease).toEqual(DEFAULT_TIMINGS.lease);
   });
 
   it('gives the manager its runtime options only', () => {

@@ -43,12 +43,6 @@ export interface OperatorConfig {
   timings: Timings;
 }
 
-declare module './runtime/manager.js' {
-  /** `manager.config` is the operator's configuration, until every controller takes its settings. */
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface ManagerSettings extends OperatorConfig {}
-}
-
 export const CONTROLLER_NAMES = [
   'clusterpool',
   'clusterlease',
@@ -273,9 +267,10 @@ export function runtimeOptions(config: OperatorConfig): RuntimeOptions {
   };
 }
 
-/** The manager's options for the operator: its runtime, and the configuration as its settings. */
-export function managerOptions(
-  config: OperatorConfig,
-): Pick<ManagerOptions, 'runtime' | 'settings'> {
-  return { runtime: runtimeOptions(config), settings: config };
+/**
+ * The manager's options for the operator: its runtime only. The controllers get their settings
+ * from the configuration where they are built (registerControllers).
+ */
+export function managerOptions(config: OperatorConfig): Pick<ManagerOptions, 'runtime'> {
+  return { runtime: runtimeOptions(config) };
 }

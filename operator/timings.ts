@@ -1,7 +1,8 @@
 /**
- * The waits of the lease and pool controllers, in milliseconds. The defaults are what the
- * operator always used; an admin (or a test that must not wait out minutes) sets others with
- * --timings or OPERATOR_TIMINGS, for example `lease.waitingResync=1m,pool.scaleDownIdle=30s`.
+ * The waits of the lease, pool and instance controllers, in milliseconds. The defaults are what
+ * the operator always used; an admin (or a test that must not wait out minutes) sets others with
+ * --timings or OPERATOR_TIMINGS, for example `lease.waitingResync=1m,instance.recheck=5s`.
+ * Business time (the clock) measures all of them.
  */
 export interface LeaseTimings {
   /** A slow safety pass for a waiting lease: every change that can free capacity is an event. */
@@ -26,9 +27,27 @@ export interface PoolTimings {
   replaceFailedMaxMs: number;
 }
 
+export interface InstanceTimings {
+  /** A wait nothing reports the end of (a crc guest API, a crc boot key): looked at again after this long. */
+  recheckMs: number;
+  /** The periodic health check of a Ready crc instance (spec §2.3.3). */
+  readyRecheckMs: number;
+  /** After the agent Job completes, its handoff may take this long to reach the cache (spec §2.0). */
+  handoffGraceMs: number;
+  /** An hcp guest API that does not answer on its external endpoint yet. */
+  endpointRecheckMs: number;
+  /** Platform operands are not watched: while one is not ready, look again after this long. */
+  platformRecheckMs: number;
+  /** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
+  teardownResyncMs: number;
+  /** After this long the Terminating condition says CleanupTimedOut; the finalizer stays (spec §2.3.7). */
+  cleanupTimeoutMs: number;
+}
+
 export interface Timings {
   lease: LeaseTimings;
   pool: PoolTimings;
+  instance: InstanceTimings;
 }
 
 export const DEFAULT_TIMINGS: Timings = {
@@ -44,6 +63,15 @@ export const DEFAULT_TIMINGS: Timings = {
     scaleDownIdleMs: 2 * 60_000,
     replaceFailedBaseMs: 30_000,
     replaceFailedMaxMs: 15 * 60_000,
+  },
+  instance: {
+    recheckMs: 20_000,
+    readyRecheckMs: 60_000,
+    handoffGraceMs: 30_000,
+    endpointRecheckMs: 20_000,
+    platformRecheckMs: 20_000,
+    teardownResyncMs: 60_000,
+    cleanupTimeoutMs: 15 * 60_000,
   },
 };
 

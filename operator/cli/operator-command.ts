@@ -15,7 +15,7 @@ export async function runOperator(flags: OperatorFlags): Promise<void> {
   const logger = createLogger(config.logLevel);
   const cluster = defaultClusterAccess();
   const manager = new Manager({ ...managerOptions(config), kubeConfig: cluster.access, logger });
-  registerControllers(manager);
+  registerControllers(manager, config);
 
   const onSignal = (signal: string) => (): void => void manager.stop(`received ${signal}`);
   process.once('SIGTERM', onSignal('SIGTERM'));

@@ -1,7 +1,6 @@
 import { LABEL_NAMESPACE_ENABLED } from '../api/labels.js';
 import { NAMESPACES } from '../api/resources.js';
 import type { KubeObject } from '../kube/objects.js';
-import type { Manager } from '../runtime/manager.js';
 import type { ControllerPorts } from '../runtime/ports.js';
 
 export interface NamespacePolicy {
@@ -28,11 +27,6 @@ export async function namespacePolicyFrom(
   return namespacePolicyOf(
     cached ?? (await ports.client.getOrUndefined<NamespaceObject>(NAMESPACES, namespace)),
   );
-}
-
-/** namespacePolicyFrom, for controllers that act through the manager itself. */
-export function namespacePolicy(manager: Manager, namespace: string): Promise<NamespacePolicy> {
-  return namespacePolicyFrom(manager.ports, namespace);
 }
 
 /** The policy a Namespace object implies (undefined: it does not exist). */

@@ -1,10 +1,9 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
 import { SECRETS } from '../api/resources.js';
-import type { ControllerName } from '../config.js';
+import type { ControllerName, OperatorConfig } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
-import type { InstanceTimings } from './clusterinstance/core/timings.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
@@ -14,12 +13,10 @@ import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
 import { BundleController } from './crcbundle/bundle-controller.js';
 
 export interface RegisterOptions {
-  /** Which controllers run; default: those of the manager's configuration (--controllers). */
+  /** Which controllers run; default: those of the configuration (--controllers). */
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
-  /** The instance controllers' waits (default: production values). */
-  instanceTimings?: Partial<InstanceTimings>;
   /**
    * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
    * while their caches still see every namespace (hcp control planes live in namespaces of their
@@ -36,28 +33,37 @@ export interface RegisterOptions {
  */
 export const MANAGED_SECRETS = `${LABEL_MANAGED_BY} in (${MANAGED_BY_OPERATOR},${HANDOFF_MANAGED_BY})`;
 
-/** Adds the operator's controllers to the manager, in one place. */
-export function registerControllers(manager: Manager, options: RegisterOptions = {}): void {
+/**
+ * Adds the operator's controllers to the manager, in one place: each acts through the manager's
+ * ports, with its settings from the configuration.
+ */
+export function registerControllers(
+  manager: Manager,
+  config: OperatorConfig,
+  options: RegisterOptions = {},
+): void {
   manager.restrictCache(SECRETS, MANAGED_SECRETS);
-  const enabled = new Set(options.controllers ?? manager.config.controllers);
+  const enabled = new Set(options.controllers ?? config.controllers);
   const add = (registration: ControllerRegistration): void =>
     void manager.addController(limitedTo(registration, options.namespaces));
-  const { crc, timings } = manager.config;
+  const { crc, timings } = config;
   if (enabled.has('clusterpool'))
     add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
   if (enabled.has('clusterlease'))
     add(new LeaseController(manager.ports, { timings: timings.lease }).registration());
   if (enabled.has('clusterinstance'))
     add(
-      instanceControllerRegistration(manager, {
+      instanceControllerRegistration(manager.ports, {
+        settings: config,
+        metricsRegistry: manager.metrics.registry,
+        timings: timings.instance,
         hcp: options.hcp,
         crc: options.crc,
-        timings: options.instanceTimings,
       }),
     );
   if (enabled.has('crcbundle'))
     manager.addController(
-      new BundleController(manager.ports, manager.config, options.bundles).registration(),
+      new BundleController(manager.ports, config, options.bundles).registration(),
     );
 }
 

@@ -77,18 +77,8 @@ export interface RuntimeOptions {
   leaderElection?: LeaderElectionSettings;
 }
 
-/**
- * The product settings a manager hands out as `manager.config`, for controllers that read them
- * there rather than taking their own. Empty here; the product declares what it holds (see
- * config.ts). It goes once every controller takes its settings where it is built.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ManagerSettings {}
-
 export interface ManagerOptions {
   runtime: RuntimeOptions;
-  /** What `manager.config` returns (see ManagerSettings). */
-  settings?: ManagerSettings;
   /** Where the apiserver is and how to authenticate (client-node's KubeConfig will do). */
   kubeConfig: ClusterAccess;
   clock?: Clock;
@@ -105,13 +95,18 @@ export interface ManagerOptions {
  * Events recorder. Controllers act through `ports`.
  */
 export class Manager {
+  /**
+   * The raw API client, for the simulated platform controllers of the local environment (dev/),
+   * which act as the real ones do: patches, and writes of objects they did not read typed.
+   * Product controllers act through `ports`.
+   */
   readonly client: ApiClient;
   readonly metrics = new RuntimeMetrics();
   readonly logger: Logger;
-  readonly events: EventRecorder;
-  readonly clock: Clock;
   /** The API, caches, Events and clock, as controllers get them. */
   readonly ports: ControllerPorts;
+  private readonly events: EventRecorder;
+  private readonly clock: Clock;
   private readonly cache: InformerCache;
   private readonly controllers: Controller[] = [];
   private readonly endpoints: HttpEndpoints[] = [];
@@ -164,12 +159,6 @@ export class Manager {
     }
   }
 
-  /** The product settings given at construction (see ManagerSettings). */
-  get config(): ManagerSettings {
-    if (!this.options.settings) throw new Error('This manager was made without product settings');
-    return this.options.settings;
-  }
-
   get isLeader(): boolean {
     return this.leading;
   }
@@ -184,7 +173,8 @@ export class Manager {
 
   /**
    * The shared cache of a kind (all namespaces, or the manager's one), created on first use and
-   * started at once when the manager runs already.
+   * started at once when the manager runs already. For the simulated platform controllers
+   * (dev/) and the runtime's own tests; product controllers read `ports.cache`.
    */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     return this.cache.informer<T>(type);

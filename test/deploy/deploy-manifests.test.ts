@@ -296,18 +296,17 @@ describe('the operator with its own ServiceAccount', () => {
   });
 
   it('runs the pool and lease flow without a refused request', async () => {
+    const config = testConfig({
+      workersPerController: 2,
+      watchNamespace: ns.name,
+      controllers: ['clusterpool', 'clusterlease'],
+    });
     manager = new Manager({
-      ...managerOptions(
-        testConfig({
-          workersPerController: 2,
-          watchNamespace: ns.name,
-          controllers: ['clusterpool', 'clusterlease'],
-        }),
-      ),
+      ...managerOptions(config),
       kubeConfig: access,
       logger: collectingLogger(logLines),
     });
-    registerControllers(manager);
+    registerControllers(manager, config);
     await manager.start();
 
     await ns.api.create(POOLS, hcpPool(ns.name, 'rbac', { maxSize: 1 }));

@@ -17,6 +17,8 @@ import type {
   Secret,
 } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
+import type { OperatorConfig } from '../../operator/config.js';
+import { testConfig } from '../../dev/platform/manager-config.js';
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
 import { useTestNamespace } from '../support/cluster.js';
@@ -45,6 +47,8 @@ describe('CRCBundle download and prepare', () => {
   let mirror: TestMirror;
   let platform: BundlePlatform;
   let manager: Manager;
+  /** The operator's configuration, as the bundle controller gets it. */
+  let operatorConfig: OperatorConfig;
   const clock = new TestClock();
   const created: string[] = [];
   const version = (base: string): string => `${base}-${suffix}`;
@@ -95,13 +99,15 @@ describe('CRCBundle download and prepare', () => {
     );
     await createBundlePrepAccount(ns.kubeConfig, ns.name);
     platform = await startBundlePlatform(ns.kubeConfig, ns.name, (name) => name.includes(suffix));
+    const config = {
+      operatorNamespace: ns.name,
+      crcAgentImage: TEST_AGENT_IMAGE,
+      crcBundleMirrorUrl: mirror.baseUrl,
+    };
+    operatorConfig = testConfig(config);
     manager = await startOperator(ns.kubeConfig, clock, {
       namespace: ns.name,
-      config: {
-        operatorNamespace: ns.name,
-        crcAgentImage: TEST_AGENT_IMAGE,
-        crcBundleMirrorUrl: mirror.baseUrl,
-      },
+      config,
       bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
     });
   });
@@ -177,7 +183,7 @@ describe('CRCBundle download and prepare', () => {
   it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
     const { name } = ready;
     const before = await ns.api.get<CRCBundle>(BUNDLES, name);
-    const controller = new BundleController(manager.ports, manager.config, { accept: () => true });
+    const controller = new BundleController(manager.ports, operatorConfig, { accept: () => true });
     const logger = pino({ level: 'silent' });
     await controller.reconcile(name, { logger });
     await controller.reconcile(name, { logger });

@@ -128,19 +128,24 @@ describe('the manager', () => {
     const target = await ns.api.create<KubeObject>(CONFIG_MAPS, {
       metadata: { name: 'evented', namespace: ns.name },
     });
-    await manager.events.record(
+    await manager.ports.events.record(
       target,
       'Warning',
       'ProvisioningFailed',
       'The DataVolume failed: quota exceeded',
     );
-    await manager.events.record(
+    await manager.ports.events.record(
       target,
       'Warning',
       'ProvisioningFailed',
       'The DataVolume failed: quota exceeded',
     );
-    await manager.events.record(target, 'Normal', 'Created', 'Created Secret evented-kubeconfig');
+    await manager.ports.events.record(
+      target,
+      'Normal',
+      'Created',
+      'Created Secret evented-kubeconfig',
+    );
 
     const events = await ns.api.list<
       KubeObject & { reason: string; type: string; count: number; involvedObject: { uid: string } }

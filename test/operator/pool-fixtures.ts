@@ -39,20 +39,19 @@ export async function startOperator(
     bundles?: BundleControllerOptions;
   } = {},
 ): Promise<Manager> {
+  const config = testConfig({
+    workersPerController: 2,
+    watchNamespace: options.namespace,
+    ...options.config,
+  });
   const manager = new Manager({
-    ...managerOptions(
-      testConfig({
-        workersPerController: 2,
-        watchNamespace: options.namespace,
-        ...options.config,
-      }),
-    ),
+    ...managerOptions(config),
     kubeConfig,
     clock,
     logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
   });
-  registerControllers(manager, {
+  registerControllers(manager, config, {
     controllers: [
       'clusterpool',
       'clusterlease',

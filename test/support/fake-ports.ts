@@ -16,7 +16,8 @@ import type { ControllerPorts } from '../../operator/runtime/ports.js';
  * UID or resourceVersion precondition fails are conflicts (409); a PUT leaves status alone and a
  * status PUT leaves the rest alone; an object with finalizers is only marked deleted, and goes
  * once its last finalizer is removed. The cache shows the store as it is (never behind), and
- * every write is counted, so that a test can tell a pass that changed nothing.
+ * every write is counted, so that a test can tell a pass that changed nothing. Lists take label
+ * selectors (not field selectors).
  */
 export class FakeApi implements ObjectApi {
   private readonly objects = new Map<string, KubeObject>();
@@ -55,9 +56,12 @@ export class FakeApi implements ObjectApi {
 
   async list<T extends KubeObject>(type: ResourceType, opts?: ListOptions): Promise<ObjectList<T>> {
     await Promise.resolve();
-    if (opts?.labelSelector || opts?.fieldSelector)
-      throw new Error('FakeApi.list: selectors are not supported');
-    return { items: this.all<T>(type, opts?.namespace), resourceVersion: String(this.version) };
+    if (opts?.fieldSelector) throw new Error('FakeApi.list: field selectors are not supported');
+    const matches = labelMatcher(opts?.labelSelector ?? '');
+    return {
+      items: this.all<T>(type, opts?.namespace).filter((o) => matches(o.metadata?.labels ?? {})),
+      resourceVersion: String(this.version),
+    };
   }
 
   async create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
@@ -250,6 +254,36 @@ const storeKey = (type: ResourceType, name: string, namespace?: string): string 
 
 const label = (type: ResourceType | undefined, name?: string, namespace?: string): string =>
   type && !type.namespaced ? (name ?? '') : `${namespace ?? ''}/${name ?? ''}`;
+
+/**
+ * A label selector's test, with the apiserver's grammar: requirements joined by commas, each
+ * `key`, `!key`, `key=value`, `key==value`, `key!=value`, `key in (a,b)` or `key notin (a,b)`.
+ */
+function labelMatcher(selector: string): (labels: Record<string, string>) => boolean {
+  const requirements = selector
+    .split(/,(?![^(]*\))/)
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .map((requirement): ((labels: Record<string, string>) => boolean) => {
+      const set = /^(\S+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(requirement);
+      if (set) {
+        const [, key = '', op, list = ''] = set;
+        const values = list.split(',').map((v) => v.trim());
+        return (labels) =>
+          op === 'in'
+            ? key in labels && values.includes(labels[key]!)
+            : !(key in labels) || !values.includes(labels[key]!);
+      }
+      const pair = /^([^!=\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(requirement);
+      if (pair) {
+        const [, key = '', op, value] = pair;
+        return (labels) => (op === '!=' ? labels[key] !== value : labels[key] === value);
+      }
+      if (requirement.startsWith('!')) return (labels) => !(requirement.slice(1) in labels);
+      return (labels) => requirement in labels;
+    });
+  return (labels) => requirements.every((matches) => matches(labels));
+}
 
 const notFound = (type: ResourceType, name: string): ApiError =>
   new ApiError(404, 'NotFound', `${type.kind} "${name}" not found`);

@@ -34,17 +34,16 @@ export class OperatorEnvironment extends SimulatedPlatform {
     const probe = guestApiProbe((host, port) =>
       host.endsWith(`.${this.domain}`) ? this.router.address : { host, port },
     );
+    const config = testConfig({
+      workersPerController: 2,
+      crcAgentImage: TEST_AGENT_IMAGE,
+      ...(this.options.operatorNamespace
+        ? { operatorNamespace: this.options.operatorNamespace }
+        : {}),
+      ...options.config,
+    });
     const manager = new Manager({
-      ...managerOptions(
-        testConfig({
-          workersPerController: 2,
-          crcAgentImage: TEST_AGENT_IMAGE,
-          ...(this.options.operatorNamespace
-            ? { operatorNamespace: this.options.operatorNamespace }
-            : {}),
-          ...options.config,
-        }),
-      ),
+      ...managerOptions(config),
       kubeConfig: options.access ?? this.kubeConfig,
       logger:
         options.logger ??
@@ -52,7 +51,7 @@ export class OperatorEnvironment extends SimulatedPlatform {
       watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
       retryBackoff: { baseMs: 100, maxMs: 5000, jitter: 0.1 },
     });
-    registerControllers(manager, {
+    registerControllers(manager, config, {
       // CRCBundles are cluster-scoped: another test file's bundles are not this operator's.
       controllers: [
         'clusterpool',

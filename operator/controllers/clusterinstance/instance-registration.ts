@@ -1,7 +1,9 @@
-import type { ControllerRegistration, Manager } from '../../runtime/manager.js';
+import type { Registry } from 'prom-client';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import type { InstanceSettings } from './core/instance-api.js';
 import { InstanceApi } from './core/instance-api.js';
 import type { InstanceTimings } from './core/timings.js';
-import { instanceTimings } from './core/timings.js';
 import type { CrcTopologyOptions } from './crc/crc-topology.js';
 import { CrcTopology } from './crc/crc-topology.js';
 import type { HcpTopologyOptions } from './hcp/hcp-topology.js';
@@ -9,28 +11,35 @@ import { HcpTopology } from './hcp/hcp-topology.js';
 import { InstanceController } from './instance-controller.js';
 
 export interface InstanceControllerOptions {
+  settings: InstanceSettings;
+  /** Where the provisioning histogram is registered (the manager's /metrics). */
+  metricsRegistry: Registry;
+  /** The instance controllers' waits: the `instance` section of the operator's timings. */
+  timings: InstanceTimings;
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
-  /** The instance controllers' waits; unset ones keep their defaults. */
-  timings?: Partial<InstanceTimings>;
 }
 
-/** The ClusterInstance controller with both topologies, built on one InstanceApi and one set of timings. */
-export function instanceControllerRegistration(
-  manager: Manager,
-  options: InstanceControllerOptions = {},
-): ControllerRegistration {
-  const api = new InstanceApi(manager);
-  const timings = instanceTimings(options.timings);
+/** The ClusterInstance controller with both topologies, on one InstanceApi and one set of timings. */
+export function instanceController(
+  ports: ControllerPorts,
+  options: InstanceControllerOptions,
+): InstanceController {
+  const api = new InstanceApi(ports, options.settings, options.metricsRegistry);
+  const { timings } = options;
   const topologies = {
     hcp: new HcpTopology(api, timings, options.hcp),
     crc: new CrcTopology(api, timings, options.crc),
   };
-  const registration = new InstanceController(api, topologies, timings).registration();
-  api.cacheOnly([
-    registration.forType,
-    ...(registration.owns ?? []),
-    ...(registration.watches ?? []).map((watch) => watch.type),
-  ]);
-  return registration;
+  const controller = new InstanceController(api, topologies, timings);
+  const { forType, owns = [], watches = [] } = controller.registration();
+  api.cacheOnly([forType, ...owns, ...watches.map((watch) => watch.type)]);
+  return controller;
+}
+
+export function instanceControllerRegistration(
+  ports: ControllerPorts,
+  options: InstanceControllerOptions,
+): ControllerRegistration {
+  return instanceController(ports, options).registration();
 }

@@ -1,12 +1,15 @@
 import type { Registry } from 'prom-client';
-import type { DeleteOptions, ListOptions } from '../../../kube/api-client.js';
-import { isAlreadyExists, isNotFound } from '../../../kube/api-error.js';
+import type { ListOptions } from '../../../kube/api-client.js';
+import { isNotFound } from '../../../kube/api-error.js';
+import type { DeleteOptions } from '../../../kube/kube-client.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { ResourceType } from '../../../kube/resource-type.js';
+import { splitKey } from '../../../kube/objects.js';
+import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
+import type { CacheView } from '../../../runtime/cache.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
-import type { Manager } from '../../../runtime/manager.js';
+import type { ControllerPorts } from '../../../runtime/ports.js';
 import type { NamespacePolicy } from '../../namespace-policy.js';
-import { namespacePolicy } from '../../namespace-policy.js';
+import { namespacePolicyFrom } from '../../namespace-policy.js';
 
 /** What the instance engine needs of the operator's settings. */
 export interface InstanceSettings {
@@ -17,8 +20,8 @@ export interface InstanceSettings {
 
 /**
  * Every API access of the instance engine, in one place: reads from the shared caches, live
- * reads and writes, Events, the clock and the settings. Nothing else in clusterinstance/ talks
- * to the Manager, so moving the engine onto narrower ports changes this file only.
+ * reads and writes, Events, the clock and the settings, all through the controller's ports.
+ * Nothing else in clusterinstance/ touches the ports.
  *
  * Caches exist for the kinds the instance controller watches; everything else is read live.
  */
@@ -26,7 +29,11 @@ export class InstanceApi {
   /** The kinds the instance controller watches, by `apiVersion/plural`; set at registration. */
   private watched = new Set<string>();
 
-  constructor(private readonly manager: Manager) {}
+  constructor(
+    private readonly ports: ControllerPorts,
+    readonly settings: InstanceSettings,
+    readonly metricsRegistry: Registry,
+  ) {}
 
   /**
    * Limits cache reads to the kinds the controller watches. Reading another kind from the cache
@@ -37,27 +44,20 @@ export class InstanceApi {
     this.watched = new Set(types.map(kindId));
   }
 
-  get settings(): InstanceSettings {
-    return this.manager.config;
-  }
-
-  get metricsRegistry(): Registry {
-    return this.manager.metrics.registry;
-  }
-
   now(): number {
-    return this.manager.clock.now();
+    return this.ports.clock.now();
   }
 
   /** From the cache, by key ("namespace/name", or "name" when cluster-scoped). */
   cached<T extends KubeObject>(type: ResourceType, key: string): T | undefined {
     if (!this.watched.has(kindId(type))) return undefined;
-    return this.manager.informer<T>(type).get(key);
+    const { namespace, name } = splitKey(key);
+    return this.view<T>(type).get(name, namespace);
   }
 
   cachedList<T extends KubeObject>(type: ResourceType, filter?: (object: T) => boolean): T[] {
     if (!this.watched.has(kindId(type))) return [];
-    return this.manager.informer<T>(type).list(filter);
+    return this.view<T>(type).list(undefined, filter);
   }
 
   /** A live read; undefined when it does not exist. The object carries its apiVersion and kind. */
@@ -66,55 +66,58 @@ export class InstanceApi {
     name: string,
     namespace?: string,
   ): Promise<T | undefined> {
-    try {
-      const object = await this.manager.client.get<T>(
-        type,
-        name,
-        type.namespaced ? namespace : undefined,
-      );
-      return { apiVersion: type.apiVersion, kind: type.kind, ...object };
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const object = await this.ports.client.getOrUndefined<T>(
+      type as NamespacedType,
+      name,
+      (type.namespaced ? namespace : undefined) as string,
+    );
+    return object && { apiVersion: type.apiVersion, kind: type.kind, ...object };
   }
 
-  async list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<T[]> {
-    return (await this.manager.client.list<T>(type, options)).items;
+  /** Every object the options match, all pages read. */
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<T[]> {
+    const { namespace, labelSelector, fieldSelector } = options;
+    return this.ports.client.list<T>(type as NamespacedType, {
+      namespace,
+      labelSelector,
+      fieldSelector,
+    });
   }
 
   create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
-    return this.manager.client.create<T>(type, object);
+    return this.ports.client.create<T>(type as NamespacedType, object);
   }
 
   /** Creates the object unless one of its name exists; true when this call created it. */
   async createIfMissing(type: ResourceType, object: KubeObject): Promise<boolean> {
-    try {
-      await this.manager.client.create(type, object);
-      return true;
-    } catch (error) {
-      if (isAlreadyExists(error)) return false;
-      throw error;
-    }
+    return (await this.ports.client.createIfAbsent(type as NamespacedType, object)) !== undefined;
   }
 
   update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
-    return this.manager.client.update<T>(type, object);
+    return this.ports.client.update<T>(type as NamespacedType, object);
   }
 
   updateStatus<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
-    return this.manager.client.updateStatus<T>(type, object);
+    return this.ports.client.updateStatus<T>(type as NamespacedType, object);
   }
 
-  /** Deletes; an object that is gone already is fine. */
+  /**
+   * Deletes exactly this object (by its UID, as it was read); one that is gone already is fine,
+   * another object of its name is a conflict.
+   */
   async delete(
     type: ResourceType,
-    name: string,
-    namespace: string | undefined,
-    options: DeleteOptions = {},
+    object: KubeObject,
+    options: Pick<DeleteOptions, 'propagationPolicy'> = {},
   ): Promise<void> {
+    const { name, namespace, uid, resourceVersion = '' } = object.metadata ?? {};
+    if (!name || !uid) throw new Error(`${type.kind} ${name ?? ''}: a delete names the UID`);
     try {
-      await this.manager.client.delete(type, name, namespace, options);
+      await this.ports.client.delete(
+        type,
+        { metadata: { name, namespace, uid, resourceVersion } },
+        options,
+      );
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -122,12 +125,16 @@ export class InstanceApi {
 
   /** The namespace opt-in (spec §2.5), from the Namespace cache, else live. */
   namespacePolicy(namespace: string): Promise<NamespacePolicy> {
-    return namespacePolicy(this.manager, namespace);
+    return namespacePolicyFrom(this.ports, namespace);
   }
 
   /** A Kubernetes Event on the object; never fails the caller. */
   event(object: KubeObject, type: EventType, reason: string, message: string): void {
-    void this.manager.events.record(object, type, reason, message);
+    void this.ports.events.record(object, type, reason, message);
+  }
+
+  private view<T extends KubeObject>(type: ResourceType): CacheView<T> {
+    return this.ports.cache.view<T>(type as NamespacedType);
   }
 }
 

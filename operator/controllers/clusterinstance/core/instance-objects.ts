@@ -1,5 +1,5 @@
 import type { ClusterInstance } from '../../../api/resources.js';
-import type { DeleteOptions } from '../../../kube/api-client.js';
+import type { DeleteOptions } from '../../../kube/kube-client.js';
 import { isAlreadyExists } from '../../../kube/api-error.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
@@ -110,10 +110,7 @@ export class InstanceObjects {
     const object = await this.live(type, name, namespace);
     if (!object || !(await this.mayRemove(type, object, only))) return false;
     if (!object.metadata?.deletionTimestamp)
-      await this.access.delete(type, name, namespace, {
-        uid: object.metadata?.uid,
-        ...(propagationPolicy ? { propagationPolicy } : {}),
-      });
+      await this.access.delete(type, object, propagationPolicy ? { propagationPolicy } : {});
     return (await this.live(type, name, namespace)) !== undefined;
   }
 

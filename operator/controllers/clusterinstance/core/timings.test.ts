@@ -1,32 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_INSTANCE_TIMINGS, instanceTimings } from './timings.js';
+import { DEFAULT_TIMINGS, loadTimings } from '../../../timings.js';
+import { DEFAULT_INSTANCE_TIMINGS } from './timings.js';
 
-describe('instanceTimings', () => {
-  it('defaults to the production waits', () => {
-    expect(instanceTimings()).toEqual({
-      recheckMs: 20_000,
-      readyRecheckMs: 60_000,
-      handoffGraceMs: 30_000,
-      endpointRecheckMs: 20_000,
-      platformRecheckMs: 20_000,
-      teardownResyncMs: 60_000,
-      cleanupTimeoutMs: 900_000,
-    });
+describe('instance timings', () => {
+  it('default to the operator defaults (config.test.ts pins them), frozen', () => {
+    expect(DEFAULT_INSTANCE_TIMINGS).toEqual(DEFAULT_TIMINGS.instance);
+    expect(Object.isFrozen(DEFAULT_INSTANCE_TIMINGS)).toBe(true);
   });
 
-  it('takes the waits it is given and keeps the defaults of the others', () => {
-    const timings = instanceTimings({ recheckMs: 500, cleanupTimeoutMs: 5_000 });
-    expect(timings).toEqual({
-      ...DEFAULT_INSTANCE_TIMINGS,
-      recheckMs: 500,
-      cleanupTimeoutMs: 5_000,
-    });
-  });
-
-  it('refuses a wait that is not a positive number of milliseconds, naming it', () => {
-    expect(() => instanceTimings({ readyRecheckMs: 0 })).toThrow(
-      'instance timing readyRecheckMs must be a positive number of milliseconds, not 0',
-    );
-    expect(() => instanceTimings({ handoffGraceMs: Number.NaN })).toThrow(/handoffGraceMs/);
+  it('are each set by an instance.<wait> key of the operator timings, the others kept', () => {
+    const waits = Object.keys(DEFAULT_INSTANCE_TIMINGS);
+    for (const [index, wait] of waits.entries()) {
+      const problems: string[] = [];
+      const key = `instance.${wait.replace(/Ms$/, '')}`;
+      const timings = loadTimings({ timings: `${key}=${index + 1}s` }, {}, problems);
+      expect(problems).toEqual([]);
+      expect(timings.instance).toEqual({ ...DEFAULT_INSTANCE_TIMINGS, [wait]: (index + 1) * 1000 });
+    }
   });
 });

@@ -132,7 +132,7 @@ async function removeVmAndDisk(api: InstanceApi, objects: InstanceObjects): Prom
   });
   for (const pod of pods) {
     pending = true;
-    await api.delete(PODS, pod.metadata!.name!, ns, { uid: pod.metadata?.uid });
+    await api.delete(PODS, pod);
   }
   if (pending) return true;
   if (await objects.remove(DATA_VOLUMES, crcDiskName(instance))) return true;

@@ -38,7 +38,7 @@ export async function hcpTeardown(api: InstanceApi, objects: InstanceObjects): P
   const pods = await api.list(PODS, { namespace: cp, labelSelector: workers });
   for (const pod of pods) {
     pending = true;
-    await api.delete(PODS, pod.metadata!.name!, cp);
+    await api.delete(PODS, pod);
   }
   const volumes = await api.list(PERSISTENT_VOLUME_CLAIMS, { namespace: cp });
   return pending || volumes.length > 0;

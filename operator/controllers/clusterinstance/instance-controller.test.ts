@@ -1,0 +1,366 @@
+import { Registry } from 'prom-client';
+import { findCondition } from '../../api/conditions.js';
+import { FINALIZER_INSTANCE_CLEANUP, LABEL_NAMESPACE_ENABLED } from '../../api/labels.js';
+import {
+  CUSTOM_RESOURCE_DEFINITIONS,
+  DATA_VOLUMES,
+  DEPLOYMENTS,
+  HOSTED_CLUSTERS,
+  HYPERCONVERGEDS,
+  INGRESS_CONFIGS,
+  INGRESS_CONTROLLERS,
+  MULTICLUSTERENGINES,
+  NODE_POOLS,
+  VIRTUAL_MACHINES,
+} from '../../api/platform-resources.js';
+import type { ClusterInstance } from '../../api/resources.js';
+import { INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
+import type { KubeObject } from '../../kube/objects.js';
+import { createLogger } from '../../runtime/logger.js';
+import type { FakePorts } from '../../../test/support/fake-ports.js';
+import { fakePorts } from '../../../test/support/fake-ports.js';
+import type { InstanceTimings } from './core/timings.js';
+import { DEFAULT_INSTANCE_TIMINGS } from './core/timings.js';
+import type { InstanceController } from './instance-controller.js';
+import { instanceController } from './instance-registration.js';
+
+const NS = 'tenant';
+const DOMAIN = 'apps.mgmt.example';
+const RELEASE = 'https://bundles.example/crc.qcow2';
+const context = { logger: createLogger('error') };
+
+type Platform = KubeObject & {
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  type?: string;
+  data?: Record<string, string>;
+};
+
+/**
+ * InstanceController.reconcile on in-memory ports, both topologies. A pass that writes ends with
+ * the update event that brings the next one, so each case runs the passes a new object gets, one
+ * by one, and then the last one again: that second call must find nothing to do (no create, no
+ * status write, no Event). The integration tests on a real control plane (test/crc/, test/hcp/)
+ * stay the proof of the whole.
+ */
+describe('InstanceController.reconcile', () => {
+  let ports: FakePorts;
+  let controller: InstanceController;
+  /** What the settled pass of the last settle() returned. */
+  let settledResult: unknown;
+
+  /** The controller as the registration builds it, with both topologies. */
+  const build = (timings: InstanceTimings = DEFAULT_INSTANCE_TIMINGS): InstanceController =>
+    instanceController(ports, {
+      settings: { crcAgentImage: 'agent:test', crcAgentClusterRole: 'crc-agent-role' },
+      metricsRegistry: new Registry(),
+      timings,
+      // No guest answers here; the passes under test end before the guest API is asked.
+      crc: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },
+      hcp: { probe: () => Promise.reject(new Error('no guest API in a unit test')) },
+    });
+
+  beforeEach(() => {
+    ports = fakePorts();
+    controller = build();
+    seedNamespace(true);
+    seedPlatform();
+    seed(SECRETS, {
+      metadata: { name: 'pull-secret', namespace: NS },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': Buffer.from('{"auths":{}}').toString('base64') },
+    });
+    seed(SECRETS, {
+      metadata: { name: 'bundle-key', namespace: NS },
+      data: { id_ecdsa: Buffer.from('bundle key').toString('base64') },
+    });
+  });
+
+  const seed = (type: Parameters<FakePorts['api']['seed']>[0], object: Platform): Platform =>
+    ports.api.seed<Platform>(type, object);
+
+  function seedNamespace(enabled: boolean): void {
+    seed(NAMESPACES, {
+      metadata: { name: NS, labels: enabled ? { [LABEL_NAMESPACE_ENABLED]: 'true' } : {} },
+    });
+  }
+
+  /** HyperConverged, MultiClusterEngine with HyperShift, and an ingress that admits wildcards. */
+  function seedPlatform(): void {
+    seed(INGRESS_CONFIGS, { metadata: { name: 'cluster' }, spec: { domain: DOMAIN } });
+    seed(HYPERCONVERGEDS, {
+      metadata: { name: 'kubevirt-hyperconverged', namespace: 'openshift-cnv', generation: 1 },
+      status: {
+        observedGeneration: 1,
+        conditions: [
+          { type: 'Available', status: 'True' },
+          { type: 'Progressing', status: 'False' },
+          { type: 'Degraded', status: 'False' },
+        ],
+      },
+    });
+    seed(MULTICLUSTERENGINES, {
+      metadata: { name: 'multiclusterengine' },
+      spec: { overrides: { components: [{ name: 'hypershift', enabled: true }] } },
+    });
+    for (const kind of ['hostedclusters', 'nodepools'])
+      seed(CUSTOM_RESOURCE_DEFINITIONS, {
+        metadata: { name: `${kind}.hypershift.openshift.io` },
+        status: { conditions: [{ type: 'Established', status: 'True' }] },
+      });
+    seed(DEPLOYMENTS, {
+      metadata: { name: 'operator', namespace: 'hypershift' },
+      status: { availableReplicas: 1 },
+    });
+    seed(INGRESS_CONTROLLERS, {
+      metadata: { name: 'default', namespace: 'openshift-ingress-operator' },
+      spec: { routeAdmission: { wildcardPolicy: 'WildcardsAllowed' } },
+    });
+  }
+
+  function seedCrc(name: string): ClusterInstance {
+    return ports.api.seed<ClusterInstance>(INSTANCES, {
+      metadata: { name, namespace: NS },
+      spec: {
+        type: 'crc',
+        template: { releaseImage: RELEASE, bundleSSHKeyRef: { name: 'bundle-key' } },
+      },
+    } as unknown as ClusterInstance);
+  }
+
+  function seedHcp(name: string): ClusterInstance {
+    return ports.api.seed<ClusterInstance>(INSTANCES, {
+      metadata: { name, namespace: NS },
+      spec: { type: 'hcp', template: { releaseImage: 'quay.io/openshift-release:4.19.0' } },
+    } as unknown as ClusterInstance);
+  }
+
+  const instance = (name: string): ClusterInstance | undefined =>
+    ports.api.peek<ClusterInstance>(INSTANCES, name, NS);
+  const condition = (name: string, type: string): unknown =>
+    findCondition(instance(name)?.status?.conditions, type);
+  const reasons = (): string[] => ports.events.recorded.map((e) => e.reason);
+
+  /** One pass; returns the writes it made. */
+  async function pass(name: string): Promise<string[]> {
+    const before = ports.api.writes.length;
+    await controller.reconcile(`${NS}/${name}`, context);
+    return ports.api.writes.slice(before);
+  }
+
+  /**
+   * The passes, one by one, while they write (at most `limit`); then the last pass again, which
+   * must change nothing: no write, the same result, no Event. Returns each writing pass's writes.
+   */
+  async function settle(name: string, limit = 8): Promise<string[][]> {
+    const passes: string[][] = [];
+    for (;;) {
+      const writes = ports.api.writes.length;
+      const events = ports.events.recorded.length;
+      const first = await controller.reconcile(`${NS}/${name}`, context);
+      const made = ports.api.writes.slice(writes);
+      if (made.length > 0) {
+        passes.push(made);
+        if (passes.length > limit) throw new Error(`no fixed point after ${limit} passes`);
+        continue;
+      }
+      expect(ports.events.recorded.length).toBe(events);
+      const second = await controller.reconcile(`${NS}/${name}`, context);
+      expect(second).toEqual(first);
+      expect(ports.api.writes.length).toBe(writes);
+      expect(ports.events.recorded.length).toBe(events);
+      settledResult = second;
+      return passes;
+    }
+  }
+
+  it('gives a new crc instance its finalizer first, then its endpoint, disk and VM', async () => {
+    const seeded = seedCrc('crc');
+
+    // The finalizer comes before anything exists; nothing else is written in that pass.
+    expect(await pass('crc')).toEqual(['update ClusterInstance tenant/crc']);
+    expect(instance('crc')?.metadata?.finalizers).toEqual([FINALIZER_INSTANCE_CLEANUP]);
+    expect(instance('crc')?.status).toBeUndefined();
+
+    expect(await settle('crc')).toEqual([
+      // The endpoint is durable before the Route and identity that embed it.
+      ['status ClusterInstance tenant/crc'],
+      [
+        'create DataVolume tenant/crc-rootdisk',
+        'create VirtualMachine tenant/crc',
+        'status ClusterInstance tenant/crc',
+      ],
+    ]);
+
+    const disk = ports.api.peek<Platform>(DATA_VOLUMES, 'crc-rootdisk', NS);
+    const vm = ports.api.peek<Platform>(VIRTUAL_MACHINES, 'crc', NS);
+    const owner = { kind: 'ClusterInstance', uid: seeded.metadata?.uid, controller: true };
+    expect(disk).toMatchObject({
+      metadata: { ownerReferences: [owner] },
+      spec: { source: { http: { url: RELEASE } } },
+    });
+    expect(vm?.metadata?.ownerReferences).toEqual([expect.objectContaining(owner)]);
+    expect(instance('crc')?.status?.apiEndpoint).toMatch(
+      new RegExp(`^https://api-crc-[0-9a-f]+\\.${DOMAIN}$`),
+    );
+    expect(instance('crc')?.status).toMatchObject({
+      phase: 'Provisioning',
+      provisioning: { startedAt: '2026-12-01T12:00:00Z' },
+      crc: { dataVolumeUID: disk?.metadata?.uid, vmUID: vm?.metadata?.uid },
+    });
+    expect(condition('crc', 'ProvisioningAllowed')).toMatchObject({
+      status: 'True',
+      reason: 'ProvisioningAuthorized',
+    });
+    expect(condition('crc', 'HyperConvergedReady')).toMatchObject({ status: 'True' });
+    // The crc gate does not ask for HyperShift.
+    expect(condition('crc', 'MultiClusterEngineReady')).toBeUndefined();
+    expect(condition('crc', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'CRCBackingPending',
+      message: 'waiting for VirtualMachine tenant/crc to be ready',
+    });
+    expect(reasons().sort()).toEqual(
+      ['CRCBackingPending', 'DataVolumeCreated', 'VirtualMachineCreated'].sort(),
+    );
+  });
+
+  it('records a new hcp instance placement first, then creates its HostedCluster and NodePool', async () => {
+    const seeded = seedHcp('hcp');
+
+    const passes = await settle('hcp');
+
+    expect(passes[0]).toEqual(['update ClusterInstance tenant/hcp']);
+    // The placement, then the endpoint, each durable before anything embeds it.
+    expect(passes[1]).toEqual(['status ClusterInstance tenant/hcp']);
+    expect(passes[2]).toEqual(['status ClusterInstance tenant/hcp']);
+    const placement = instance('hcp')?.status?.hyperShift;
+    expect(placement?.hostedClusterName).toMatch(/^gc-hcp-[0-9a-f]+$/);
+    expect(placement?.hostedClusterNamespace).toBe(NS);
+    const hostedCluster = placement!.hostedClusterName!;
+    const nodePool = placement!.nodePoolNames![0]!;
+    expect(
+      passes
+        .slice(3)
+        .flat()
+        .filter((w) => w.startsWith('create'))
+        .sort(),
+    ).toEqual(
+      [
+        `create HostedCluster tenant/${hostedCluster}`,
+        `create NodePool tenant/${nodePool}`,
+        'create Secret tenant/hcp-kas-serving-cert',
+      ].sort(),
+    );
+    const owner = { kind: 'ClusterInstance', uid: seeded.metadata?.uid, controller: true };
+    expect(ports.api.peek<Platform>(HOSTED_CLUSTERS, hostedCluster, NS)).toMatchObject({
+      metadata: { ownerReferences: [owner] },
+      spec: { release: { image: 'quay.io/openshift-release:4.19.0' } },
+    });
+    expect(ports.api.peek<Platform>(NODE_POOLS, nodePool, NS)).toMatchObject({
+      spec: { clusterName: hostedCluster },
+    });
+    for (const gate of ['HyperConvergedReady', 'MultiClusterEngineReady', 'WildcardRoutesAllowed'])
+      expect(condition('hcp', gate)).toMatchObject({ status: 'True', reason: 'OperandReady' });
+    expect(instance('hcp')?.status?.phase).toBe('Provisioning');
+    expect(instance('hcp')?.status?.apiEndpoint).toMatch(
+      new RegExp(`^https://api-hcp-[0-9a-f]+\\.${DOMAIN}$`),
+    );
+    expect(condition('hcp', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'HostedClusterNotAvailable',
+    });
+    expect(reasons()).toEqual(expect.arrayContaining(['HostedClusterCreated', 'NodePoolCreated']));
+  });
+
+  it('holds an hcp instance while the router refuses wildcard Routes, looking again after instance.platformRecheck', async () => {
+    controller = build({ ...DEFAULT_INSTANCE_TIMINGS, platformRecheckMs: 5000 });
+    seed(INGRESS_CONTROLLERS, {
+      metadata: { name: 'default', namespace: 'openshift-ingress-operator' },
+      spec: {},
+    });
+    seedHcp('early');
+
+    expect(await settle('early')).toEqual([
+      ['update ClusterInstance tenant/early'],
+      ['status ClusterInstance tenant/early'],
+    ]);
+
+    expect(settledResult).toEqual({ requeueAfterMs: 5000 });
+    expect(condition('early', 'WildcardRoutesAllowed')).toMatchObject({
+      status: 'False',
+      reason: 'WildcardRoutesNotAllowed',
+    });
+    expect(condition('early', 'MultiClusterEngineReady')).toMatchObject({ status: 'True' });
+    expect(condition('early', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'WildcardRoutesNotAllowed',
+      message: 'Platform dependencies are not ready',
+    });
+    // Nothing is placed or created before the platform can serve it.
+    expect(instance('early')?.status?.hyperShift).toBeUndefined();
+    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
+  });
+
+  it('holds an instance of a namespace that has not opted in, creating nothing', async () => {
+    ports.api.seed<KubeObject>(NAMESPACES, {
+      ...ports.api.peek<KubeObject>(NAMESPACES, NS),
+      metadata: { ...ports.api.peek<KubeObject>(NAMESPACES, NS)?.metadata, labels: {} },
+    });
+    seedCrc('gated');
+
+    expect(await settle('gated')).toEqual([
+      ['update ClusterInstance tenant/gated'],
+      ['status ClusterInstance tenant/gated'],
+    ]);
+
+    const message = `New provisioning requires namespace label ${LABEL_NAMESPACE_ENABLED}="true"`;
+    expect(condition('gated', 'ProvisioningAllowed')).toMatchObject({
+      status: 'False',
+      reason: 'NamespaceDisabled',
+      message,
+    });
+    expect(condition('gated', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'NamespaceDisabled',
+    });
+    expect(instance('gated')?.status?.provisioning).toBeUndefined();
+    // Neither the platform gate nor the topology ran.
+    expect(condition('gated', 'HyperConvergedReady')).toBeUndefined();
+    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
+  });
+
+  it('tears a deleted crc instance down: VM halted, then VM and disk deleted, then the finalizer goes', async () => {
+    seedCrc('doomed');
+    await settle('doomed');
+    await ports.client.delete(INSTANCES, instance('doomed') as never);
+    expect(instance('doomed')?.metadata?.deletionTimestamp).toBeDefined();
+    const events = ports.events.recorded.length;
+
+    // The VM is halted first (its VMI goes before the VM); the instance says it is cleaning up.
+    expect(await pass('doomed')).toEqual([
+      'update VirtualMachine tenant/doomed',
+      'status ClusterInstance tenant/doomed',
+    ]);
+    expect(ports.api.peek<Platform>(VIRTUAL_MACHINES, 'doomed', NS)?.spec).toMatchObject({
+      runStrategy: 'Halted',
+    });
+    expect(instance('doomed')?.status?.phase).toBe('Terminating');
+    expect(condition('doomed', 'Terminating')).toMatchObject({
+      status: 'True',
+      reason: 'CleanupInProgress',
+    });
+
+    expect(await settle('doomed')).toEqual([
+      [
+        'delete VirtualMachine tenant/doomed',
+        'delete DataVolume tenant/doomed-rootdisk',
+        'update ClusterInstance tenant/doomed',
+      ],
+    ]);
+    expect(instance('doomed')).toBeUndefined();
+    expect(ports.api.peek(VIRTUAL_MACHINES, 'doomed', NS)).toBeUndefined();
+    expect(ports.api.peek(DATA_VOLUMES, 'doomed-rootdisk', NS)).toBeUndefined();
+    expect(ports.events.recorded.slice(events).map((e) => e.reason)).toEqual([]);
+  });
+});
