@@ -62,7 +62,10 @@ export function allOperatorsAvailable(
   );
 }
 
-/** The cluster fixups of spec §2.6, through the tunnelled guest API client. */
+/**
+ * The cluster fixups of docs/reference/agent-protocol.md#cluster-fixups, through the tunnelled
+ * guest API client.
+ */
 export class ClusterFixups {
   constructor(
     private readonly api: RestClient,

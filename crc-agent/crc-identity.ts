@@ -1,7 +1,10 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { issueCertificate } from './certificates.js';
 
-/** The five files of the `<instance>-crc-identity` Secret, as PEM text (spec §4.1). */
+/**
+ * The five files of the `<instance>-crc-identity` Secret, as PEM text
+ * (docs/reference/agent-protocol.md#identity-secret).
+ */
 export interface CrcIdentity {
   clientCaPem: string;
   clientCertPem: string;
@@ -138,7 +141,10 @@ function validateServing(identity: CrcIdentity, hostname: string, now: Date): vo
   checkKey(serving, identity.servingKeyPem, 'serving key');
 }
 
-/** Checks an identity against the external API hostname (spec §4.2); throws IdentityError. */
+/**
+ * Checks an identity against the external API hostname
+ * (docs/reference/agent-protocol.md#identity-checks); throws IdentityError.
+ */
 export function validateCrcIdentity(
   identity: CrcIdentity,
   hostname: string,

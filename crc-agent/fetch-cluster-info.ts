@@ -26,7 +26,10 @@ export interface HostKeys {
   firstContact(key: string): Promise<void>;
 }
 
-/** Steps 2-7 of spec §2: everything between start-up and the final VMI check. */
+/**
+ * Steps 2-7 of docs/reference/agent-protocol.md#run-sequence: everything between start-up and the
+ * final VMI check.
+ */
 export async function fetchClusterInfo(
   config: AgentConfig,
   inputs: Inputs,

@@ -54,7 +54,8 @@ export function spliceClientIdentity(text: string, certPem: string, keyPem: stri
 }
 
 /**
- * The handoff kubeconfig (spec §6.2), written from scratch: one cluster at
+ * The handoff kubeconfig (docs/reference/agent-protocol.md#handoff-kubeconfig), written from
+ * scratch: one cluster at
  * `https://<apiHostname>:443` trusting the external serving certificate, one user with the
  * instance's client certificate, one context. Nothing of the guest's own file (its other users,
  * contexts, current-context or file references) goes along.

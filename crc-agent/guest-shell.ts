@@ -23,7 +23,9 @@ export class GuestCommandError extends Error {
   }
 }
 
-/** Something that runs shell commands on the guest (the SSH connection, or a fake in unit tests). */
+/**
+ * Something that runs shell commands on the guest (the SSH connection, or a fake in unit tests).
+ */
 export interface GuestExec {
   exec(command: string): Promise<{ exitCode: number; output: string }>;
 }
@@ -69,8 +71,8 @@ export function quotePath(path: string): string {
 }
 
 /**
- * Writes (overwrites) a file as root, mode 0644, without SFTP (spec §3.3). The display form
- * hides the content.
+ * Writes (overwrites) a file as root, mode 0644, without SFTP
+ * (docs/reference/agent-protocol.md#writing-files). The display form hides the content.
  */
 export function writeFileCommand(path: string, content: string): GuestCommand {
   const data = Buffer.from(content).toString('base64');
@@ -80,7 +82,10 @@ export function writeFileCommand(path: string, content: string): GuestCommand {
   return { command: command(data), display: command(`<${content.length} bytes>`) };
 }
 
-/** Appends to a file as root, creating it (0644) when missing (spec §2.3 step 4). */
+/**
+ * Appends to a file as root, creating it (0644) when missing
+ * (docs/reference/agent-protocol.md#guest-fixups).
+ */
 export function appendFileCommand(path: string, content: string): GuestCommand {
   const data = Buffer.from(content).toString('base64');
   const quoted = quotePath(path);

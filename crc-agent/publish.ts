@@ -27,7 +27,10 @@ export class HandoffConflictError extends Error {
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
-/** The Secret the agent creates (spec §6.1); no blockOwnerDeletion, so no extra permission. */
+/**
+ * The Secret the agent creates (docs/reference/agent-protocol.md#handoff-secret); no
+ * blockOwnerDeletion, so no extra permission.
+ */
 export function desiredHandoffSecret(handoff: Handoff): V1Secret {
   const ownerReferences: V1OwnerReference[] = handoff.instanceUid
     ? [

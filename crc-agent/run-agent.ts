@@ -61,7 +61,10 @@ async function recordFirstContact(
   }
 }
 
-/** The agent's whole run (spec §2). Never throws; returns the process exit code. */
+/**
+ * The agent's whole run (docs/reference/agent-protocol.md#run-sequence). Never throws; returns the
+ * process exit code.
+ */
 export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<number> {
   const { log } = deps;
   const vmi = {

@@ -31,8 +31,9 @@ export function notCurrentReason(vmi: Vmi, ref: VmiRef): string | undefined {
 }
 
 /**
- * Fences the run to one VMI (spec §7): a synchronous check, and a background watch that aborts
- * the watched signal with a VmiNotCurrentError once the VMI is deleted, replaced or not Running.
+ * Fences the run to one VMI (docs/reference/agent-protocol.md#vmi-watch): a synchronous check, and
+ * a background watch that aborts the watched signal with a VmiNotCurrentError once the VMI is
+ * deleted, replaced or not Running.
  */
 export class VmiMonitor {
   private readonly api: CustomObjectsApi;

@@ -6,7 +6,9 @@ export interface SshEndpoint {
   port: number;
 }
 
-/** One TCP probe: resolves once connected (and closes at once), rejects on error, timeout or abort. */
+/**
+ * One TCP probe: resolves once connected (and closes at once), rejects on error, timeout or abort.
+ */
 export function probeTcp(
   endpoint: SshEndpoint,
   timeoutMs: number,
@@ -33,7 +35,10 @@ export function probeTcp(
   });
 }
 
-/** Probes the SSH port until it accepts a TCP connection (spec §2.1). */
+/**
+ * Probes the SSH port until it accepts a TCP connection
+ * (docs/reference/agent-protocol.md#wait-for-ssh).
+ */
 export async function waitForSsh(
   endpoint: SshEndpoint,
   options: { probeTimeoutMs: number; intervalMs: number; timeoutMs: number; signal: AbortSignal },

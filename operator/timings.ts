@@ -28,11 +28,19 @@ export interface PoolTimings {
 }
 
 export interface InstanceTimings {
-  /** A wait nothing reports the end of (a crc guest API, a crc boot key): looked at again after this long. */
+  /**
+   * A wait nothing reports the end of (a crc guest API, a crc boot key): looked at again after this
+   * long.
+   */
   recheckMs: number;
-  /** The periodic health check of a Ready crc instance (spec §2.3.3). */
+  /**
+   * The periodic health check of a Ready crc instance (docs/reference/instances.md#crc-readiness).
+   */
   readyRecheckMs: number;
-  /** After the agent Job completes, its handoff may take this long to reach the cache (spec §2.0). */
+  /**
+   * After the agent Job completes, its handoff may take this long to reach the cache
+   * (docs/reference/naming.md#defaults-and-intervals).
+   */
   handoffGraceMs: number;
   /** An hcp guest API that does not answer on its external endpoint yet. */
   endpointRecheckMs: number;
@@ -40,7 +48,10 @@ export interface InstanceTimings {
   platformRecheckMs: number;
   /** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
   teardownResyncMs: number;
-  /** After this long the Terminating condition says CleanupTimedOut; the finalizer stays (spec §2.3.7). */
+  /**
+   * After this long the Terminating condition says CleanupTimedOut; the finalizer stays
+   * (docs/reference/instances.md#deletion).
+   */
   cleanupTimeoutMs: number;
 }
 

@@ -38,7 +38,10 @@ function checkUrl(variable: string, text: string): void {
     throw new ConfigError(`${variable}="${text}" is not an http(s) URL`);
 }
 
-/** Reads the prep Job's environment (crc-agent spec §8.1); names every missing or bad variable. */
+/**
+ * Reads the prep Job's environment (docs/reference/agent-protocol.md#bundle-prep-inputs); names
+ * every missing or bad variable.
+ */
 export function loadBundlePrepConfig(env: Record<string, string | undefined>): BundlePrepConfig {
   const value = (name: string): string => (env[name] ?? '').trim();
   const missing = REQUIRED.filter((name) => !value(name));

@@ -271,9 +271,9 @@ async function fail(config: BundlePrepConfig, log: Logger, error: unknown): Prom
 }
 
 /**
- * The bundle-prep run (crc-agent spec §8, in-process instead of a shell script). Never throws;
- * returns the exit code. Downloads and members are removed from the scratch volume either way;
- * only the raw disk stays, on the golden volume.
+ * The bundle-prep run (docs/reference/agent-protocol.md#bundle-prep, in-process instead of a shell
+ * script). Never throws; returns the exit code. Downloads and members are removed from the scratch
+ * volume either way; only the raw disk stays, on the golden volume.
  */
 export async function runBundlePrep(
   config: BundlePrepConfig,

@@ -15,9 +15,9 @@ export interface NamespacePolicy {
 type NamespaceObject = KubeObject & { status?: { phase?: string } };
 
 /**
- * The namespace opt-in (spec §2.5): new capacity needs guestcluster.opdev.io/enabled="true". From
- * the Namespace cache; read live only when the cache does not know the namespace (yet). Every
- * pass of the pool, lease and instance controllers asks.
+ * The namespace opt-in (docs/reference/instances.md#namespace-policy): new capacity needs
+ * guestcluster.opdev.io/enabled="true". From the Namespace cache; read live only when the cache
+ * does not know the namespace (yet). Every pass of the pool, lease and instance controllers asks.
  */
 export async function namespacePolicyFrom(
   ports: Pick<ControllerPorts, 'cache' | 'client'>,

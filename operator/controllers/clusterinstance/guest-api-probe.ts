@@ -14,11 +14,11 @@ export type GuestApiProbe = (access: GuestAccess) => Promise<void>;
 const PROBE_TIMEOUT_MS = 10_000;
 
 /**
- * The guest API readiness check (spec §2.3.1): GET <server>/readyz with the instance's credential
- * and CA; resolves on 2xx, rejects with the reason otherwise. It goes through the proxy of
- * HTTPS_PROXY unless NO_PROXY exempts the host (a management cluster's cluster-wide proxy sets
- * these on the operator's pod). `connectAddress` lets a caller choose the address without
- * changing the name TLS verifies (like an /etc/hosts entry).
+ * The guest API readiness check (docs/reference/instances.md#common-steps): GET <server>/readyz
+ * with the instance's credential and CA; resolves on 2xx, rejects with the reason otherwise. It
+ * goes through the proxy of HTTPS_PROXY unless NO_PROXY exempts the host (a management cluster's
+ * cluster-wide proxy sets these on the operator's pod). `connectAddress` lets a caller choose the
+ * address without changing the name TLS verifies (like an /etc/hosts entry).
  */
 export function guestApiProbe(connectAddress?: ConnectAddress): GuestApiProbe {
   return async (access) => {

@@ -16,10 +16,10 @@ import type { TeardownOutcome, Topology } from './topology.js';
 type ClusterType = ClusterInstance['spec']['type'];
 
 /**
- * The ClusterInstance controller (spec §2.3): finalizer, namespace and platform gates, deletion
- * handling and phases for every topology, and dispatch on spec.type to the topology that builds
- * the guest. A pass builds one status draft (the gates' conditions, the topology's records and
- * verdict) and writes it once, at the end.
+ * The ClusterInstance controller (docs/reference/instances.md#reconcile-order): finalizer,
+ * namespace and platform gates, deletion handling and phases for every topology, and dispatch on
+ * spec.type to the topology that builds the guest. A pass builds one status draft (the gates'
+ * conditions, the topology's records and verdict) and writes it once, at the end.
  */
 export class InstanceController {
   constructor(
@@ -69,8 +69,8 @@ export class InstanceController {
       return result;
     } catch (error) {
       if (!(error instanceof InstanceFailure)) throw error;
-      // Marked Failed and retried with backoff (spec §2.3: Failed is not terminal); the pool
-      // replaces failed instances nobody claims.
+      // Marked Failed and retried with backoff (docs/reference/instances.md#reconcile-order: Failed
+      // is not terminal); the pool replaces failed instances nobody claims.
       await writeInstanceStatus(
         this.api,
         draft.failed(error.reason, error.message, error.conditions),
@@ -93,9 +93,9 @@ export class InstanceController {
   }
 
   /**
-   * The namespace opt-in (spec §2.5): provisioning starts only once it was allowed, and the
-   * authorization is recorded so a later opt-out does not strand work in progress. False stops
-   * the pass (a namespace event brings the next one).
+   * The namespace opt-in (docs/reference/instances.md#namespace-policy): provisioning starts only
+   * once it was allowed, and the authorization is recorded so a later opt-out does not strand work
+   * in progress. False stops the pass (a namespace event brings the next one).
    */
   private async namespaceGate(draft: InstanceStatusDraft): Promise<boolean> {
     const instance = draft.instance;
@@ -125,11 +125,11 @@ export class InstanceController {
   }
 
   /**
-   * The platform readiness gate (spec §2.6): HyperConverged, and for hcp the MultiClusterEngine
-   * with HyperShift, must be ready before provisioning. Read live: these operands are not
-   * watched, so that a cluster without them does not keep the caches from syncing. While
-   * something is not ready the instance says so and looks again after a while. Returns a result to stop the pass with, or
-   * undefined to go on.
+   * The platform readiness gate (docs/reference/instances.md#platform-gate): HyperConverged, and
+   * for hcp the MultiClusterEngine with HyperShift, must be ready before provisioning. Read live:
+   * these operands are not watched, so that a cluster without them does not keep the caches from
+   * syncing. While something is not ready the instance says so and looks again after a while.
+   * Returns a result to stop the pass with, or undefined to go on.
    */
   private async platformGate(
     draft: InstanceStatusDraft,
@@ -154,7 +154,9 @@ export class InstanceController {
     return { requeueAfterMs: this.timings.platformRecheckMs };
   }
 
-  /** The deletion handler (spec §2.3.7): teardown, then the finalizer goes. */
+  /**
+   * The deletion handler (docs/reference/instances.md#deletion): teardown, then the finalizer goes.
+   */
   private async finalize(
     instance: ClusterInstance,
     topology: Topology,

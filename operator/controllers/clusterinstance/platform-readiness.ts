@@ -14,7 +14,10 @@ import {
   wildcardRoutesReadiness,
 } from './wildcard-routes-readiness.js';
 
-/** The verdict on one platform operand (spec §2.6): a reason and message for its condition. */
+/**
+ * The verdict on one platform operand (docs/reference/instances.md#platform-gate): a reason and
+ * message for its condition.
+ */
 export interface OperandReadiness {
   ready: boolean;
   reason: string;
@@ -79,7 +82,9 @@ export interface HyperShiftFacts {
   operator: Operand | undefined;
 }
 
-/** The MultiClusterEngine with HyperShift enabled, its CRDs Established and its operator running. */
+/**
+ * The MultiClusterEngine with HyperShift enabled, its CRDs Established and its operator running.
+ */
 export function multiClusterEngineReadiness(facts: HyperShiftFacts): OperandReadiness {
   const engine = singleton('MultiClusterEngine', facts.engines);
   if ('ready' in engine) return engine;

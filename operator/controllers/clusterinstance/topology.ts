@@ -2,7 +2,9 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { WatchSpec } from '../../runtime/manager.js';
 import type { InstanceStatusDraft } from './core/status-draft.js';
 
-/** What a topology's teardown pass came to; `recorded`: the draft holds what must be durable first. */
+/**
+ * What a topology's teardown pass came to; `recorded`: the draft holds what must be durable first.
+ */
 export type TeardownOutcome = 'done' | 'pending' | 'recorded';
 
 /**
@@ -13,9 +15,9 @@ export type TeardownOutcome = 'done' | 'pending' | 'recorded';
  */
 export interface Topology {
   /**
-   * The platform readiness gate (spec §2.6): whether the MultiClusterEngine (HyperShift) and a
-   * router that admits wildcard Routes are needed besides HyperConverged, and whether the gate
-   * still applies once the instance is Ready.
+   * The platform readiness gate (docs/reference/instances.md#platform-gate): whether the
+   * MultiClusterEngine (HyperShift) and a router that admits wildcard Routes are needed besides
+   * HyperConverged, and whether the gate still applies once the instance is Ready.
    */
   readonly platformGate: {
     multiClusterEngine: boolean;

@@ -23,8 +23,8 @@ export interface LeaseSettings {
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /**
- * The ClusterLease controller (spec §2.2 and DESIGN items 2–3): binds pending leases
- * (lease-binding.ts), keeps bound ones truthful about their cluster (lease-bound.ts) and
+ * The ClusterLease controller (docs/reference/kinds.md#binding, ADR 0006): binds pending
+ * leases (lease-binding.ts), keeps bound ones truthful about their cluster (lease-bound.ts) and
  * releases what a deleted lease holds (lease-release.ts).
  */
 export class LeaseController {

@@ -3,7 +3,10 @@ import type { Stored } from '../../kube/objects.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';
 
-/** How a pool's instances and the leases on it stand (spec §2.1 steps 7–10). */
+/**
+ * How a pool's instances and the leases on it stand (docs/reference/kinds.md#pool-reconcile steps
+ * 7–10).
+ */
 export interface PoolAccounting {
   total: number;
   terminating: number;

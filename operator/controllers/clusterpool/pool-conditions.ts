@@ -37,7 +37,10 @@ export function readyMessage(instance: ClusterInstance): string {
   return ready ? `${ready.reason}: ${ready.message}` : 'no Ready condition';
 }
 
-/** CapacityAvailable (spec §2.1): the floors fit in maxSize, and the deficit fits in the room left. */
+/**
+ * CapacityAvailable (docs/reference/kinds.md#pool-reconcile): the floors fit in maxSize, and the
+ * deficit fits in the room left.
+ */
 export function capacityCondition(
   pool: Pool,
   accounting: PoolAccounting,

@@ -40,20 +40,23 @@ export interface PoolSettings {
  * the apiserver to the binds.
  */
 const EVENT_COALESCE_MS = 50;
-/** Names a pass tries when the ones it chose turn out taken by objects its cache did not show yet. */
+/**
+ * Names a pass tries when the ones it chose turn out taken by objects its cache did not show yet.
+ */
 const MAX_NAME_ATTEMPTS = 5;
 
 type PoolStatus = NonNullable<ClusterPool['status']>;
 
 /**
- * The ClusterPool controller (spec §2.1): keeps the minSize, warmSpares and pending-lease floors
- * within maxSize, one create or delete per pass; replaces failed unclaimed instances with per-pool
- * backoff and says so in a condition. Instance names are deterministic, so a pass on a stale
- * cache, or a second manager, re-creates the same name and gets AlreadyExists, never a phantom;
- * a name held by an object that is not the pool's is skipped (NamesAvailable says so). Every
- * delete acts on a decision made from the cache, so it carries the instance's UID and
- * resourceVersion and is decided again on a live read when the instance changed (it may have
- * just been claimed). A deleted pool leaves claimed instances to their leases (pool-deletion.ts).
+ * The ClusterPool controller (docs/reference/kinds.md#pool-reconcile): keeps the minSize,
+ * warmSpares and pending-lease floors within maxSize, one create or delete per pass; replaces
+ * failed unclaimed instances with per-pool backoff and says so in a condition. Instance names are
+ * deterministic, so a pass on a stale cache, or a second manager, re-creates the same name and gets
+ * AlreadyExists, never a phantom; a name held by an object that is not the pool's is skipped
+ * (NamesAvailable says so). Every delete acts on a decision made from the cache, so it carries the
+ * instance's UID and resourceVersion and is decided again on a live read when the instance changed
+ * (it may have just been claimed). A deleted pool leaves claimed instances to their leases
+ * (pool-deletion.ts).
  */
 export class PoolController {
   private readonly deletion: PoolDeletion;
@@ -175,7 +178,10 @@ export class PoolController {
     }
   }
 
-  /** Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy, NamesAvailable). */
+  /**
+   * Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy,
+   * NamesAvailable).
+   */
   private poolStatus(
     key: string,
     pool: Pool,
@@ -231,7 +237,7 @@ export class PoolController {
     if (created) context.logger.info({ bundle: name }, 'Created CRCBundle for pool');
   }
 
-  /** Trims at most one idle spare above the floors (spec §2.1 step 14). */
+  /** Trims at most one idle spare above the floors (docs/reference/kinds.md#pool-reconcile). */
   private async scaleDown(
     pool: Pool,
     accounting: PoolAccounting,

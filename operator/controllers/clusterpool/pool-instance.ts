@@ -4,7 +4,10 @@ import { INSTANCES, POOLS } from '../../api/resources.js';
 import { controllerReference } from '../../kube/ownership.js';
 import type { Pool } from './pool-conditions.js';
 
-/** The ClusterInstance a pool creates (spec §3.13): labelled, controlled by the pool, its template copied. */
+/**
+ * The ClusterInstance a pool creates (docs/reference/kinds.md#pool-instances): labelled, controlled
+ * by the pool, its template copied.
+ */
 export function buildPoolInstance(pool: Pool, name: string): ClusterInstance {
   const { name: poolName, namespace } = pool.metadata;
   return {

@@ -10,9 +10,9 @@ import type { PoolAccounting } from './pool-accounting.js';
 import { PoolEvent, PoolReason, readyMessage } from './pool-conditions.js';
 
 /**
- * Failed, unclaimed instances are deleted so the pool replaces them (DESIGN item 4), one at a
- * time with per-pool backoff (30 s, 1 min, 2 min … up to 15 min by default), and the pool's
- * ProvisioningHealthy condition says why.
+ * Failed, unclaimed instances are deleted so the pool replaces them, one at a time with per-pool
+ * backoff (30 s, 1 min, 2 min … up to 15 min by default), and the pool's ProvisioningHealthy
+ * condition says why.
  */
 export class FailedReplacement {
   /** Per pool: failed instances replaced in a row, when the next may be, and the last failure. */
@@ -26,7 +26,10 @@ export class FailedReplacement {
     private readonly timings: PoolTimings,
   ) {}
 
-  /** Deletes one failed, unclaimed instance when the pool's backoff allows; undefined when there is none. */
+  /**
+   * Deletes one failed, unclaimed instance when the pool's backoff allows; undefined when there is
+   * none.
+   */
   async replace(
     key: string,
     accounting: PoolAccounting,

@@ -1,6 +1,6 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 
-/** Phases of status.phase (spec §1.5). */
+/** Phases of status.phase (docs/reference/kinds.md#bundle-phases-and-conditions). */
 export const PHASE = {
   pending: 'Pending',
   preparing: 'Preparing',
@@ -8,7 +8,10 @@ export const PHASE = {
   failed: 'Failed',
 } as const;
 
-/** Reasons of the Ready condition (spec §1.5; part of the compatibility contract). */
+/**
+ * Reasons of the Ready condition (docs/reference/kinds.md#bundle-phases-and-conditions; part of the
+ * compatibility contract).
+ */
 export const READY_REASON = {
   preparing: 'Preparing',
   prepJobFailed: 'PrepJobFailed',

@@ -57,10 +57,11 @@ interface RetryState {
 }
 
 /**
- * The CRCBundle controller, download source (spec §2.4): golden and scratch PVCs, the bundle-prep
- * Job, and from its outputs (the SSH key Secret and the metadata ConfigMap) a Ready bundle that
- * instances clone. Event-driven: every object it waits for is owned by the bundle and watched. A
- * failed prep is retried with per-bundle backoff, and its condition names the failed step.
+ * The CRCBundle controller, download source (docs/reference/kinds.md#bundle-reconcile): golden and
+ * scratch PVCs, the bundle-prep Job, and from its outputs (the SSH key Secret and the metadata
+ * ConfigMap) a Ready bundle that instances clone. Event-driven: every object it waits for is owned
+ * by the bundle and watched. A failed prep is retried with per-bundle backoff, and its condition
+ * names the failed step.
  */
 export class BundleController {
   private readonly retries = new Map<string, RetryState>();
@@ -221,7 +222,9 @@ export class BundleController {
     return {};
   }
 
-  /** The Job gave up: Failed, with the step and message from its last pod, and a retry scheduled. */
+  /**
+   * The Job gave up: Failed, with the step and message from its last pod, and a retry scheduled.
+   */
   private async prepFailed(
     bundle: Bundle,
     job: Stored<Job>,
@@ -314,7 +317,9 @@ export class BundleController {
     return {};
   }
 
-  /** The retry record of a bundle for this failed Job, made by `start` when the Job is new to it. */
+  /**
+   * The retry record of a bundle for this failed Job, made by `start` when the Job is new to it.
+   */
   private retryState(
     key: string,
     job: Stored<Job>,
@@ -354,7 +359,10 @@ export class BundleController {
     }
   }
 
-  /** Creates an object that the cache does not have; AlreadyExists is fine, existing ones are never updated. */
+  /**
+   * Creates an object that the cache does not have; AlreadyExists is fine, existing ones are never
+   * updated.
+   */
   private async ensure(
     type: NamespacedType,
     object: KubeObject,
@@ -366,7 +374,10 @@ export class BundleController {
       context.logger.info({ name }, `Created ${type.kind}`);
   }
 
-  /** From the cache, confirmed by a live read when absent (the cache may not have seen a create yet). */
+  /**
+   * From the cache, confirmed by a live read when absent (the cache may not have seen a create
+   * yet).
+   */
   private async current<T extends KubeObject>(
     type: NamespacedType,
     name: string,
@@ -400,7 +411,9 @@ function ready(status: 'True' | 'False', reason: string, message: string): Condi
   return { type: 'Ready', status, reason, message };
 }
 
-/** Failed for good: the Job's Failed condition, or more failed pods than its backoffLimit allows. */
+/**
+ * Failed for good: the Job's Failed condition, or more failed pods than its backoffLimit allows.
+ */
 function jobFailed(job: Job): boolean {
   const failedCondition = job.status?.conditions?.some(
     (c) => c.type === 'Failed' && c.status === 'True',

@@ -1,6 +1,9 @@
 import type { CRCBundle } from '../../api/resources.js';
 
-/** The names of a bundle's objects in the operator namespace (spec §4.1): the bundle name plus a suffix. */
+/**
+ * The names of a bundle's objects in the operator namespace (docs/reference/naming.md#name-rules):
+ * the bundle name plus a suffix.
+ */
 export interface BundleNames {
   golden: string;
   scratch: string;
@@ -24,8 +27,8 @@ export function bundleArch(bundle: CRCBundle): string {
 }
 
 /**
- * Where prep downloads from (spec §2.4 step 2): the spec's overrides, else the published libvirt
- * bundle and its checksum file under `<mirror>/<version>/`.
+ * Where prep downloads from (docs/reference/kinds.md#bundle-reconcile): the spec's overrides, else
+ * the published libvirt bundle and its checksum file under `<mirror>/<version>/`.
  */
 export function bundleUrls(
   bundle: CRCBundle,

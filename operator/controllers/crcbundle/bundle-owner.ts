@@ -7,7 +7,10 @@ import { LABEL_CRC_BUNDLE } from '../../../contracts/labels.js';
 
 export { LABEL_CRC_BUNDLE };
 
-/** The CRCBundle labels (spec §3): on the PVCs, the prep Job and its pod. */
+/**
+ * The CRCBundle labels (docs/reference/generated-objects.md#label-sets): on the PVCs, the prep Job
+ * and its pod.
+ */
 export function bundleLabels(bundle: CRCBundle): Record<string, string> {
   return { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR, [LABEL_CRC_BUNDLE]: bundle.metadata!.name! };
 }

@@ -11,7 +11,7 @@ function bundle(spec: Partial<CRCBundle['spec']> = {}): CRCBundle {
   };
 }
 
-describe('bundle PVCs (spec §3.10)', () => {
+describe('bundle PVCs', () => {
   it('builds the golden PVC, 35Gi by default, owned by the bundle', () => {
     expect(buildGoldenPvc(bundle(), 'ops')).toEqual({
       apiVersion: 'v1',

@@ -5,7 +5,10 @@ import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames } from './bundle-names.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
-/** Room for the downloaded archive and the extracted qcow2 (spec §3.10; fixed). */
+/**
+ * Room for the downloaded archive and the extracted qcow2
+ * (docs/reference/generated-objects.md#bundle-pvcs; fixed).
+ */
 export const SCRATCH_VOLUME_SIZE = '40Gi';
 
 function claim(
@@ -31,7 +34,10 @@ function claim(
   };
 }
 
-/** The golden PVC that holds the raw /disk.img instances clone (spec §3.10). */
+/**
+ * The golden PVC that holds the raw /disk.img instances clone
+ * (docs/reference/generated-objects.md#bundle-pvcs).
+ */
 export function buildGoldenPvc(bundle: CRCBundle, namespace: string): PersistentVolumeClaim {
   const size = bundle.spec.goldenVolumeSize || DEFAULT_GOLDEN_VOLUME_SIZE;
   return claim(bundle, namespace, bundleNames(bundle.metadata!.name!).golden, size);

@@ -48,7 +48,7 @@ describe('bundle URLs', () => {
 });
 
 describe('buildPrepJob', () => {
-  it('builds the Job of spec §3.11 running the agent in bundle-prep mode', () => {
+  it('builds the Job running the agent in bundle-prep mode', () => {
     expect(buildPrepJob(bundle(), settings)).toEqual({
       apiVersion: 'batch/v1',
       kind: 'Job',

@@ -22,9 +22,9 @@ export interface PrepJobSettings {
 }
 
 /**
- * The bundle-prep Job (spec §3.11, ADR 0005): the agent image in its `bundle-prep` mode with the
- * reference's environment, the golden and scratch PVCs mounted, and the failed step reported in
- * the termination message.
+ * The bundle-prep Job (docs/reference/generated-objects.md#bundle-prep-job, ADR 0005): the agent
+ * image in its `bundle-prep` mode with the reference's environment, the golden and scratch PVCs
+ * mounted, and the failed step reported in the termination message.
  */
 export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job {
   const name = bundle.metadata!.name!;

@@ -7,8 +7,10 @@ import type { PlatformObject } from './platform-object.js';
 import { InstanceFailure, Reason } from './reasons.js';
 
 /*
- * The instance's API endpoint, `https://<host>` behind a passthrough Route (spec §2.3.4 "Resolve
- * API hostname", §2.3.10): what both topologies share about choosing and keeping its host.
+ * The instance's API endpoint, `https://<host>` behind a passthrough Route
+ * (docs/reference/instances.md#hcp-provisioning,
+ * docs/reference/instances.md#crc-api-service-and-route): what both topologies share about choosing
+ * and keeping its host.
  */
 
 /** The host name of a recorded `https://<hostname>` endpoint (no port, path, query or fragment). */
@@ -27,7 +29,10 @@ export function recordedHostname(instance: ClusterInstance): string | undefined 
   return endpoint ? endpointHostname(endpoint) : undefined;
 }
 
-/** A new endpoint's host: `api-<prefix>-<hash>.<management ingress domain>` (spec §4.2). */
+/**
+ * A new endpoint's host: `api-<prefix>-<hash>.<management ingress domain>`
+ * (docs/reference/naming.md#api-host-name).
+ */
 export async function newApiHostname(api: InstanceApi, instance: ClusterInstance): Promise<string> {
   const ingress = await api.get<PlatformObject>(INGRESS_CONFIGS, 'cluster');
   const domain = typeof ingress?.spec?.domain === 'string' ? ingress.spec.domain : '';

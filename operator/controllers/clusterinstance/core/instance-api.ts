@@ -123,7 +123,10 @@ export class InstanceApi {
     }
   }
 
-  /** The namespace opt-in (spec §2.5), from the Namespace cache, else live. */
+  /**
+   * The namespace opt-in (docs/reference/instances.md#namespace-policy), from the Namespace cache,
+   * else live.
+   */
   namespacePolicy(namespace: string): Promise<NamespacePolicy> {
     return namespacePolicyFrom(this.ports, namespace);
   }

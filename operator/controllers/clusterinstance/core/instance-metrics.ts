@@ -6,7 +6,7 @@ import type { InstanceApi } from './instance-api.js';
 const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
 const histograms = new WeakMap<Registry, Histogram<'topology'>>();
 
-/** guestcluster_instance_provisioning_seconds: creation to Ready, by topology (DESIGN item 5). */
+/** guestcluster_instance_provisioning_seconds: creation to Ready, by topology. */
 export function provisioningHistogram(api: InstanceApi): Histogram<'topology'> {
   const registry = api.metricsRegistry;
   let histogram = histograms.get(registry);

@@ -23,7 +23,8 @@ export interface RemoveOptions {
 }
 
 /**
- * The objects of one instance (spec §2.3.6, §2.3.12): cached, live and cache-then-live reads,
+ * The objects of one instance (docs/reference/instances.md#crc-ownership,
+ * docs/reference/instances.md#hcp-placement-and-ownership): cached, live and cache-then-live reads,
  * and ensure and remove, with the topology's ownership rule applied to everything found.
  */
 export class InstanceObjects {
@@ -76,8 +77,9 @@ export class InstanceObjects {
   }
 
   /**
-   * Ensure object (spec §2.3.6): create when missing, else verify and, where the rule adopts,
-   * adopt; the spec of an existing object is never patched. Returns it and whether it was created.
+   * Ensure object (docs/reference/instances.md#crc-ownership): create when missing, else verify
+   * and, where the rule adopts, adopt; the spec of an existing object is never patched. Returns it
+   * and whether it was created.
    */
   async ensure<T extends KubeObject>(
     type: ResourceType,

@@ -42,11 +42,11 @@ const sameData = (a: Record<string, string>, b: Record<string, string>): boolean
   Object.entries(b).every(([key, value]) => a[key] === value);
 
 /**
- * The canonical `<instance>-kubeconfig` Secret (spec §3.12) that the lease controller copies:
- * keys `kubeconfig` and `ocpVersion`, common labels, controlled by the instance. The kubeconfig
- * is written from what the operator holds for the instance (`access`), never taken from another
- * Secret. A Secret that no longer holds what the operator last published (status
- * kubeconfigSHA256) was changed by someone else: it is rewritten, with a Warning Event. An
+ * The canonical `<instance>-kubeconfig` Secret (docs/reference/generated-objects.md#secrets) that
+ * the lease controller copies: keys `kubeconfig` and `ocpVersion`, common labels, controlled by the
+ * instance. The kubeconfig is written from what the operator holds for the instance (`access`),
+ * never taken from another Secret. A Secret that no longer holds what the operator last published
+ * (status kubeconfigSHA256) was changed by someone else: it is rewritten, with a Warning Event. An
  * existing Secret of another owner is a conflict, never overwritten.
  */
 export async function publishKubeconfig(

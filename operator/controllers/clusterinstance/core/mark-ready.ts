@@ -15,8 +15,9 @@ export interface ReadyGuest {
 }
 
 /**
- * Mark ready (spec §2.3.1): the canonical `<instance>-kubeconfig` Secret, then phase Ready with
- * the endpoint, version and Secret in the draft; the first time, a log line and the Event.
+ * Mark ready (docs/reference/instances.md#common-steps): the canonical `<instance>-kubeconfig`
+ * Secret, then phase Ready with the endpoint, version and Secret in the draft; the first time, a
+ * log line and the Event.
  */
 export async function markReady(
   api: InstanceApi,

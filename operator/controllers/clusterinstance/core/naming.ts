@@ -8,8 +8,10 @@ import {
 import type { ClusterInstance } from '../../../api/resources.js';
 
 /*
- * Names and labels every topology gives an instance's objects (spec §3, §4.1, §4.2): the
- * published kubeconfig Secret, the labels, and the API host name of a new endpoint.
+ * Names and labels every topology gives an instance's objects
+ * (docs/reference/generated-objects.md#label-sets, docs/reference/naming.md#name-rules,
+ * docs/reference/naming.md#api-host-name): the published kubeconfig Secret, the labels, and the API
+ * host name of a new endpoint.
  */
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -17,10 +19,13 @@ export const MAX_LABEL = 63;
 const MAX_SUBDOMAIN = 253;
 export const HASH_CHARS = 16;
 
-/** The Secret the lease controller copies: `<instance>-kubeconfig` (spec §3.12). */
+/**
+ * The Secret the lease controller copies: `<instance>-kubeconfig`
+ * (docs/reference/generated-objects.md#secrets).
+ */
 export { kubeconfigSecretName } from '../../../../contracts/names.js';
 
-/** managed-by and instance labels (spec §3 "common labels"). */
+/** managed-by and instance labels (docs/reference/generated-objects.md#label-sets). */
 export function commonLabels(instance: ClusterInstance): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR,
@@ -29,8 +34,9 @@ export function commonLabels(instance: ClusterInstance): Record<string, string> 
 }
 
 /**
- * The API-endpoint label set (spec §3): the common labels and the instance's namespace, for
- * objects that name their instance from another namespace, or by label only.
+ * The API-endpoint label set (docs/reference/generated-objects.md#label-sets): the common labels
+ * and the instance's namespace, for objects that name their instance from another namespace, or by
+ * label only.
  */
 export function endpointLabels(instance: ClusterInstance): Record<string, string> {
   return {
@@ -53,7 +59,10 @@ export function isDns1123Subdomain(value: string): boolean {
 
 const isLabelPart = (part: string): boolean => part.length > 0 && isDns1123Label(part);
 
-/** First 16 hex characters of SHA-256 over namespace, a NUL byte and name (spec §4.2 step 4). */
+/**
+ * First 16 hex characters of SHA-256 over namespace, a NUL byte and name
+ * (docs/reference/naming.md#api-host-name).
+ */
 export function instanceHash(namespace: string, name: string): string {
   return createHash('sha256')
     .update(`${namespace}\u0000${name}`)
@@ -61,7 +70,10 @@ export function instanceHash(namespace: string, name: string): string {
     .slice(0, HASH_CHARS);
 }
 
-/** Lowercase letters and digits kept, any run of other characters one hyphen, no hyphen at the ends (§4.2 step 5). */
+/**
+ * Lowercase letters and digits kept, any run of other characters one hyphen, no hyphen at the ends
+ * (docs/reference/naming.md#api-host-name).
+ */
 export function readablePrefix(name: string): string {
   let out = '';
   for (const char of name.toLowerCase()) {
@@ -76,7 +88,10 @@ export function cut(prefix: string, room: number): string {
   return room <= 0 ? '' : prefix.slice(0, room).replace(/-+$/, '');
 }
 
-/** The API host name of a new endpoint (spec §4.2): `api-<prefix>-<hash>.<domain>`. */
+/**
+ * The API host name of a new endpoint (docs/reference/naming.md#api-host-name):
+ * `api-<prefix>-<hash>.<domain>`.
+ */
 export function apiHostname(name: string, namespace: string, domain: string): string {
   if (!name || !isDns1123Subdomain(name))
     throw new NamingError(`instance name "${name}" is not a DNS-1123 subdomain`);

@@ -4,7 +4,11 @@ import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import { InstanceFailure } from './reasons.js';
 
-/** An object the instance needs exists but belongs to someone else (spec §2.3.6, §2.3.12). */
+/**
+ * An object the instance needs exists but belongs to someone else
+ * (docs/reference/instances.md#crc-ownership,
+ * docs/reference/instances.md#hcp-placement-and-ownership).
+ */
 export class OwnershipConflictError extends Error {
   override name = 'OwnershipConflictError';
 }
@@ -54,7 +58,9 @@ export async function verifyOwnership(
   await verifyOwnership(rule, parent, owner.type.kind, read, depth + 1);
 }
 
-/** Whether the instance is the object's controller (objects it may delete or adopt without doubt). */
+/**
+ * Whether the instance is the object's controller (objects it may delete or adopt without doubt).
+ */
 export function controlledBy(object: KubeObject | undefined, instance: ClusterInstance): boolean {
   return !!object?.metadata?.ownerReferences?.some(
     (ref) => ref.controller && ref.uid === instance.metadata!.uid,

@@ -6,9 +6,10 @@ import { InstanceFailure, Reason } from './reasons.js';
 const DEFAULT_PULL_SECRET = 'pull-secret';
 
 /**
- * The pull secret of an instance (spec §2.3.1): `template.pullSecretRef`, else `pull-secret`, in
- * the instance's namespace with data key `.dockerconfigjson`. Both topologies use it in place, so
- * this returns its name; anything wrong fails the instance with `InvalidPullSecret`.
+ * The pull secret of an instance (docs/reference/instances.md#common-steps):
+ * `template.pullSecretRef`, else `pull-secret`, in the instance's namespace with data key
+ * `.dockerconfigjson`. Both topologies use it in place, so this returns its name; anything wrong
+ * fails the instance with `InvalidPullSecret`.
  */
 export async function resolvePullSecret(objects: InstanceObjects): Promise<string> {
   const namespace = objects.namespace;

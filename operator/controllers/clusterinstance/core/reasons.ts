@@ -1,6 +1,9 @@
 import type { ConditionUpdate } from '../../../api/conditions.js';
 
-/** Reasons of the instance's conditions (spec §1.3), as constants. */
+/**
+ * Reasons of the instance's conditions (docs/reference/kinds.md#instance-conditions-and-reasons),
+ * as constants.
+ */
 export const Reason = {
   BackingResourcesAvailable: 'BackingResourcesAvailable',
   ReconcileError: 'ReconcileError',
@@ -12,7 +15,9 @@ export const Reason = {
   HostedClusterNotAvailable: 'HostedClusterNotAvailable',
   NodePoolNotReady: 'NodePoolNotReady',
   KubeconfigUnavailable: 'KubeconfigUnavailable',
-  /** A kubeconfig in a Secret broke the strict reading rules (operator/kube/strict-kubeconfig.ts). */
+  /**
+   * A kubeconfig in a Secret broke the strict reading rules (operator/kube/strict-kubeconfig.ts).
+   */
   KubeconfigRejected: 'KubeconfigRejected',
   APIEndpointRouteNotAdmitted: 'APIEndpointRouteNotAdmitted',
   APIEndpointUnavailable: 'APIEndpointUnavailable',
@@ -22,7 +27,8 @@ export const Reason = {
   CleanupInProgress: 'CleanupInProgress',
   CleanupError: 'CleanupError',
   CleanupTimedOut: 'CleanupTimedOut',
-  // crc (spec §1.3, §2.3.2, §2.3.3)
+  // crc (docs/reference/kinds.md#instance-conditions-and-reasons,
+  // docs/reference/instances.md#crc-provisioning, docs/reference/instances.md#crc-readiness)
   MissingBundleSSHKey: 'MissingBundleSSHKey',
   ResourceOwnershipConflict: 'ResourceOwnershipConflict',
   AgentJobFailed: 'AgentJobFailed',
@@ -40,7 +46,8 @@ export const Reason = {
 export type InstanceCondition = Omit<ConditionUpdate, 'observedGeneration'>;
 
 /**
- * A failure that marks the instance Failed with a reason (spec §2.3.1 "mark failed"), and sets
+ * A failure that marks the instance Failed with a reason
+ * (docs/reference/instances.md#common-steps), and sets
  * `conditions` that describe the failure besides Ready (CRCAgent for a failed agent Job).
  */
 export class InstanceFailure extends Error {

@@ -75,7 +75,10 @@ export class InstanceStatusDraft {
     return this.phase('Failed').condition({ type: 'Ready', status: 'False', reason, message });
   }
 
-  /** Phase Ready with the endpoint, version and Secret the lease controller hands out (spec §2.3.1 "mark ready"). */
+  /**
+   * Phase Ready with the endpoint, version and Secret the lease controller hands out
+   * (docs/reference/instances.md#common-steps).
+   */
   ready(details: {
     ocpVersion: string;
     apiEndpoint: string;

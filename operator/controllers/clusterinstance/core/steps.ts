@@ -41,7 +41,8 @@ export interface StepPolicy<W extends Wait> {
   waitFor?: (error: unknown) => W | undefined;
   /**
    * What an unexpected error (not an API error, not an InstanceFailure) does: `fail` the instance
-   * with ReconcileError (spec §2.3.2 step 5), or be `retried` with backoff.
+   * with ReconcileError (docs/reference/instances.md#crc-provisioning), or be `retried` with
+   * backoff.
    */
   unexpected: 'fail' | 'retry';
 }

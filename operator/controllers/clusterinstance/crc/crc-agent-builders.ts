@@ -28,8 +28,9 @@ import { AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from '../../../../contracts/a
 import { HANDOFF_MANAGED_BY } from '../../../../contracts/handoff.js';
 
 /*
- * The crc-agent's objects (spec §3.8, §3.9, ADR 0010): its Job for one VMI, its account and the
- * permissions it gets, and the empty handoff Secret it fills in.
+ * The crc-agent's objects (docs/reference/generated-objects.md#crc-agent-job,
+ * docs/reference/generated-objects.md#crc-agent-rbac, ADR 0010): its Job for one VMI, its account
+ * and the permissions it gets, and the empty handoff Secret it fills in.
  */
 
 const AGENT_BACKOFF_LIMIT = 2;
@@ -66,7 +67,10 @@ export interface AgentJobInputs {
   sshKey: SshKeyRef;
 }
 
-/** The crc-agent Job of one VMI (spec §3.8); never updated once it exists. */
+/**
+ * The crc-agent Job of one VMI (docs/reference/generated-objects.md#crc-agent-job); never updated
+ * once it exists.
+ */
 export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs): Job {
   const name = instance.metadata!.name!;
   const env = AgentJobSpec.toEnv({
@@ -168,7 +172,10 @@ function agentSubjects(instance: ClusterInstance): RbacObject['subjects'] {
   ];
 }
 
-/** Binds the shared ClusterRole to the agent's account in the instance namespace (spec §3.9). */
+/**
+ * Binds the shared ClusterRole to the agent's account in the instance namespace
+ * (docs/reference/generated-objects.md#crc-agent-rbac).
+ */
 export function buildAgentBinding(instance: ClusterInstance, clusterRole: string): RbacObject {
   return {
     apiVersion: ROLE_BINDINGS.apiVersion,

@@ -73,7 +73,7 @@ const completed = (at: string): Job['status'] => ({
   conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at }],
 });
 
-describe('the CRCAgent condition (spec §2.3.11)', () => {
+describe('the CRCAgent condition', () => {
   it.each<[string, Partial<AgentObservation>, string, string, string]>([
     [
       'a received handoff',

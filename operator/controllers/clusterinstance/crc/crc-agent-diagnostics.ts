@@ -7,9 +7,9 @@ import { agentAccountName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
 
 /*
- * The CRCAgent condition (spec §2.3.11): what a person needs to know about the agent Job, from
- * the Job, its pods, the namespace's Events and the handoff. Pure: the caller reads the objects.
- * Messages name objects and reasons only, never Secret data.
+ * The CRCAgent condition (docs/reference/instances.md#crc-agent-diagnostics): what a person needs
+ * to know about the agent Job, from the Job, its pods, the namespace's Events and the handoff.
+ * Pure: the caller reads the objects. Messages name objects and reasons only, never Secret data.
  */
 
 export const AgentReason = {
@@ -54,7 +54,10 @@ export interface AgentObservation {
   /** Why the agent cannot run (see agentPrerequisiteProblem), if it cannot. */
   prerequisiteProblem: string | undefined;
   now: number;
-  /** After the Job completes, the handoff may take this long to reach the cache (spec §2.0). */
+  /**
+   * After the Job completes, the handoff may take this long to reach the cache
+   * (docs/reference/naming.md#defaults-and-intervals).
+   */
   handoffGraceMs: number;
 }
 
@@ -96,7 +99,7 @@ function blockedContainer(pod: Pod): string | undefined {
     .find((reason) => !!reason && BLOCKING_WAIT_REASONS.has(reason));
 }
 
-/** Evaluates the agent Job, in the order of spec §2.3.11. */
+/** Evaluates the agent Job, in the order of docs/reference/instances.md#crc-agent-diagnostics. */
 export function diagnoseAgent(seen: AgentObservation): AgentCondition | AgentJobFailure {
   const { job } = seen;
   const ns = job.metadata!.namespace!;
@@ -144,7 +147,7 @@ function jobFailure(
   };
 }
 
-/** A pod that cannot run (spec §2.3.11 step 5). */
+/** A pod that cannot run (docs/reference/instances.md#crc-agent-diagnostics). */
 function podVerdict(pods: Pod[], condition: Say): AgentCondition | undefined {
   for (const pod of pods) {
     const blocked = blockedContainer(pod);
@@ -239,7 +242,10 @@ export interface AgentPrerequisites {
   secrets: (name: string) => Secret | undefined;
 }
 
-/** Why the Job's pod cannot run as configured (spec §2.3.11 step 4), or undefined. */
+/**
+ * Why the Job's pod cannot run as configured (docs/reference/instances.md#crc-agent-diagnostics),
+ * or undefined.
+ */
 export function agentPrerequisiteProblem(
   job: Job,
   instance: ClusterInstance,

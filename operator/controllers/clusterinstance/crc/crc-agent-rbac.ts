@@ -21,9 +21,10 @@ import {
 } from './crc-agent-builders.js';
 
 /*
- * The agent's identity (spec §3.9, ADR 0010): its own ServiceAccount, the shared ClusterRole for
- * reading VMIs bound in the instance namespace, and a Role that reaches exactly one Secret, the
- * handoff of the current VMI, which the operator makes (empty) before the agent runs.
+ * The agent's identity (docs/reference/generated-objects.md#crc-agent-rbac, ADR 0010): its own
+ * ServiceAccount, the shared ClusterRole for reading VMIs bound in the instance namespace, and a
+ * Role that reaches exactly one Secret, the handoff of the current VMI, which the operator makes
+ * (empty) before the agent runs.
  */
 
 /** The shared ClusterRole: created when absent, refused when someone changed its rules. */

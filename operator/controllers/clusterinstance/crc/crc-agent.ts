@@ -23,8 +23,9 @@ import { agentAccountName, agentJobName, handoffSecretName } from './crc-naming.
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
 
 /*
- * The crc-agent stage of a pass (spec §2.3.2 step 8, §2.3.11): whether the agent is done with
- * the current VMI, its Job while it is not, and what a person needs to know about that Job.
+ * The crc-agent stage of a pass (docs/reference/instances.md#crc-provisioning,
+ * docs/reference/instances.md#crc-agent-diagnostics): whether the agent is done with the current
+ * VMI, its Job while it is not, and what a person needs to know about that Job.
  */
 
 /** The agent is done with the VMI: its handoff, or the kubeconfig published from one. */
@@ -33,7 +34,7 @@ export type AgentDone = { handoff: Handoff } | { published: true };
 /**
  * Whether the agent finished for VMI `vmiUid`: the kubeconfig published for it is there (the
  * VMI precondition removes it with its VMI), or the VMI's handoff is complete and the instance's
- * (spec §2.3.2 "handoff lookup"). Undefined while it is not.
+ * (docs/reference/instances.md#crc-provisioning). Undefined while it is not.
  */
 export async function agentDone(
   objects: InstanceObjects,
@@ -49,7 +50,9 @@ export async function agentDone(
   return { handoff };
 }
 
-/** The agent Job of the VMI, created when missing; an existing Job of another owner is a conflict. */
+/**
+ * The agent Job of the VMI, created when missing; an existing Job of another owner is a conflict.
+ */
 export async function ensureAgentJob(
   objects: InstanceObjects,
   inputs: AgentJobInputs,
@@ -80,7 +83,10 @@ export async function existingAgentJob(
   return job && objects.controls(job) ? job : undefined;
 }
 
-/** The CRCAgent condition (spec §2.3.11); a failed Job fails the instance. */
+/**
+ * The CRCAgent condition (docs/reference/instances.md#crc-agent-diagnostics); a failed Job fails
+ * the instance.
+ */
 export async function inspectAgent(
   api: InstanceApi,
   objects: InstanceObjects,

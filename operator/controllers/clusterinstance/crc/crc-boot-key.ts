@@ -10,10 +10,10 @@ import { buildBootKeySecret } from './crc-builders.js';
 import { bootKeySecretName } from './crc-naming.js';
 
 /*
- * The boot key binding of a turnkey instance (spec §2.3.9): which golden disk and which SSH key
- * it boots with, recorded before its disk exists, so that the key handed to the agent is always
- * the one of the disk that was cloned. A bundle whose disk or key changed is refused, never
- * silently followed.
+ * The boot key binding of a turnkey instance (docs/reference/instances.md#crc-boot-key): which
+ * golden disk and which SSH key it boots with, recorded before its disk exists, so that the key
+ * handed to the agent is always the one of the disk that was cloned. A bundle whose disk or key
+ * changed is refused, never silently followed.
  */
 
 export type BootKeyBinding = NonNullable<NonNullable<ClusterInstance['status']>['crc']>['bootKey'] &

@@ -47,7 +47,7 @@ const meta = (name: string): object => ({
 });
 
 describe('crc builders', () => {
-  it('imports the manual path disk over HTTP (spec §3.1)', () => {
+  it('imports the manual path disk over HTTP', () => {
     const dv = buildDataVolume(instance({ storageClassName: 'fast' }), {
       http: 'https://mirror/crc.qcow2',
     });
@@ -97,7 +97,7 @@ describe('crc builders', () => {
     },
   );
 
-  it('builds the VirtualMachine of spec §3.2, never evicted (a disposable guest)', () => {
+  it('builds the VirtualMachine, never evicted (a disposable guest)', () => {
     expect(buildVirtualMachine(instance({ vmNodeSelector: { zone: 'a' } }))).toEqual({
       apiVersion: 'kubevirt.io/v1',
       kind: 'VirtualMachine',
@@ -120,7 +120,7 @@ describe('crc builders', () => {
     });
   });
 
-  it('builds the API Service and the passthrough Route (spec §3.3, §3.4a)', () => {
+  it('builds the API Service and the passthrough Route', () => {
     expect(buildApiService(instance())).toEqual({
       apiVersion: 'v1',
       kind: 'Service',
@@ -147,7 +147,7 @@ describe('crc builders', () => {
     });
   });
 
-  it('builds the crc-agent Job of spec §3.8', () => {
+  it('builds the crc-agent Job', () => {
     const job = buildAgentJob(instance(), {
       image: 'registry/crc-agent:1',
       vmiUid: 'vmi-1',

@@ -35,7 +35,9 @@ export interface SshKeyRef {
   dataKey: string;
 }
 
-/** Name, namespace, common labels and the instance as controller: what the instance's objects carry. */
+/**
+ * Name, namespace, common labels and the instance as controller: what the instance's objects carry.
+ */
 export function instanceMetadata(instance: ClusterInstance, name: string): KubeObject['metadata'] {
   return {
     name,
@@ -57,7 +59,7 @@ function cloneRequest(requested: string, source: Extract<DiskSource, { pvc: obje
   return golden && quantityBytes(golden) > quantityBytes(size) ? golden : size;
 }
 
-/** The root disk (spec §3.1). */
+/** The root disk (docs/reference/generated-objects.md#datavolume). */
 export function buildDataVolume(instance: ClusterInstance, source: DiskSource): PlatformObject {
   const template = instance.spec.template;
   const requested = template.rootVolumeSize || DEFAULT_ROOT_VOLUME;
@@ -79,7 +81,10 @@ export function buildDataVolume(instance: ClusterInstance, source: DiskSource): 
   };
 }
 
-/** The VM (spec §3.2): labels also on the VMI template, so the VMI and launcher pod carry them. */
+/**
+ * The VM (docs/reference/generated-objects.md#virtualmachine): labels also on the VMI template, so
+ * the VMI and launcher pod carry them.
+ */
 export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
   const template = instance.spec.template;
   return {
@@ -107,7 +112,10 @@ export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
   };
 }
 
-/** The guest API Service (spec §3.3); it selects the default VM name, as the reference does. */
+/**
+ * The guest API Service (docs/reference/generated-objects.md#crc-api-service); it selects the
+ * default VM name, as the reference does.
+ */
 export function buildApiService(instance: ClusterInstance): PlatformObject {
   return {
     apiVersion: SERVICES.apiVersion,
@@ -121,7 +129,7 @@ export function buildApiService(instance: ClusterInstance): PlatformObject {
   };
 }
 
-/** The passthrough API Route (spec §3.4a). */
+/** The passthrough API Route (docs/reference/generated-objects.md#crc-api-route). */
 export function buildApiRoute(instance: ClusterInstance, hostname: string): PlatformObject {
   const name = crcApiName(instance.metadata!.name!);
   return {
@@ -137,7 +145,7 @@ export function buildApiRoute(instance: ClusterInstance, hostname: string): Plat
   };
 }
 
-/** The instance's own copy of the bundle's boot key (spec §2.3.9). */
+/** The instance's own copy of the bundle's boot key (docs/reference/instances.md#crc-boot-key). */
 export function buildBootKeySecret(instance: ClusterInstance, keyBase64: string): Secret {
   return {
     apiVersion: 'v1',

@@ -12,14 +12,18 @@ import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { bootKeySecretName, crcBundleName, crcDiskName } from './crc-naming.js';
 
 /*
- * Where a crc instance's root disk comes from and which key opens it (spec §2.3.2 step 3,
- * §2.3.9): the manual path imports a URL and uses the bundle key Secret the template names; the
- * turnkey path clones the golden disk of its CRCBundle, bound to it before the disk exists.
+ * Where a crc instance's root disk comes from and which key opens it
+ * (docs/reference/instances.md#crc-provisioning, docs/reference/instances.md#crc-boot-key): the
+ * manual path imports a URL and uses the bundle key Secret the template names; the turnkey path
+ * clones the golden disk of its CRCBundle, bound to it before the disk exists.
  */
 
 const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
 
-/** The manual path's bundle key (spec §2.3.1): the first non-empty of the known data keys. */
+/**
+ * The manual path's bundle key (docs/reference/instances.md#common-steps): the first non-empty of
+ * the known data keys.
+ */
 export async function bundleSshKey(objects: InstanceObjects): Promise<string> {
   const name = objects.instance.spec.template.bundleSSHKeyRef?.name;
   if (!name)

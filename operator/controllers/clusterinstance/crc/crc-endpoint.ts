@@ -18,10 +18,11 @@ export interface CrcEndpoint {
 }
 
 /**
- * The API host (spec §2.3.10): an existing Route keeps its host; without one, the host the
- * identity Secret was issued for, else the recorded endpoint's, else a new
- * `api-<prefix>-<hash>.<domain>` (spec §4.2). It must agree with the recorded endpoint, and no
- * other Route may serve it.
+ * The API host (docs/reference/instances.md#crc-api-service-and-route): an existing Route keeps its
+ * host; without one, the host the identity Secret was issued for, else the recorded endpoint's,
+ * else a new
+ * `api-<prefix>-<hash>.<domain>` (docs/reference/naming.md#api-host-name). It must agree with the
+ * recorded endpoint, and no other Route may serve it.
  */
 export async function resolveCrcEndpoint(
   api: InstanceApi,

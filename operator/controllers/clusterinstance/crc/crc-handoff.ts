@@ -9,8 +9,9 @@ export interface Handoff {
 }
 
 /**
- * The handoff in a Secret, when it is complete and for this VMI (spec §2.3.2 "handoff lookup").
- * The operator makes the Secret empty before the agent runs, so empty means "not yet".
+ * The handoff in a Secret, when it is complete and for this VMI
+ * (docs/reference/instances.md#crc-provisioning). The operator makes the Secret empty before the
+ * agent runs, so empty means "not yet".
  */
 export function handoffFrom(secret: Secret | undefined, vmiUid: string): Handoff | undefined {
   const kubeconfig = decodeBase64(secret?.data?.[HANDOFF_KEYS.kubeconfig]);

@@ -17,7 +17,7 @@ const instance: ClusterInstance = {
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
 };
 
-describe('the crc identity Secret (spec §3.12)', () => {
+describe('the crc identity Secret', () => {
   const secret = buildIdentitySecret(instance, HOST, NOW);
 
   it('holds the five PEM files, with common labels and the instance as controller', () => {

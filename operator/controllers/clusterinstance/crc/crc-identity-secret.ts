@@ -15,9 +15,9 @@ import { instanceOwnerReference, OwnershipConflictError } from '../core/ownershi
 import { identitySecretName } from './crc-naming.js';
 
 /*
- * The `<instance>-crc-identity` Secret (spec §3.12): made once per instance, never rotated, and
- * checked with the very rules the agent applies before it uses it (one implementation, shared
- * with crc-agent), so a Secret the agent would refuse is never handed to it.
+ * The `<instance>-crc-identity` Secret (docs/reference/generated-objects.md#secrets): made once per
+ * instance, never rotated, and checked with the very rules the agent applies before it uses it (one
+ * implementation, shared with crc-agent), so a Secret the agent would refuse is never handed to it.
  */
 
 export function buildIdentitySecret(
@@ -75,7 +75,10 @@ export function identityHostname(secret: Secret): string | undefined {
   }
 }
 
-/** The identity Secret for the host: made once, then only checked (spec §3.12). */
+/**
+ * The identity Secret for the host: made once, then only checked
+ * (docs/reference/generated-objects.md#secrets).
+ */
 export async function ensureIdentitySecret(
   objects: InstanceObjects,
   hostname: string,

@@ -3,9 +3,9 @@ import type { ClusterInstance } from '../../../api/resources.js';
 import { crcBundleName as bundleNameOf } from '../../../../contracts/names.js';
 
 /**
- * Names of a crc instance's objects (spec §4.1). The VM and disk names are the recorded ones when
- * set, so an instance keeps finding what it created. Names that carry a digest stay within 63
- * characters however long the instance name is.
+ * Names of a crc instance's objects (docs/reference/naming.md#name-rules). The VM and disk names
+ * are the recorded ones when set, so an instance keeps finding what it created. Names that carry a
+ * digest stay within 63 characters however long the instance name is.
  */
 
 const MAX_NAME = 63;
@@ -48,13 +48,19 @@ function perInstanceName(instance: string, suffix: string): string {
   return `${prefix}${suffix}${digest(instance)}`;
 }
 
-/** The agent's own ServiceAccount (spec §3.9). */
+/** The agent's own ServiceAccount (docs/reference/generated-objects.md#crc-agent-rbac). */
 export const agentAccountName = (instance: string): string =>
   perInstanceName(instance, '-crc-agent-');
-/** Binds the shared agent ClusterRole (VMI reads) to the agent's account (spec §3.9). */
+/**
+ * Binds the shared agent ClusterRole (VMI reads) to the agent's account
+ * (docs/reference/generated-objects.md#crc-agent-rbac).
+ */
 export const agentBindingName = (instance: string): string =>
   perInstanceName(instance, '-crc-agent-binding-');
-/** The Role that lets the agent write its instance's current handoff Secret and nothing else (ADR 0010). */
+/**
+ * The Role that lets the agent write its instance's current handoff Secret and nothing else (ADR
+ * 0010).
+ */
 export const agentHandoffRoleName = (instance: string): string =>
   perInstanceName(instance, '-crc-agent-handoff-');
 /** Binds the handoff Role to the agent's account (ADR 0010). */

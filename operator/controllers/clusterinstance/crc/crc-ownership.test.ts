@@ -36,7 +36,7 @@ const object = (
   metadata: { name, namespace, ownerReferences: owners },
 });
 
-describe('the crc ownership rule (spec §2.3.6)', () => {
+describe('the crc ownership rule', () => {
   it.each([
     [
       'controlled by the instance',

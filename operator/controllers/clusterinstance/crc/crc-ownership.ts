@@ -13,7 +13,10 @@ import { InstanceObjects } from '../core/instance-objects.js';
 import type { OwnershipRule, Verdict } from '../core/ownership.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
 
-/** Dependents KubeVirt and CDI create for the instance's objects: kind, owner kind, owner name, recorded UID. */
+/**
+ * Dependents KubeVirt and CDI create for the instance's objects: kind, owner kind, owner name,
+ * recorded UID.
+ */
 function parentRule(
   kind: string,
   instance: ClusterInstance,
@@ -48,9 +51,9 @@ function parentVerdict(
 }
 
 /**
- * The crc ownership rule (spec §2.3.6): in the instance namespace, and controlled by the
- * instance, or (a VMI, PVC or launcher pod) controlled by the instance's VM, DataVolume or VMI
- * of the recorded UID, or of a parent that is itself verified.
+ * The crc ownership rule (docs/reference/instances.md#crc-ownership): in the instance namespace,
+ * and controlled by the instance, or (a VMI, PVC or launcher pod) controlled by the instance's VM,
+ * DataVolume or VMI of the recorded UID, or of a parent that is itself verified.
  */
 export function crcOwnership(
   object: KubeObject,
@@ -69,7 +72,10 @@ export function crcOwnership(
   };
 }
 
-/** The crc rule as the engine applies it; objects it ensures are never adopted (they are the instance's or a conflict). */
+/**
+ * The crc rule as the engine applies it; objects it ensures are never adopted (they are the
+ * instance's or a conflict).
+ */
 export function crcRule(instance: ClusterInstance): OwnershipRule {
   return {
     verdict: (object, kind) => crcOwnership(object, instance, kind),

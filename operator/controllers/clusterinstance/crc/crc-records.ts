@@ -10,9 +10,10 @@ import type { InstanceStatusDraft } from '../core/status-draft.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
 
 /**
- * Record CRC identity (spec §2.3.6): the VM and disk names, the VM's and DataVolume's UIDs, and
- * with `vmi` the VMI's UID, each verified to be the instance's. A pass reads the cache; teardown
- * reads `live`, for it must know the VMI before it deletes what proves its pods ours.
+ * Record CRC identity (docs/reference/instances.md#crc-ownership): the VM and disk names, the VM's
+ * and DataVolume's UIDs, and with `vmi` the VMI's UID, each verified to be the instance's. A pass
+ * reads the cache; teardown reads `live`, for it must know the VMI before it deletes what proves
+ * its pods ours.
  */
 export async function recordCrcIdentity(
   objects: InstanceObjects,

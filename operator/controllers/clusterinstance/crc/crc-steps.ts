@@ -52,9 +52,10 @@ interface PassState {
 }
 
 /**
- * The ensure-steps of one crc pass, in order (spec §2.3.2 "Ensure CRC backing", §2.3.3): the
- * inputs, the endpoint, the disk and VM, the agent's work for the running VMI, and the guest API
- * answering on the external endpoint. The last step publishes the kubeconfig and marks Ready.
+ * The ensure-steps of one crc pass, in order (docs/reference/instances.md#crc-provisioning,
+ * docs/reference/instances.md#crc-readiness): the inputs, the endpoint, the disk and VM, the
+ * agent's work for the running VMI, and the guest API answering on the external endpoint. The last
+ * step publishes the kubeconfig and marks Ready.
  */
 export class CrcSteps {
   constructor(
@@ -131,7 +132,7 @@ export class CrcSteps {
               `Created DataVolume ${ns}/${crcDiskName(instance)}`,
             );
           recordUid(draft, { dataVolumeUID: disk.object.metadata?.uid });
-          // A disk CDI cannot fill fails the instance (a pool replaces it; a retry sees a recovery).
+          // A disk CDI cannot fill fails the instance (a pool replaces it; a retry sees recovery).
           const failure = diskFailure(disk.object);
           if (failure) throw new InstanceFailure(Reason.DataVolumeFailed, failure);
         },
@@ -226,8 +227,9 @@ export class CrcSteps {
   }
 
   /**
-   * The agent is done with the VMI (its handoff, or the kubeconfig published from one); while it
-   * is not, its Job runs and the CRCAgent condition says how (spec §2.3.11).
+   * The agent is done with the VMI (its handoff, or the kubeconfig published from one); while it is
+   * not, its Job runs and the CRCAgent condition says how
+   * (docs/reference/instances.md#crc-agent-diagnostics).
    */
   private async agent(
     objects: InstanceObjects,
@@ -326,7 +328,10 @@ export class CrcSteps {
     }
   }
 
-  /** "API unavailable" (spec §2.3.3): back to Provisioning, keeping the handoff and the Job. */
+  /**
+   * "API unavailable" (docs/reference/instances.md#crc-readiness): back to Provisioning, keeping
+   * the handoff and the Job.
+   */
   private unavailable(reason: string, message: string): CrcWait {
     return { reason, message, requeueAfterMs: this.timings.recheckMs };
   }
@@ -342,7 +347,10 @@ export class CrcSteps {
   }
 }
 
-/** The UID of an object the pass ensured, recorded in the same pass as the next would (spec §2.3.6). */
+/**
+ * The UID of an object the pass ensured, recorded in the same pass as the next would
+ * (docs/reference/instances.md#crc-ownership).
+ */
 function recordUid(
   draft: InstanceStatusDraft,
   uid: { dataVolumeUID?: string } | { vmUID?: string },

@@ -38,10 +38,10 @@ import {
 } from './crc-naming.js';
 
 /**
- * crc teardown, in the order of spec §2.3.7: the agent first (foreground, so its pods are gone
- * before the key and permissions they use), then its RBAC and the boot key, then the VM halted
- * and deleted with its VMI and launcher pods, the disk, the handoffs, and the endpoint last.
- * True while something is still going away.
+ * crc teardown, in the order of docs/reference/instances.md#deletion: the agent first (foreground,
+ * so its pods are gone before the key and permissions they use), then its RBAC and the boot key,
+ * then the VM halted and deleted with its VMI and launcher pods, the disk, the handoffs, and the
+ * endpoint last. True while something is still going away.
  */
 export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;
@@ -79,7 +79,9 @@ export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): P
   return pending;
 }
 
-/** The agent's handoff Secrets: ours, or unowned ones a legacy agent made; never another owner's. */
+/**
+ * The agent's handoff Secrets: ours, or unowned ones a legacy agent made; never another owner's.
+ */
 async function removeHandoffs(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const name = objects.instance.metadata!.name!;
   const handoffs = await api.list<KubeObject>(SECRETS, {
@@ -117,7 +119,10 @@ async function halting(
   return !!vmi && (vm.status as { runStrategy?: string } | undefined)?.runStrategy !== 'Halted';
 }
 
-/** Halt, then delete VM, VMI, launcher pods, DataVolume and PVC (spec §2.3.7 step 5). */
+/**
+ * Halt, then delete VM, VMI, launcher pods, DataVolume and PVC
+ * (docs/reference/instances.md#deletion).
+ */
 async function removeVmAndDisk(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;
   const ns = objects.namespace;

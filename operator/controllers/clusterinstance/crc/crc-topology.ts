@@ -26,10 +26,13 @@ export interface CrcTopologyOptions {
 }
 
 /**
- * The crc topology (spec §2.3.2, §2.3.3, §2.3.7, §2.3.9–§2.3.11): one OpenShift Local VM per
- * instance on KubeVirt, booted from a CDI disk, finished by the crc-agent Job, and published
- * through a passthrough Route. Every pass, Ready or not, runs one ordered list of ensure-steps;
- * Ready is all of them holding. The VMI the agent's work belongs to is the list's precondition.
+ * The crc topology (docs/reference/instances.md#crc-provisioning,
+ * docs/reference/instances.md#crc-readiness, docs/reference/instances.md#deletion,
+ * docs/reference/instances.md#crc-boot-key, docs/reference/instances.md#crc-api-service-and-route,
+ * docs/reference/instances.md#crc-agent-diagnostics): one OpenShift Local VM per instance on
+ * KubeVirt, booted from a CDI disk, finished by the crc-agent Job, and published through a
+ * passthrough Route. Every pass, Ready or not, runs one ordered list of ensure-steps; Ready is all
+ * of them holding. The VMI the agent's work belongs to is the list's precondition.
  */
 export class CrcTopology implements Topology {
   readonly platformGate = { multiClusterEngine: false, wildcardRoutes: false, whenReady: true };
@@ -63,8 +66,9 @@ export class CrcTopology implements Topology {
               requeueAfterMs: this.timings.recheckMs,
             }
           : undefined,
-      // A Ready instance's health check retries what it cannot do (spec §2.3.3); provisioning
-      // fails it with ReconcileError (spec §2.3.2 step 5).
+      // A Ready instance's health check retries what it cannot do
+      // (docs/reference/instances.md#crc-readiness); provisioning fails it with ReconcileError
+      // (docs/reference/instances.md#crc-provisioning).
       unexpected: draft.wasReady ? 'retry' : 'fail',
     });
     if ('wait' in verdict) return this.waiting(draft, verdict.wait);
@@ -86,7 +90,7 @@ export class CrcTopology implements Topology {
     return pending ? 'pending' : 'done';
   }
 
-  /** Phase Provisioning with why (spec §2.3.2 step 7). */
+  /** Phase Provisioning with why (docs/reference/instances.md#crc-provisioning). */
   private waiting(draft: InstanceStatusDraft, wait: CrcWait): ReconcileResult {
     recordWait(draft, wait);
     return wait.requeueAfterMs ? { requeueAfterMs: wait.requeueAfterMs } : {};

@@ -25,10 +25,11 @@ export const vmiPhase = (vmi: PlatformObject | undefined): string | undefined =>
   (vmi?.status as { phase?: string } | undefined)?.phase;
 
 /**
- * The precondition of every crc pass (spec §2.3.2 step 2, §2.3.3 step 4): the agent Job, the
- * handoff and the published kubeconfig belong to the VMI whose UID the instance records. A VMI
- * of another UID invalidates them; so does, for an instance that was Ready, a VMI that is gone
- * or not running, or one whose UID was never recorded. Undefined when the precondition holds.
+ * The precondition of every crc pass (docs/reference/instances.md#crc-provisioning,
+ * docs/reference/instances.md#crc-readiness): the agent Job, the handoff and the published
+ * kubeconfig belong to the VMI whose UID the instance records. A VMI of another UID invalidates
+ * them; so does, for an instance that was Ready, a VMI that is gone or not running, or one whose
+ * UID was never recorded. Undefined when the precondition holds.
  */
 export async function vmiPrecondition(
   objects: InstanceObjects,
@@ -62,10 +63,10 @@ export async function vmiPrecondition(
 }
 
 /**
- * Invalidate readiness (spec §2.3.3): the recorded VMI's agent Job goes (foreground: its pods
- * first), then the published kubeconfig; only then is the new VMI recorded, so a later pass still
- * knows what to delete. While they are going away the status stays as it is (their deletion
- * events bring the next pass).
+ * Invalidate readiness (docs/reference/instances.md#crc-readiness): the recorded VMI's agent Job
+ * goes (foreground: its pods first), then the published kubeconfig; only then is the new VMI
+ * recorded, so a later pass still knows what to delete. While they are going away the status stays
+ * as it is (their deletion events bring the next pass).
  */
 async function invalidate(
   objects: InstanceObjects,
@@ -93,8 +94,8 @@ async function invalidate(
 }
 
 /**
- * The VMI runs and has an address (spec §2.3.2 step 6): its UID and address are recorded in the
- * draft and returned; else why the pass waits.
+ * The VMI runs and has an address (docs/reference/instances.md#crc-provisioning): its UID and
+ * address are recorded in the draft and returned; else why the pass waits.
  */
 export async function runningVmi(
   objects: InstanceObjects,

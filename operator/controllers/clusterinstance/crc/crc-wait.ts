@@ -6,17 +6,19 @@ import type { AgentCondition } from './crc-agent-diagnostics.js';
 export interface CrcWait extends Wait {
   /** The CRCAgent condition, once the agent Job exists. */
   agent?: AgentCondition;
-  /** What GuestAPIReachable says when this wait takes a reachable guest away (default: the message). */
+  /**
+   * What GuestAPIReachable says when this wait takes a reachable guest away (default: the message).
+   */
   guestApi?: string;
   /** The old VMI's Job or kubeconfig is still going away: the status stays as it is until then. */
   cleanup?: boolean;
 }
 
 /**
- * A crc instance that is not Ready (spec §2.3.2 step 7, §2.3.3 "API unavailable"): phase
- * Provisioning with why; the CRCAgent condition while the agent is involved, where a failing
- * agent is the reason; no published kubeconfig reference; and a guest that answered before
- * is no longer reachable, for the same reason.
+ * A crc instance that is not Ready (docs/reference/instances.md#crc-provisioning,
+ * docs/reference/instances.md#crc-readiness): phase Provisioning with why; the CRCAgent condition
+ * while the agent is involved, where a failing agent is the reason; no published kubeconfig
+ * reference; and a guest that answered before is no longer reachable, for the same reason.
  */
 export function recordWait(draft: InstanceStatusDraft, wait: CrcWait): void {
   if (wait.cleanup) return;

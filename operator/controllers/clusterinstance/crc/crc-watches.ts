@@ -18,8 +18,8 @@ import { crcBundleName, crcDiskName, crcVmName } from './crc-naming.js';
 import { NETWORK_POLICIES } from './crc-network-policy.js';
 
 /**
- * What a crc instance hears about (DESIGN item 1): its own objects by owner reference, what
- * KubeVirt and CDI make for them (VMI, launcher pods, PVC) by label or by the recorded names,
+ * What a crc instance hears about (event-driven, ADR 0004): its own objects by owner reference,
+ * what KubeVirt and CDI make for them (VMI, launcher pods, PVC) by label or by the recorded names,
  * its agent Job's pods, the Secrets its template names, and the CRCBundle it clones.
  */
 export function crcWatches(api: InstanceApi): WatchSpec[] {

@@ -34,7 +34,7 @@ describe('hcp builders', () => {
     'opdev.io/cluster-instance-namespace': 'ci',
   };
 
-  it('builds the HostedCluster of spec §3.5', () => {
+  it('builds the HostedCluster', () => {
     const hc = buildHostedCluster(instance({ idmsRef: { name: 'idms' } }), {
       placement,
       hostname: 'api.example',
@@ -96,7 +96,7 @@ describe('hcp builders', () => {
       3,
       { type: 'Persistent', persistent: { size: '64Gi', storageClass: 'fast' } },
     ],
-  ])('builds the NodePool of spec §3.6 from %j', (template, replicas, rootVolume) => {
+  ])('builds the NodePool from %j', (template, replicas, rootVolume) => {
     const np = buildNodePool(instance(template), placement, {
       metadata: { name: placement.hostedClusterName, uid: 'hc-uid' },
     });

@@ -16,7 +16,10 @@ export interface SecretObject extends KubeObject {
 const DEFAULT_ROOT_VOLUME = '32Gi';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
-/** Inputs of the HostedCluster that are read once, at creation (spec §2.3.4 "Create HostedCluster"). */
+/**
+ * Inputs of the HostedCluster that are read once, at creation
+ * (docs/reference/instances.md#hcp-provisioning).
+ */
 export interface HostedClusterInputs {
   placement: HcpPlacement;
   hostname: string;
@@ -24,7 +27,10 @@ export interface HostedClusterInputs {
   sshKeySecretName?: string;
 }
 
-/** The HostedCluster (spec §3.5), in the instance namespace, controlled by the instance. */
+/**
+ * The HostedCluster (docs/reference/generated-objects.md#hostedcluster), in the instance namespace,
+ * controlled by the instance.
+ */
 export function buildHostedCluster(
   instance: ClusterInstance,
   inputs: HostedClusterInputs,
@@ -91,10 +97,11 @@ export function desiredReplicas(instance: ClusterInstance): number {
 }
 
 /**
- * The NodePool (spec §3.6): owned by the HostedCluster and by the instance. The HostedCluster's
- * reference is the plain one HyperShift's NodePool controller puts there anyway (EnsureOwnerRef):
- * blockOwnerDeletion would need `update` on hostedclusters/finalizers under OpenShift's
- * OwnerReferencesPermissionEnforcement, which the operator has no reason to hold.
+ * The NodePool (docs/reference/generated-objects.md#nodepool): owned by the HostedCluster and by
+ * the instance. The HostedCluster's reference is the plain one HyperShift's NodePool controller
+ * puts there anyway (EnsureOwnerRef): blockOwnerDeletion would need `update` on
+ * hostedclusters/finalizers under OpenShift's OwnerReferencesPermissionEnforcement, which the
+ * operator has no reason to hold.
  */
 export function buildNodePool(
   instance: ClusterInstance,
@@ -140,7 +147,10 @@ export function buildNodePool(
   };
 }
 
-/** The API Route (spec §3.4b) in the control plane namespace: labelled, no owner reference. */
+/**
+ * The API Route (docs/reference/generated-objects.md#hcp-api-route) in the control plane namespace:
+ * labelled, no owner reference.
+ */
 export function buildApiRoute(
   instance: ClusterInstance,
   placement: HcpPlacement,
@@ -163,7 +173,10 @@ export function buildApiRoute(
   };
 }
 
-/** The KAS serving certificate Secret (spec §3.7), controlled by the instance. */
+/**
+ * The KAS serving certificate Secret (docs/reference/generated-objects.md#kas-serving-certificate),
+ * controlled by the instance.
+ */
 export function buildKasSecret(
   instance: ClusterInstance,
   placement: HcpPlacement,

@@ -24,9 +24,10 @@ interface NamedCertificate {
 }
 
 /**
- * The instance's API host name (spec §2.3.4 "Resolve API hostname"): what its HostedCluster, KAS
- * certificate and Route prove, which must agree with each other and with status.apiEndpoint; else
- * a new `api-<prefix>-<hash>.<domain>`. No other Route may serve the same host.
+ * The instance's API host name (docs/reference/instances.md#hcp-provisioning): what its
+ * HostedCluster, KAS certificate and Route prove, which must agree with each other and with
+ * status.apiEndpoint; else a new `api-<prefix>-<hash>.<domain>`. No other Route may serve the same
+ * host.
  */
 export async function resolveApiHostname(
   api: InstanceApi,
@@ -95,8 +96,9 @@ function namedHost(hostedCluster: PlatformObject, instance: string): string {
 }
 
 /**
- * The KAS serving certificate Secret (spec §3.7), created, or re-issued when it does not fit the
- * host name or is near expiry. Returns the certificate PEM (the CA of the published kubeconfig).
+ * The KAS serving certificate Secret (docs/reference/generated-objects.md#kas-serving-certificate),
+ * created, or re-issued when it does not fit the host name or is near expiry. Returns the
+ * certificate PEM (the CA of the published kubeconfig).
  */
 export async function ensureKasServingCert(
   api: InstanceApi,

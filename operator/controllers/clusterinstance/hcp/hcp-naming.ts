@@ -8,10 +8,11 @@ import {
 } from '../core/naming.js';
 
 /**
- * Names of an instance's HyperShift objects (spec §4.1, §4.2, with the change in README "hcp
- * pools"). The HostedCluster is not named after the instance: HyperShift puts its control plane
- * in the namespace `<hc namespace>-<hc name>`, where `tenant/a-b` and `tenant-a/b` would meet and
- * long names would not fit. `gc-<prefix>-<hash>` hashes namespace and name, and is cut to fit.
+ * Names of an instance's HyperShift objects (docs/reference/naming.md#name-rules,
+ * docs/reference/naming.md#api-host-name, with the change in README "hcp pools"). The HostedCluster
+ * is not named after the instance: HyperShift puts its control plane in the namespace `<hc
+ * namespace>-<hc name>`, where `tenant/a-b` and `tenant-a/b` would meet and long names would not
+ * fit. `gc-<prefix>-<hash>` hashes namespace and name, and is cut to fit.
  */
 
 const HC_PREFIX = 'gc-';

@@ -8,9 +8,10 @@ import type { OwnershipRule } from '../core/ownership.js';
 import { OwnershipConflictError } from '../core/ownership.js';
 
 /**
- * Whether an HCP object belongs to the instance (spec §2.3.12 "verify"): in the instance's
- * namespace by an owner reference with its UID; elsewhere (the Route in the control plane
- * namespace) by the three endpoint labels.
+ * Whether an HCP object belongs to the instance
+ * (docs/reference/instances.md#hcp-placement-and-ownership): in the instance's namespace by an
+ * owner reference with its UID; elsewhere (the Route in the control plane namespace) by the three
+ * endpoint labels.
  */
 export function isOwnedBy(object: KubeObject, instance: ClusterInstance): boolean {
   const meta = object.metadata ?? {};

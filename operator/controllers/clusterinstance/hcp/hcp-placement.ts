@@ -4,7 +4,10 @@ import { isDns1123Label } from '../core/naming.js';
 import { controlPlaneNamespace, hostedClusterName, nodePoolName } from './hcp-naming.js';
 import { isOwnedBy } from './hcp-ownership.js';
 
-/** Where an instance's HostedCluster lives (spec §2.3.12): always the instance's own namespace. */
+/**
+ * Where an instance's HostedCluster lives
+ * (docs/reference/instances.md#hcp-placement-and-ownership): always the instance's own namespace.
+ */
 export interface HcpPlacement {
   hostedClusterNamespace: string;
   hostedClusterName: string;
@@ -48,9 +51,10 @@ export interface PlacementWorld {
 }
 
 /**
- * Checks a placement before anything is created (spec §2.3.12 step 2): names valid, no foreign
- * HostedCluster with this name or control plane namespace, the control plane namespace not taken
- * (unless our HostedCluster made it), no other instance recorded for it. A message, or undefined.
+ * Checks a placement before anything is created
+ * (docs/reference/instances.md#hcp-placement-and-ownership): names valid, no foreign HostedCluster
+ * with this name or control plane namespace, the control plane namespace not taken (unless our
+ * HostedCluster made it), no other instance recorded for it. A message, or undefined.
  */
 export function placementConflict(
   instance: ClusterInstance,

@@ -11,8 +11,9 @@ import { desiredReplicas } from './hcp-builders.js';
 import type { HcpPlacement } from './hcp-placement.js';
 
 /*
- * What HyperShift says about an hcp instance's guest (spec §2.3.4 steps 6–8): the HostedCluster
- * Available, the NodePool at its replicas, the admin kubeconfig, the Route admitted.
+ * What HyperShift says about an hcp instance's guest
+ * (docs/reference/instances.md#hcp-provisioning): the HostedCluster Available, the NodePool at its
+ * replicas, the admin kubeconfig, the Route admitted.
  */
 
 /** HostedCluster Available and NodePool at its replicas, or why not. */

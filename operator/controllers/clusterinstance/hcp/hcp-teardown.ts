@@ -15,8 +15,9 @@ import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { recordedPlacement } from './hcp-placement.js';
 
 /**
- * spec §2.3.7, hcp: the HostedCluster, then the NodePool as a backup, then what is left behind.
- * Someone else's object of a name is never touched. True while something is still going away.
+ * docs/reference/instances.md#deletion, hcp: the HostedCluster, then the NodePool as a backup, then
+ * what is left behind. Someone else's object of a name is never touched. True while something is
+ * still going away.
  */
 export async function hcpTeardown(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;

@@ -43,10 +43,12 @@ export interface HcpTopologyOptions {
 }
 
 /**
- * The hcp topology (spec §2.3.4, §2.3.5, §2.3.7, §2.3.12): records a placement that collides with
- * nothing before creating anything, then builds the HostedCluster on KubeVirt, its NodePool and
- * the API Route, and publishes HyperShift's admin kubeconfig pointed at the external endpoint
- * once the guest API answers there. Every wait is for an event, except the guest API itself.
+ * The hcp topology (docs/reference/instances.md#hcp-provisioning,
+ * docs/reference/instances.md#hcp-readiness, docs/reference/instances.md#deletion,
+ * docs/reference/instances.md#hcp-placement-and-ownership): records a placement that collides with
+ * nothing before creating anything, then builds the HostedCluster on KubeVirt, its NodePool and the
+ * API Route, and publishes HyperShift's admin kubeconfig pointed at the external endpoint once the
+ * guest API answers there. Every wait is for an event, except the guest API itself.
  */
 export class HcpTopology implements Topology {
   readonly platformGate = { multiClusterEngine: true, wildcardRoutes: true, whenReady: false };
@@ -90,7 +92,10 @@ export class HcpTopology implements Topology {
     return pending ? 'pending' : 'done';
   }
 
-  /** Chooses and records where the HostedCluster goes; a conflict fails the instance before anything exists. */
+  /**
+   * Chooses and records where the HostedCluster goes; a conflict fails the instance before anything
+   * exists.
+   */
   private async recordPlacement(
     draft: InstanceStatusDraft,
     context: ReconcileContext,
@@ -131,7 +136,10 @@ export class HcpTopology implements Topology {
     });
   }
 
-  /** spec §2.3.4 "Ensure HCP backing", in order; the first thing not there yet is the answer. */
+  /**
+   * docs/reference/instances.md#hcp-provisioning, in order; the first thing not there yet is the
+   * answer.
+   */
   private async ensureBacking(
     objects: InstanceObjects,
     placement: HcpPlacement,
@@ -247,7 +255,9 @@ export class HcpTopology implements Topology {
     );
   }
 
-  /** The NodePool, created when missing; replicas is the one field kept in line with the template. */
+  /**
+   * The NodePool, created when missing; replicas is the one field kept in line with the template.
+   */
   private async ensureNodePool(
     instance: ClusterInstance,
     placement: HcpPlacement,

@@ -14,7 +14,7 @@ import { instanceKeys, labelledInstance, ownerInstances } from '../core/watches.
 import { recordedPlacement } from './hcp-placement.js';
 
 /**
- * What an hcp instance hears about (DESIGN item 1): its HostedCluster and NodePool (owner
+ * What an hcp instance hears about (event-driven, ADR 0004): its HostedCluster and NodePool (owner
  * references, same namespace), its Secrets and HyperShift's admin kubeconfig Secret (owned by
  * the HostedCluster), its Route and the control plane namespace with the worker VMIs and volumes
  * in it (other namespaces: by labels and by the recorded placement).

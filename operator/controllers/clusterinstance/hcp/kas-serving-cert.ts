@@ -7,7 +7,10 @@ import {
 } from 'node:crypto';
 import forge from 'node-forge';
 
-/** PEM certificate and SEC1 `EC PRIVATE KEY` of the hosted API's serving certificate (spec §3.7). */
+/**
+ * PEM certificate and SEC1 `EC PRIVATE KEY` of the hosted API's serving certificate
+ * (docs/reference/generated-objects.md#kas-serving-certificate).
+ */
 export interface KasServingCert {
   certificatePem: string;
   keyPem: string;
@@ -102,8 +105,9 @@ export function issueKasServingCert(hostname: string, now: number): KasServingCe
 }
 
 /**
- * Whether an existing certificate can stay (spec §3.7): it parses, matches its key, has exactly
- * the one DNS SAN `hostname`, and is more than 30 days from expiry.
+ * Whether an existing certificate can stay
+ * (docs/reference/generated-objects.md#kas-serving-certificate): it parses, matches its key, has
+ * exactly the one DNS SAN `hostname`, and is more than 30 days from expiry.
  */
 export function kasServingCertUsable(
   cert: Partial<KasServingCert>,

@@ -4,11 +4,12 @@ import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/str
 import { Reason } from '../core/reasons.js';
 
 /**
- * The access the operator publishes for a hosted cluster (spec §3.14, tightened): HyperShift's
- * admin kubeconfig is read strictly (one cluster, user and context; its server the hosted KAS,
- * at HyperShift's control plane endpoint; one inline credential), and only that credential is
- * kept. The server is the instance's external endpoint, the CA the KAS serving certificate the
- * operator issued. Throws KubeconfigRejectedError naming the refused field.
+ * The access the operator publishes for a hosted cluster
+ * (docs/reference/generated-objects.md#hcp-kubeconfig, tightened): HyperShift's admin kubeconfig is
+ * read strictly (one cluster, user and context; its server the hosted KAS, at HyperShift's control
+ * plane endpoint; one inline credential), and only that credential is kept. The server is the
+ * instance's external endpoint, the CA the KAS serving certificate the operator issued. Throws
+ * KubeconfigRejectedError naming the refused field.
  */
 export function hcpGuestAccess(
   adminKubeconfig: string,
@@ -20,7 +21,10 @@ export function hcpGuestAccess(
   return { server: hosted.endpoint, ca: hosted.caPem, credentials: admin.credentials };
 }
 
-/** `https://host:port` of HostedCluster status.controlPlaneEndpoint; undefined until HyperShift sets it. */
+/**
+ * `https://host:port` of HostedCluster status.controlPlaneEndpoint; undefined until HyperShift sets
+ * it.
+ */
 export function controlPlaneEndpoint(
   status: Record<string, unknown> | undefined,
 ): string | undefined {
