@@ -3,11 +3,12 @@ import { loadAgentConfig } from '../crc-agent/config.js';
 import type { ClusterInstance } from '../operator/api/resources.js';
 import { buildAgentJob } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { AGENT_ENV, AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from './agent-job.js';
+import type { Stored } from '../operator/kube/objects.js';
 
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
 };
 

@@ -5,11 +5,12 @@ import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/
 import { handoffFrom } from '../operator/controllers/clusterinstance/crc/crc-handoff.js';
 import type { Secret } from '../operator/kube/workloads.js';
 import { handoffLabels, handoffSecretName, handoffSelector } from './handoff.js';
+import type { Stored } from '../operator/kube/objects.js';
 
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
 };
 const handoff = {
@@ -33,12 +34,12 @@ describe('the handoff contract', () => {
   it('lets the agent fill in the Secret the operator made empty for its VMI', () => {
     const prepared = buildHandoffSecret(instance, 'vmi-1');
     const written = desiredHandoffSecret(handoff);
-    expect(prepared.metadata!.name).toBe(handoffSecretName('pool-0', 'vmi-1'));
-    expect(written.metadata!.name).toBe(prepared.metadata!.name);
+    expect(prepared.metadata.name).toBe(handoffSecretName('pool-0', 'vmi-1'));
+    expect(written.metadata!.name).toBe(prepared.metadata.name);
     expect(() => checkExistingHandoff(prepared as never, handoff)).not.toThrow();
-    expect(written.metadata!.labels).toEqual(prepared.metadata!.labels);
-    expect(prepared.metadata!.labels).toEqual(handoffLabels('pool-0'));
-    expect(selects(handoffSelector('pool-0'), prepared.metadata!.labels)).toBe(true);
+    expect(written.metadata!.labels).toEqual(prepared.metadata.labels);
+    expect(prepared.metadata.labels).toEqual(handoffLabels('pool-0'));
+    expect(selects(handoffSelector('pool-0'), prepared.metadata.labels)).toBe(true);
   });
 
   it("is read back by the operator for the agent's VMI only", () => {

@@ -45,6 +45,15 @@ export type Stored<T extends KubeObject> = T & { metadata: StoredMeta & { namesp
 /** An object of a cluster-scoped kind as the apiserver stored it. */
 export type StoredCluster<T extends KubeObject> = T & { metadata: StoredMeta };
 
+/** The metadata of an object we build to create: we give it its name and namespace. */
+export interface DesiredMeta extends ObjectMeta {
+  name: string;
+  namespace: string;
+}
+
+/** A namespaced object as we build it, before it is created (or compared with the stored one). */
+export type Desired<T extends KubeObject> = T & { metadata: DesiredMeta };
+
 /** The cache and queue key of an object: "namespace/name", or "name" when cluster-scoped. */
 export function objectKey(object: KubeObject): string {
   const { namespace, name } = object.metadata ?? {};

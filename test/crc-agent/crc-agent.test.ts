@@ -41,6 +41,7 @@ import {
   writeAgentFiles,
   writeTempFile,
 } from './agent-run.js';
+import type { Stored } from '../../operator/kube/objects.js';
 
 const ns = useTestNamespace('crc-agent');
 const INSTANCE = 'crc-e2e';
@@ -65,11 +66,11 @@ const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
 
 /** The instance as the operator's builders need it. */
-function clusterInstance(): ClusterInstance {
+function clusterInstance(): Stored<ClusterInstance> {
   return {
     apiVersion: INSTANCES.apiVersion,
     kind: INSTANCES.kind,
-    metadata: { name: INSTANCE, namespace: ns.name, uid: instanceUid },
+    metadata: { name: INSTANCE, namespace: ns.name, uid: instanceUid, resourceVersion: '1' },
     spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
   };
 }

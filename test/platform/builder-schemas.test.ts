@@ -12,17 +12,22 @@ import {
   buildNodePool,
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
-import type { KubeObject } from '../../operator/kube/objects.js';
+import type { KubeObject, Stored } from '../../operator/kube/objects.js';
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 
 const ns = useTestNamespace('builder-schemas');
 
-const instance = (type: 'crc' | 'hcp'): ClusterInstance => ({
+const instance = (type: 'crc' | 'hcp'): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: '5d3b3c7e-1f0a-4c55-9d43-7c5e0f9a4b21' },
+  metadata: {
+    namespace: 'ci',
+    name: 'pool-0',
+    uid: '5d3b3c7e-1f0a-4c55-9d43-7c5e0f9a4b21',
+    resourceVersion: '1',
+  },
   spec: {
     type,
     template: {

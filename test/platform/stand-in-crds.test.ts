@@ -5,7 +5,7 @@ import {
   buildNodePool,
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
-import type { KubeObject } from '../../operator/kube/objects.js';
+import type { KubeObject, Stored } from '../../operator/kube/objects.js';
 import { installCrds } from '../../dev/control-plane/install-crds.js';
 import type { CrdManifest } from '../../dev/control-plane/platform-crds/crd-manifest.js';
 import { upstreamFolderCrds } from '../../dev/control-plane/platform-crds/upstream-folder-crds.js';
@@ -61,10 +61,15 @@ async function refusal(object: KubeObject): Promise<string> {
   }
 }
 
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: '5d3b3c7e-1f0a-4c55-9d43-7c5e0f9a4b21' },
+  metadata: {
+    namespace: 'ci',
+    name: 'pool-0',
+    uid: '5d3b3c7e-1f0a-4c55-9d43-7c5e0f9a4b21',
+    resourceVersion: '1',
+  },
   spec: {
     type: 'hcp',
     template: {

@@ -3,7 +3,7 @@ import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
-import type { InstanceApi } from './core/instance-api.js';
+import type { Instance, InstanceApi } from './core/instance-api.js';
 import { provisioningHistogram } from './core/instance-metrics.js';
 import { InstanceFailure, Reason } from './core/reasons.js';
 import { InstanceStatusDraft } from './core/status-draft.js';
@@ -38,7 +38,7 @@ export class InstanceController {
           // The namespace gate: every instance in a namespace whose opt-in changed.
           type: NAMESPACES,
           map: (namespace) =>
-            instanceKeys(this.api, (i) => i.metadata!.namespace === namespace.metadata!.name),
+            instanceKeys(this.api, (i) => i.metadata.namespace === namespace.metadata!.name),
         },
         ...Object.values(this.topologies).flatMap((t) => t.watches()),
       ],
@@ -99,7 +99,7 @@ export class InstanceController {
    */
   private async namespaceGate(draft: InstanceStatusDraft): Promise<boolean> {
     const instance = draft.instance;
-    const policy = await this.api.namespacePolicy(instance.metadata!.namespace!);
+    const policy = await this.api.namespacePolicy(instance.metadata.namespace);
     const allowed = (status: 'True' | 'False', reason: string, message: string): void =>
       void draft.condition({ type: 'ProvisioningAllowed', status, reason, message });
     if (policy.terminating) {
@@ -158,7 +158,7 @@ export class InstanceController {
    * The deletion handler (docs/reference/instances.md#deletion): teardown, then the finalizer goes.
    */
   private async finalize(
-    instance: ClusterInstance,
+    instance: Instance,
     topology: Topology,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
@@ -202,7 +202,7 @@ export class InstanceController {
       ...current,
       metadata: {
         ...current.metadata,
-        finalizers: current.metadata!.finalizers!.filter((f) => f !== FINALIZER_INSTANCE_CLEANUP),
+        finalizers: current.metadata.finalizers!.filter((f) => f !== FINALIZER_INSTANCE_CLEANUP),
       },
     });
     context.logger.info('Cleaned up ClusterInstance backing resources');

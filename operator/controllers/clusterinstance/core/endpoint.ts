@@ -1,6 +1,5 @@
 import { INGRESS_CONFIGS, ROUTES } from '../../../api/platform-resources.js';
-import type { ClusterInstance } from '../../../api/resources.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 import { apiHostname, NamingError } from './naming.js';
 import { OwnershipConflictError } from './ownership.js';
 import type { PlatformObject } from './platform-object.js';
@@ -24,7 +23,7 @@ export function endpointHostname(endpoint: string): string {
 }
 
 /** The endpoint recorded in the instance's status, as a host name; undefined when none is. */
-export function recordedHostname(instance: ClusterInstance): string | undefined {
+export function recordedHostname(instance: Instance): string | undefined {
   const endpoint = instance.status?.apiEndpoint;
   return endpoint ? endpointHostname(endpoint) : undefined;
 }
@@ -33,7 +32,7 @@ export function recordedHostname(instance: ClusterInstance): string | undefined 
  * A new endpoint's host: `api-<prefix>-<hash>.<management ingress domain>`
  * (docs/reference/naming.md#api-host-name).
  */
-export async function newApiHostname(api: InstanceApi, instance: ClusterInstance): Promise<string> {
+export async function newApiHostname(api: InstanceApi, instance: Instance): Promise<string> {
   const ingress = await api.get<PlatformObject>(INGRESS_CONFIGS, 'cluster');
   const domain = typeof ingress?.spec?.domain === 'string' ? ingress.spec.domain : '';
   if (!domain)
@@ -42,7 +41,7 @@ export async function newApiHostname(api: InstanceApi, instance: ClusterInstance
       'the management ingress domain is unknown: ingresses.config.openshift.io/cluster has no spec.domain',
     );
   try {
-    return apiHostname(instance.metadata!.name!, instance.metadata!.namespace!, domain);
+    return apiHostname(instance.metadata.name, instance.metadata.namespace, domain);
   } catch (error) {
     if (error instanceof NamingError) throw new OwnershipConflictError(error.message);
     throw error;
@@ -61,6 +60,6 @@ export function checkHostAvailable(
   );
   if (taken.length > 0)
     throw new OwnershipConflictError(
-      `API hostname "${hostname}" is already used by Route ${taken[0]!.metadata!.namespace}/${taken[0]!.metadata!.name}`,
+      `API hostname "${hostname}" is already used by Route ${taken[0]!.metadata.namespace}/${taken[0]!.metadata.name}`,
     );
 }

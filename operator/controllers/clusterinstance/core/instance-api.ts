@@ -1,8 +1,9 @@
 import type { Registry } from 'prom-client';
+import type { ClusterInstance } from '../../../api/resources.js';
 import type { ListOptions } from '../../../kube/api-client.js';
 import { isNotFound } from '../../../kube/api-error.js';
 import type { DeleteOptions } from '../../../kube/kube-client.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
 import { splitKey } from '../../../kube/objects.js';
 import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
 import type { CacheView } from '../../../runtime/cache.js';
@@ -25,6 +26,9 @@ export interface InstanceSettings {
  *
  * Caches exist for the kinds the instance controller watches; everything else is read live.
  */
+/** A ClusterInstance as stored: name, namespace, UID and resourceVersion present. */
+export type Instance = Stored<ClusterInstance>;
+
 export class InstanceApi {
   /** The kinds the instance controller watches, by `apiVersion/plural`; set at registration. */
   private watched = new Set<string>();
@@ -49,23 +53,46 @@ export class InstanceApi {
   }
 
   /** From the cache, by key ("namespace/name", or "name" when cluster-scoped). */
-  cached<T extends KubeObject>(type: ResourceType, key: string): T | undefined {
+  cached<T extends KubeObject>(type: NamespacedType, key: string): Stored<T> | undefined;
+  cached<T extends KubeObject>(type: ResourceType, key: string): StoredCluster<T> | undefined;
+  cached<T extends KubeObject>(type: ResourceType, key: string): Stored<T> | undefined {
     if (!this.watched.has(kindId(type))) return undefined;
     const { namespace, name } = splitKey(key);
     return this.view<T>(type).get(name, namespace);
   }
 
-  cachedList<T extends KubeObject>(type: ResourceType, filter?: (object: T) => boolean): T[] {
+  cachedList<T extends KubeObject>(
+    type: NamespacedType,
+    filter?: (object: Stored<T>) => boolean,
+  ): Stored<T>[];
+  cachedList<T extends KubeObject>(
+    type: ResourceType,
+    filter?: (object: StoredCluster<T>) => boolean,
+  ): StoredCluster<T>[];
+  cachedList<T extends KubeObject>(
+    type: ResourceType,
+    filter?: (object: Stored<T>) => boolean,
+  ): Stored<T>[] {
     if (!this.watched.has(kindId(type))) return [];
     return this.view<T>(type).list(undefined, filter);
   }
 
   /** A live read; undefined when it does not exist. The object carries its apiVersion and kind. */
+  get<T extends KubeObject>(
+    type: NamespacedType,
+    name: string,
+    namespace?: string,
+  ): Promise<Stored<T> | undefined>;
+  get<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+  ): Promise<StoredCluster<T> | undefined>;
   async get<T extends KubeObject>(
     type: ResourceType,
     name: string,
     namespace?: string,
-  ): Promise<T | undefined> {
+  ): Promise<Stored<T> | undefined> {
     const object = await this.ports.client.getOrUndefined<T>(
       type as NamespacedType,
       name,
@@ -75,7 +102,9 @@ export class InstanceApi {
   }
 
   /** Every object the options match, all pages read. */
-  list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<T[]> {
+  list<T extends KubeObject>(type: NamespacedType, options: ListOptions): Promise<Stored<T>[]>;
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<StoredCluster<T>[]>;
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<Stored<T>[]> {
     const { namespace, labelSelector, fieldSelector } = options;
     return this.ports.client.list<T>(type as NamespacedType, {
       namespace,
@@ -84,7 +113,9 @@ export class InstanceApi {
     });
   }
 
-  create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  create<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>>;
+  create<T extends KubeObject>(type: ResourceType, object: T): Promise<StoredCluster<T>>;
+  create<T extends KubeObject>(type: ResourceType, object: T): Promise<Stored<T>> {
     return this.ports.client.create<T>(type as NamespacedType, object);
   }
 
@@ -93,11 +124,15 @@ export class InstanceApi {
     return (await this.ports.client.createIfAbsent(type as NamespacedType, object)) !== undefined;
   }
 
-  update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  update<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>>;
+  update<T extends KubeObject>(type: ResourceType, object: T): Promise<StoredCluster<T>>;
+  update<T extends KubeObject>(type: ResourceType, object: T): Promise<Stored<T>> {
     return this.ports.client.update<T>(type as NamespacedType, object);
   }
 
-  updateStatus<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  updateStatus<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>>;
+  updateStatus<T extends KubeObject>(type: ResourceType, object: T): Promise<StoredCluster<T>>;
+  updateStatus<T extends KubeObject>(type: ResourceType, object: T): Promise<Stored<T>> {
     return this.ports.client.updateStatus<T>(type as NamespacedType, object);
   }
 
@@ -136,7 +171,7 @@ export class InstanceApi {
     void this.ports.events.record(object, type, reason, message);
   }
 
-  private view<T extends KubeObject>(type: ResourceType): CacheView<T> {
+  private view<T extends KubeObject>(type: ResourceType): CacheView<Stored<T>> {
     return this.ports.cache.view<T>(type as NamespacedType);
   }
 }

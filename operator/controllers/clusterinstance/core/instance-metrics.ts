@@ -1,7 +1,6 @@
 import type { Registry } from 'prom-client';
 import { Histogram } from 'prom-client';
-import type { ClusterInstance } from '../../../api/resources.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 
 const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
 const histograms = new WeakMap<Registry, Histogram<'topology'>>();
@@ -24,7 +23,7 @@ export function provisioningHistogram(api: InstanceApi): Histogram<'topology'> {
 }
 
 /** Records an instance that has just become Ready. */
-export function observeProvisioned(api: InstanceApi, instance: ClusterInstance): void {
+export function observeProvisioned(api: InstanceApi, instance: Instance): void {
   const created = Date.parse(instance.metadata?.creationTimestamp ?? '');
   if (Number.isNaN(created)) return;
   const seconds = Math.max(0, (api.now() - created) / 1000);

@@ -1,9 +1,8 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import type { DeleteOptions } from '../../../kube/kube-client.js';
 import { isAlreadyExists } from '../../../kube/api-error.js';
-import type { KubeObject } from '../../../kube/objects.js';
-import type { ResourceType } from '../../../kube/resource-type.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Desired, KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
+import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 import type { OwnershipRule } from './ownership.js';
 import { controlledBy, verifyOwnership } from './ownership.js';
 
@@ -32,35 +31,69 @@ export class InstanceObjects {
 
   constructor(
     private readonly access: ObjectAccess,
-    readonly instance: ClusterInstance,
+    readonly instance: Instance,
     readonly rule: OwnershipRule,
   ) {
-    this.namespace = instance.metadata!.namespace!;
+    this.namespace = instance.metadata.namespace;
   }
 
+  cached<T extends KubeObject>(
+    type: NamespacedType,
+    name: string,
+    namespace?: string,
+  ): Stored<T> | undefined;
+  cached<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+  ): StoredCluster<T> | undefined;
   cached<T extends KubeObject>(
     type: ResourceType,
     name: string,
     namespace = this.namespace,
-  ): T | undefined {
-    return this.access.cached<T>(type, type.namespaced ? `${namespace}/${name}` : name);
+  ): Stored<T> | undefined {
+    const key = type.namespaced ? `${namespace}/${name}` : name;
+    return this.access.cached<T>(type as NamespacedType, key);
   }
 
+  live<T extends KubeObject>(
+    type: NamespacedType,
+    name: string,
+    namespace?: string,
+  ): Promise<Stored<T> | undefined>;
+  live<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+  ): Promise<StoredCluster<T> | undefined>;
   live<T extends KubeObject>(
     type: ResourceType,
     name: string,
     namespace = this.namespace,
-  ): Promise<T | undefined> {
-    return this.access.get<T>(type, name, namespace);
+  ): Promise<Stored<T> | undefined> {
+    return this.access.get<T>(type as NamespacedType, name, namespace);
   }
 
   /** From the cache, else live (a lagging cache must not make us create something twice). */
+  current<T extends KubeObject>(
+    type: NamespacedType,
+    name: string,
+    namespace?: string,
+  ): Promise<Stored<T> | undefined>;
+  current<T extends KubeObject>(
+    type: ResourceType,
+    name: string,
+    namespace?: string,
+  ): Promise<StoredCluster<T> | undefined>;
   async current<T extends KubeObject>(
     type: ResourceType,
     name: string,
     namespace = this.namespace,
-  ): Promise<T | undefined> {
-    return this.cached<T>(type, name, namespace) ?? (await this.live<T>(type, name, namespace));
+  ): Promise<Stored<T> | undefined> {
+    const narrowed = type as NamespacedType;
+    return (
+      this.cached<T>(narrowed, name, namespace) ?? (await this.live<T>(narrowed, name, namespace))
+    );
   }
 
   /** Throws an OwnershipConflictError unless the object belongs to the instance. */
@@ -82,11 +115,10 @@ export class InstanceObjects {
    * and whether it was created.
    */
   async ensure<T extends KubeObject>(
-    type: ResourceType,
-    desired: T,
-  ): Promise<{ object: T; created: boolean }> {
-    const name = desired.metadata!.name!;
-    const namespace = desired.metadata!.namespace ?? this.namespace;
+    type: NamespacedType,
+    desired: Desired<T>,
+  ): Promise<{ object: Stored<T>; created: boolean }> {
+    const { name, namespace } = desired.metadata;
     let existing = await this.current<T>(type, name, namespace);
     if (!existing) {
       const created = await this.createOrFind(type, desired);
@@ -97,7 +129,7 @@ export class InstanceObjects {
     if (this.rule.adopts && !this.controls(existing)) {
       existing = await this.access.update<T>(type, {
         ...existing,
-        metadata: { ...existing.metadata, ownerReferences: desired.metadata!.ownerReferences },
+        metadata: { ...existing.metadata, ownerReferences: desired.metadata.ownerReferences },
       });
     }
     return { object: existing, created: false };
@@ -135,16 +167,16 @@ export class InstanceObjects {
   }
 
   private async createOrFind<T extends KubeObject>(
-    type: ResourceType,
-    desired: T,
-  ): Promise<{ created: T } | { found: T }> {
+    type: NamespacedType,
+    desired: Desired<T>,
+  ): Promise<{ created: Stored<T> } | { found: Stored<T> }> {
     try {
       return { created: await this.access.create<T>(type, desired) };
     } catch (error) {
       // Someone made it between the read and the create: it is judged like any found object.
       if (!isAlreadyExists(error)) throw error;
-      const name = desired.metadata!.name!;
-      const found = await this.live<T>(type, name, desired.metadata!.namespace ?? this.namespace);
+      const { name, namespace } = desired.metadata;
+      const found = await this.live<T>(type, name, namespace);
       if (!found) throw error;
       return { found };
     }

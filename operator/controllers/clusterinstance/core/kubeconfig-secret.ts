@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { SECRETS } from '../../../api/resources.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { writeKubeconfig } from '../../../kube/strict-kubeconfig.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { ReconcileContext } from '../../../runtime/controller.js';
 import { decodeBase64, encodeBase64 } from './encoding.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 import { commonLabels, kubeconfigSecretName } from './naming.js';
 import { controlledBy, instanceOwnerReference } from './ownership.js';
 import { InstanceFailure, Reason } from './reasons.js';
+import type { Desired } from '../../../kube/objects.js';
 
 /** SHA-256 (hex) of a kubeconfig as published: what status.kubeconfigSHA256 records. */
 export const kubeconfigDigest = (kubeconfig: string): string =>
@@ -22,13 +22,13 @@ export interface Published {
   sha256: string;
 }
 
-function desiredSecret(instance: ClusterInstance, data: Record<string, string>): Secret {
+function desiredSecret(instance: Instance, data: Record<string, string>): Desired<Secret> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: kubeconfigSecretName(instance.metadata!.name!),
-      namespace: instance.metadata!.namespace!,
+      name: kubeconfigSecretName(instance.metadata.name),
+      namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
       ownerReferences: [instanceOwnerReference(instance)],
     },
@@ -51,12 +51,12 @@ const sameData = (a: Record<string, string>, b: Record<string, string>): boolean
  */
 export async function publishKubeconfig(
   api: InstanceApi,
-  instance: ClusterInstance,
+  instance: Instance,
   published: { access: GuestAccess; ocpVersion: string; context: ReconcileContext },
 ): Promise<Published> {
-  const name = kubeconfigSecretName(instance.metadata!.name!);
-  const namespace = instance.metadata!.namespace!;
-  const kubeconfig = writeKubeconfig(published.access, instance.metadata!.name!);
+  const name = kubeconfigSecretName(instance.metadata.name);
+  const namespace = instance.metadata.namespace;
+  const kubeconfig = writeKubeconfig(published.access, instance.metadata.name);
   const result = { secretName: name, sha256: kubeconfigDigest(kubeconfig) };
   const desired = desiredSecret(instance, {
     kubeconfig: encodeBase64(kubeconfig),
@@ -71,12 +71,12 @@ export async function publishKubeconfig(
   if (!controlledBy(existing, instance))
     throw new InstanceFailure(
       Reason.APIEndpointConflict,
-      `kubeconfig Secret ${namespace}/${name} is not owned by ClusterInstance ${instance.metadata!.name} (UID ${instance.metadata!.uid})`,
+      `kubeconfig Secret ${namespace}/${name} is not owned by ClusterInstance ${instance.metadata.name} (UID ${instance.metadata.uid})`,
     );
   const data = existing.data ?? {};
   const labelled = existing.metadata?.labels?.[LABEL_MANAGED_BY] === MANAGED_BY_OPERATOR;
   if (labelled && sameData(data, desired.data!)) return result;
-  const labels = { ...existing.metadata?.labels, ...desired.metadata!.labels };
+  const labels = { ...existing.metadata?.labels, ...desired.metadata.labels };
   await api.update(SECRETS, {
     ...existing,
     metadata: { ...existing.metadata, labels },
@@ -90,19 +90,19 @@ export async function publishKubeconfig(
 /** A Secret that held something else than what was last published was changed by someone else. */
 function reportDrift(
   api: InstanceApi,
-  instance: ClusterInstance,
+  instance: Instance,
   held: Record<string, string>,
   context: ReconcileContext,
 ): void {
   // A legitimate update (a renewed KAS certificate) starts from what was recorded; anything else
   // was written by someone else (or by an operator version that published other content).
   if (kubeconfigDigest(decodeBase64(held.kubeconfig)) === instance.status?.kubeconfigSHA256) return;
-  const name = kubeconfigSecretName(instance.metadata!.name!);
+  const name = kubeconfigSecretName(instance.metadata.name);
   context.logger.info({ secret: name }, 'Rewrote a changed kubeconfig Secret');
   api.event(
     instance,
     'Warning',
     'KubeconfigRewritten',
-    `Secret ${instance.metadata!.namespace}/${name} no longer held the kubeconfig the operator published; rewrote it from the instance's own credentials`,
+    `Secret ${instance.metadata.namespace}/${name} no longer held the kubeconfig the operator published; rewrote it from the instance's own credentials`,
   );
 }

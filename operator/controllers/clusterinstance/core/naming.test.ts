@@ -10,12 +10,13 @@ import {
   kubeconfigSecretName,
   readablePrefix,
 } from './naming.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const long = `${'very-long-name-'.repeat(3)}and-more-pool-0`; // 60 characters
 
 const instance = {
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'u' },
-} as ClusterInstance;
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'u', resourceVersion: '1' },
+} as Stored<ClusterInstance>;
 
 describe('the names both topologies give an instance', () => {
   it('publishes <instance>-kubeconfig with the common and endpoint labels', () => {

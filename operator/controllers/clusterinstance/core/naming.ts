@@ -5,7 +5,7 @@ import {
   LABEL_MANAGED_BY,
   MANAGED_BY_OPERATOR,
 } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { Instance } from './instance-api.js';
 
 /*
  * Names and labels every topology gives an instance's objects
@@ -26,10 +26,10 @@ export const HASH_CHARS = 16;
 export { kubeconfigSecretName } from '../../../../contracts/names.js';
 
 /** managed-by and instance labels (docs/reference/generated-objects.md#label-sets). */
-export function commonLabels(instance: ClusterInstance): Record<string, string> {
+export function commonLabels(instance: Instance): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR,
-    [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+    [LABEL_CLUSTER_INSTANCE]: instance.metadata.name,
   };
 }
 
@@ -38,10 +38,10 @@ export function commonLabels(instance: ClusterInstance): Record<string, string> 
  * and the instance's namespace, for objects that name their instance from another namespace, or by
  * label only.
  */
-export function endpointLabels(instance: ClusterInstance): Record<string, string> {
+export function endpointLabels(instance: Instance): Record<string, string> {
   return {
     ...commonLabels(instance),
-    [LABEL_CLUSTER_INSTANCE_NAMESPACE]: instance.metadata!.namespace!,
+    [LABEL_CLUSTER_INSTANCE_NAMESPACE]: instance.metadata.namespace,
   };
 }
 

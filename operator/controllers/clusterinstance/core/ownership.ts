@@ -1,8 +1,8 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import { InstanceFailure } from './reasons.js';
+import type { Instance } from './instance-api.js';
 
 /**
  * An object the instance needs exists but belongs to someone else
@@ -61,22 +61,19 @@ export async function verifyOwnership(
 /**
  * Whether the instance is the object's controller (objects it may delete or adopt without doubt).
  */
-export function controlledBy(object: KubeObject | undefined, instance: ClusterInstance): boolean {
+export function controlledBy(object: KubeObject | undefined, instance: Instance): boolean {
   return !!object?.metadata?.ownerReferences?.some(
-    (ref) => ref.controller && ref.uid === instance.metadata!.uid,
+    (ref) => ref.controller && ref.uid === instance.metadata.uid,
   );
 }
 
 /** The owner reference of an object the instance made (its controller unless said otherwise). */
-export function instanceOwnerReference(
-  instance: ClusterInstance,
-  controller = true,
-): OwnerReference {
+export function instanceOwnerReference(instance: Instance, controller = true): OwnerReference {
   return {
     apiVersion: INSTANCES.apiVersion,
     kind: INSTANCES.kind,
-    name: instance.metadata!.name!,
-    uid: instance.metadata!.uid!,
+    name: instance.metadata.name,
+    uid: instance.metadata.uid,
     controller,
     blockOwnerDeletion: true,
   };

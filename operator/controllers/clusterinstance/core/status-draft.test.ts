@@ -1,14 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
 import { InstanceStatusDraft } from './status-draft.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const NOW = Date.parse('2026-01-10T12:00:00Z');
 
 /** As the apiserver returns it: keys sorted. */
-const instance = (ocpVersion = '4.16.10'): ClusterInstance => ({
+const instance = (ocpVersion = '4.16.10'): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', generation: 1 },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1', generation: 1 },
   spec: { type: 'hcp', template: { ocpVersion, memory: '8Gi', cores: 2 } },
   status: {
     conditions: [

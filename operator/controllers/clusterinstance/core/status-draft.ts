@@ -4,6 +4,7 @@ import { sameContent } from '../../../kube/objects.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
 import type { InstanceCondition } from './reasons.js';
 import { Reason } from './reasons.js';
+import type { Instance } from './instance-api.js';
 
 export type InstanceStatus = NonNullable<ClusterInstance['status']>;
 type Phase = NonNullable<InstanceStatus['phase']>;
@@ -26,7 +27,7 @@ export class InstanceStatusDraft {
   readonly announcements: Announcement[] = [];
 
   constructor(
-    readonly instance: ClusterInstance,
+    readonly instance: Instance,
     private readonly now: number,
   ) {
     this.status = structuredClone(instance.status ?? {});

@@ -3,21 +3,18 @@ import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import { ownerKeys } from '../../../runtime/owner-keys.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 
 /*
  * How the objects an instance hears about map back to instance keys ("namespace/name"), for the
  * watches of both topologies.
  */
 
-export const instanceKey = (instance: ClusterInstance): string =>
-  `${instance.metadata!.namespace}/${instance.metadata!.name}`;
+export const instanceKey = (instance: Instance): string =>
+  `${instance.metadata.namespace}/${instance.metadata.name}`;
 
 /** The keys of the cached instances for which `test` holds. */
-export function instanceKeys(
-  api: InstanceApi,
-  test: (instance: ClusterInstance) => boolean,
-): string[] {
+export function instanceKeys(api: InstanceApi, test: (instance: Instance) => boolean): string[] {
   return api.cachedList<ClusterInstance>(INSTANCES, test).map(instanceKey);
 }
 

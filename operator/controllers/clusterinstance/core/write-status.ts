@@ -1,7 +1,6 @@
 import { findCondition } from '../../../api/conditions.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
-import type { InstanceApi } from './instance-api.js';
+import type { Instance, InstanceApi } from './instance-api.js';
 import { observeProvisioned } from './instance-metrics.js';
 import { Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
@@ -17,7 +16,7 @@ const WARNING_REASONS = new Set<string>([Reason.KubeconfigRejected]);
 export async function writeInstanceStatus(
   api: InstanceApi,
   draft: InstanceStatusDraft,
-): Promise<ClusterInstance> {
+): Promise<Instance> {
   if (!draft.changed) return draft.instance;
   const written = await api.updateStatus(INSTANCES, { ...draft.instance, status: draft.status });
   if (draft.status.phase === 'Ready' && !draft.wasReady) observeProvisioned(api, written);

@@ -1,5 +1,4 @@
 import { LABEL_CLUSTER_INSTANCE, LABEL_MANAGED_BY } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
 import {
   CLUSTER_ROLES,
@@ -8,7 +7,7 @@ import {
   ROLES,
   SERVICE_ACCOUNTS,
 } from '../../../api/core-resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { Desired, KubeObject } from '../../../kube/objects.js';
 import type { Job, Secret } from '../../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';
 import { commonLabels } from '../core/naming.js';
@@ -26,6 +25,7 @@ import {
 } from './crc-naming.js';
 import { AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from '../../../../contracts/agent-job.js';
 import { HANDOFF_MANAGED_BY } from '../../../../contracts/handoff.js';
+import type { Instance } from '../core/instance-api.js';
 
 /*
  * The crc-agent's objects (docs/reference/generated-objects.md#crc-agent-job,
@@ -54,7 +54,7 @@ export interface RbacObject extends KubeObject {
 }
 
 /** The agent's pods: the common labels, and what the guest's NetworkPolicy lets in. */
-export function agentPodLabels(instance: ClusterInstance): Record<string, string> {
+export function agentPodLabels(instance: Instance): Record<string, string> {
   return { ...commonLabels(instance), [LABEL_COMPONENT]: AGENT_COMPONENT };
 }
 
@@ -71,13 +71,13 @@ export interface AgentJobInputs {
  * The crc-agent Job of one VMI (docs/reference/generated-objects.md#crc-agent-job); never updated
  * once it exists.
  */
-export function buildAgentJob(instance: ClusterInstance, inputs: AgentJobInputs): Job {
-  const name = instance.metadata!.name!;
+export function buildAgentJob(instance: Instance, inputs: AgentJobInputs): Desired<Job> {
+  const name = instance.metadata.name;
   const env = AgentJobSpec.toEnv({
     instanceName: name,
-    instanceNamespace: instance.metadata!.namespace!,
+    instanceNamespace: instance.metadata.namespace,
     // The agent then checks that the handoff Secret it writes is controlled by this instance.
-    instanceUid: instance.metadata!.uid!,
+    instanceUid: instance.metadata.uid,
     sshHost: inputs.vmiAddress,
     vmiUid: inputs.vmiUid,
     apiHostname: inputs.hostname,
@@ -154,20 +154,20 @@ export function buildAgentClusterRole(name: string): RbacObject {
   };
 }
 
-export function buildAgentServiceAccount(instance: ClusterInstance): KubeObject {
+export function buildAgentServiceAccount(instance: Instance): Desired<KubeObject> {
   return {
     apiVersion: SERVICE_ACCOUNTS.apiVersion,
     kind: SERVICE_ACCOUNTS.kind,
-    metadata: instanceMetadata(instance, agentAccountName(instance.metadata!.name!)),
+    metadata: instanceMetadata(instance, agentAccountName(instance.metadata.name)),
   };
 }
 
-function agentSubjects(instance: ClusterInstance): RbacObject['subjects'] {
+function agentSubjects(instance: Instance): RbacObject['subjects'] {
   return [
     {
       kind: 'ServiceAccount',
-      name: agentAccountName(instance.metadata!.name!),
-      namespace: instance.metadata!.namespace!,
+      name: agentAccountName(instance.metadata.name),
+      namespace: instance.metadata.namespace,
     },
   ];
 }
@@ -176,11 +176,11 @@ function agentSubjects(instance: ClusterInstance): RbacObject['subjects'] {
  * Binds the shared ClusterRole to the agent's account in the instance namespace
  * (docs/reference/generated-objects.md#crc-agent-rbac).
  */
-export function buildAgentBinding(instance: ClusterInstance, clusterRole: string): RbacObject {
+export function buildAgentBinding(instance: Instance, clusterRole: string): Desired<RbacObject> {
   return {
     apiVersion: ROLE_BINDINGS.apiVersion,
     kind: ROLE_BINDINGS.kind,
-    metadata: instanceMetadata(instance, agentBindingName(instance.metadata!.name!)),
+    metadata: instanceMetadata(instance, agentBindingName(instance.metadata.name)),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
     subjects: agentSubjects(instance),
   };
@@ -190,30 +190,30 @@ export function buildAgentBinding(instance: ClusterInstance, clusterRole: string
  * Read and overwrite the one handoff Secret of the current VMI, nothing else (ADR 0010); read the
  * instance itself, for the SSH host key recorded in its status.
  */
-export function buildHandoffRole(instance: ClusterInstance, vmiUid: string): RbacObject {
+export function buildHandoffRole(instance: Instance, vmiUid: string): Desired<RbacObject> {
   return {
     apiVersion: ROLES.apiVersion,
     kind: ROLES.kind,
-    metadata: instanceMetadata(instance, agentHandoffRoleName(instance.metadata!.name!)),
+    metadata: instanceMetadata(instance, agentHandoffRoleName(instance.metadata.name)),
     rules: [
       {
         apiGroups: [''],
         resources: ['secrets'],
         verbs: ['get', 'update'],
-        resourceNames: [handoffSecretName(instance.metadata!.name!, vmiUid)],
+        resourceNames: [handoffSecretName(instance.metadata.name, vmiUid)],
       },
       {
         apiGroups: ['guestcluster.opdev.io'],
         resources: [INSTANCES.plural],
         verbs: ['get'],
-        resourceNames: [instance.metadata!.name!],
+        resourceNames: [instance.metadata.name],
       },
     ],
   };
 }
 
-export function buildHandoffBinding(instance: ClusterInstance): RbacObject {
-  const name = instance.metadata!.name!;
+export function buildHandoffBinding(instance: Instance): Desired<RbacObject> {
+  const name = instance.metadata.name;
   return {
     apiVersion: ROLE_BINDINGS.apiVersion,
     kind: ROLE_BINDINGS.kind,
@@ -231,15 +231,15 @@ export function buildHandoffBinding(instance: ClusterInstance): RbacObject {
  * The handoff Secret, made empty by the operator before the agent runs so that the agent needs
  * no create permission; the agent fills in its data (crc-agent output contract).
  */
-export function buildHandoffSecret(instance: ClusterInstance, vmiUid: string): Secret {
+export function buildHandoffSecret(instance: Instance, vmiUid: string): Desired<Secret> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      ...instanceMetadata(instance, handoffSecretName(instance.metadata!.name!, vmiUid)),
+      ...instanceMetadata(instance, handoffSecretName(instance.metadata.name, vmiUid)),
       labels: {
         [LABEL_MANAGED_BY]: HANDOFF_MANAGED_BY,
-        [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+        [LABEL_CLUSTER_INSTANCE]: instance.metadata.name,
       },
     },
     type: 'Opaque',

@@ -9,12 +9,13 @@ import {
   buildAgentJob,
   buildAgentServiceAccount,
 } from './crc-agent-builders.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
 };
 const baseJob = buildAgentJob(instance, {
@@ -25,7 +26,7 @@ const baseJob = buildAgentJob(instance, {
   pullSecretName: 'pull-secret',
   sshKey: { secretName: 'key', dataKey: 'id_ecdsa' },
 });
-const JOB = baseJob.metadata!.name!;
+const JOB = baseJob.metadata.name;
 const HINT = `; inspect with kubectl -n ci describe job ${JOB}`;
 
 const job = (status: Job['status'] = {}): Job => ({ ...baseJob, status });

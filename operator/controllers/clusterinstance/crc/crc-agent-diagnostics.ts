@@ -1,10 +1,10 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { RbacObject } from './crc-agent-builders.js';
 import { controlledBy } from '../core/ownership.js';
 import { agentAccountName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
+import type { Instance } from '../core/instance-api.js';
 
 /*
  * The CRCAgent condition (docs/reference/instances.md#crc-agent-diagnostics): what a person needs
@@ -248,10 +248,10 @@ export interface AgentPrerequisites {
  */
 export function agentPrerequisiteProblem(
   job: Job,
-  instance: ClusterInstance,
+  instance: Instance,
   found: AgentPrerequisites,
 ): string | undefined {
-  const account = agentAccountName(instance.metadata!.name!);
+  const account = agentAccountName(instance.metadata.name);
   const used = job.spec.template.spec.serviceAccountName || 'default';
   if (used !== account) return `Job uses unexpected ServiceAccount ${used}`;
   if (!found.serviceAccount) return `ServiceAccount ${account} is missing`;
@@ -262,7 +262,7 @@ export function agentPrerequisiteProblem(
         (s) =>
           s.kind === 'ServiceAccount' &&
           s.name === account &&
-          s.namespace === instance.metadata!.namespace,
+          s.namespace === instance.metadata.namespace,
       ),
   );
   if (!bound) return `no RoleBinding of this ClusterInstance binds ServiceAccount ${account}`;

@@ -42,7 +42,7 @@ async function ensureAgentClusterRole(api: InstanceApi): Promise<void> {
 function mustBeControlled(objects: InstanceObjects, object: RbacObject, what: string): void {
   if (!objects.controls(object))
     throw new OwnershipConflictError(
-      `${what} ${objects.namespace}/${object.metadata?.name} is not controlled by ClusterInstance ${objects.instance.metadata!.name}`,
+      `${what} ${objects.namespace}/${object.metadata?.name} is not controlled by ClusterInstance ${objects.instance.metadata.name}`,
     );
 }
 
@@ -81,7 +81,7 @@ export async function ensureAgentAccount(
   const instance = objects.instance;
   await ensureAgentClusterRole(api);
   const account = buildAgentServiceAccount(instance);
-  const existingAccount = await objects.live<RbacObject>(SERVICE_ACCOUNTS, account.metadata!.name!);
+  const existingAccount = await objects.live<RbacObject>(SERVICE_ACCOUNTS, account.metadata.name);
   if (existingAccount) mustBeControlled(objects, existingAccount, 'ServiceAccount');
   else await objects.ensure(SERVICE_ACCOUNTS, account);
   await ensureRbac(
@@ -103,7 +103,7 @@ export async function ensureHandoffGrant(
 ): Promise<void> {
   const instance = objects.instance;
   const handoff = buildHandoffSecret(instance, vmiUid);
-  const existingHandoff = await objects.current<RbacObject>(SECRETS, handoff.metadata!.name!);
+  const existingHandoff = await objects.current<RbacObject>(SECRETS, handoff.metadata.name);
   if (existingHandoff) mustBeControlled(objects, existingHandoff, 'handoff Secret');
   else await objects.ensure(SECRETS, handoff);
   await ensureRbac(api, objects, ROLES, buildHandoffRole(instance, vmiUid));

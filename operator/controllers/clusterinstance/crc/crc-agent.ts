@@ -40,7 +40,7 @@ export async function agentDone(
   objects: InstanceObjects,
   vmiUid: string,
 ): Promise<AgentDone | undefined> {
-  const name = objects.instance.metadata!.name!;
+  const name = objects.instance.metadata.name;
   const published = objects.cached<Secret>(SECRETS, kubeconfigSecretName(name));
   if (published && objects.controls(published)) return { published: true };
   const secret = objects.cached<Secret>(SECRETS, handoffSecretName(name, vmiUid));
@@ -58,7 +58,7 @@ export async function ensureAgentJob(
   inputs: AgentJobInputs,
 ): Promise<{ job: Job; created: boolean }> {
   const instance = objects.instance;
-  const name = agentJobName(instance.metadata!.name!, inputs.vmiUid);
+  const name = agentJobName(instance.metadata.name, inputs.vmiUid);
   const existing = await objects.current<Job>(JOBS, name);
   if (existing) {
     if (!objects.controls(existing))
@@ -78,7 +78,7 @@ export async function existingAgentJob(
 ): Promise<Job | undefined> {
   const job = await objects.current<Job>(
     JOBS,
-    agentJobName(objects.instance.metadata!.name!, vmiUid),
+    agentJobName(objects.instance.metadata.name, vmiUid),
   );
   return job && objects.controls(job) ? job : undefined;
 }
@@ -109,7 +109,7 @@ export async function inspectAgent(
     handoffReceived: received,
     jobHandoff: objects.cached<Secret>(
       SECRETS,
-      handoffSecretName(objects.instance.metadata!.name!, jobVmi),
+      handoffSecretName(objects.instance.metadata.name, jobVmi),
     ),
     prerequisiteProblem: received ? undefined : await prerequisites(api, objects, job),
     now: api.now(),
@@ -143,7 +143,7 @@ async function prerequisites(
   return agentPrerequisiteProblem(job, objects.instance, {
     serviceAccount: await objects.live(
       SERVICE_ACCOUNTS,
-      agentAccountName(objects.instance.metadata!.name!),
+      agentAccountName(objects.instance.metadata.name),
     ),
     bindings,
     secrets: (name) => secrets.get(name),

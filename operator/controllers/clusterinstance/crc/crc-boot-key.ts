@@ -173,8 +173,8 @@ async function ensureKeyCopy(
   binding: BootKeyBinding,
 ): Promise<CloneSizes> {
   const instance = objects.instance;
-  const name = `${objects.namespace}/${bootKeySecretName(instance.metadata!.name!)}`;
-  const copy = await objects.current<Secret>(SECRETS, bootKeySecretName(instance.metadata!.name!));
+  const name = `${objects.namespace}/${bootKeySecretName(instance.metadata.name)}`;
+  const copy = await objects.current<Secret>(SECRETS, bootKeySecretName(instance.metadata.name));
   if (!copy) {
     const source = await verifySource(objects, bundleName, binding);
     await objects.ensure(SECRETS, buildBootKeySecret(instance, source.keyBase64));

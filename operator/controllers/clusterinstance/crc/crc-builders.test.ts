@@ -14,13 +14,14 @@ import {
   buildVirtualMachine,
 } from './crc-builders.js';
 import { quantityBytes } from './quantity.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},
-): ClusterInstance => ({
+): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: {
     type: 'crc',
     template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4, ...template },

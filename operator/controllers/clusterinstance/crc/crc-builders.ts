@@ -1,4 +1,3 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { SERVICES } from '../../../api/core-resources.js';
 import {
   DATA_VOLUMES,
@@ -6,13 +5,14 @@ import {
   ROUTES,
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { Desired, DesiredMeta } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { commonLabels, endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { bootKeySecretName, crcApiName, crcDiskName, crcVmName } from './crc-naming.js';
 import { atLeast, quantityBytes } from './quantity.js';
+import type { Instance } from '../core/instance-api.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;
@@ -38,10 +38,10 @@ export interface SshKeyRef {
 /**
  * Name, namespace, common labels and the instance as controller: what the instance's objects carry.
  */
-export function instanceMetadata(instance: ClusterInstance, name: string): KubeObject['metadata'] {
+export function instanceMetadata(instance: Instance, name: string): DesiredMeta {
   return {
     name,
-    namespace: instance.metadata!.namespace!,
+    namespace: instance.metadata.namespace,
     labels: commonLabels(instance),
     ownerReferences: [instanceOwnerReference(instance)],
   };
@@ -60,7 +60,7 @@ function cloneRequest(requested: string, source: Extract<DiskSource, { pvc: obje
 }
 
 /** The root disk (docs/reference/generated-objects.md#datavolume). */
-export function buildDataVolume(instance: ClusterInstance, source: DiskSource): PlatformObject {
+export function buildDataVolume(instance: Instance, source: DiskSource): Desired<PlatformObject> {
   const template = instance.spec.template;
   const requested = template.rootVolumeSize || DEFAULT_ROOT_VOLUME;
   const clone = 'pvc' in source;
@@ -85,7 +85,7 @@ export function buildDataVolume(instance: ClusterInstance, source: DiskSource): 
  * The VM (docs/reference/generated-objects.md#virtualmachine): labels also on the VMI template, so
  * the VMI and launcher pod carry them.
  */
-export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
+export function buildVirtualMachine(instance: Instance): Desired<PlatformObject> {
   const template = instance.spec.template;
   return {
     apiVersion: VIRTUAL_MACHINES.apiVersion,
@@ -116,22 +116,22 @@ export function buildVirtualMachine(instance: ClusterInstance): PlatformObject {
  * The guest API Service (docs/reference/generated-objects.md#crc-api-service); it selects the
  * default VM name, as the reference does.
  */
-export function buildApiService(instance: ClusterInstance): PlatformObject {
+export function buildApiService(instance: Instance): Desired<PlatformObject> {
   return {
     apiVersion: SERVICES.apiVersion,
     kind: SERVICES.kind,
-    metadata: instanceMetadata(instance, crcApiName(instance.metadata!.name!)),
+    metadata: instanceMetadata(instance, crcApiName(instance.metadata.name)),
     spec: {
       type: 'ClusterIP',
-      selector: { [LABEL_VM_NAME]: instance.metadata!.name! },
+      selector: { [LABEL_VM_NAME]: instance.metadata.name },
       ports: [{ name: 'api', protocol: 'TCP', port: API_PORT, targetPort: API_PORT }],
     },
   };
 }
 
 /** The passthrough API Route (docs/reference/generated-objects.md#crc-api-route). */
-export function buildApiRoute(instance: ClusterInstance, hostname: string): PlatformObject {
-  const name = crcApiName(instance.metadata!.name!);
+export function buildApiRoute(instance: Instance, hostname: string): Desired<PlatformObject> {
+  const name = crcApiName(instance.metadata.name);
   return {
     apiVersion: ROUTES.apiVersion,
     kind: ROUTES.kind,
@@ -146,11 +146,11 @@ export function buildApiRoute(instance: ClusterInstance, hostname: string): Plat
 }
 
 /** The instance's own copy of the bundle's boot key (docs/reference/instances.md#crc-boot-key). */
-export function buildBootKeySecret(instance: ClusterInstance, keyBase64: string): Secret {
+export function buildBootKeySecret(instance: Instance, keyBase64: string): Desired<Secret> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: instanceMetadata(instance, bootKeySecretName(instance.metadata!.name!)),
+    metadata: instanceMetadata(instance, bootKeySecretName(instance.metadata.name)),
     type: 'Opaque',
     data: { id_ecdsa: keyBase64 },
   };

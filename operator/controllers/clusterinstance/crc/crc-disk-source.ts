@@ -99,6 +99,6 @@ export async function diskSource(
       storageClassName: binding.storageClassName,
       ...sizes,
     },
-    sshKey: { secretName: bootKeySecretName(instance.metadata!.name!), dataKey: 'id_ecdsa' },
+    sshKey: { secretName: bootKeySecretName(instance.metadata.name), dataKey: 'id_ecdsa' },
   };
 }

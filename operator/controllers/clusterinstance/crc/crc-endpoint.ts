@@ -30,7 +30,7 @@ export async function resolveCrcEndpoint(
 ): Promise<CrcEndpoint> {
   const instance = objects.instance;
   const recorded = recordedHostname(instance);
-  const route = await objects.current<PlatformObject>(ROUTES, crcApiName(instance.metadata!.name!));
+  const route = await objects.current<PlatformObject>(ROUTES, crcApiName(instance.metadata.name));
   const hostname = route
     ? await routeHost(objects, route)
     : ((await identityHost(objects)) ?? recorded ?? (await newApiHostname(api, instance)));
@@ -53,7 +53,7 @@ export async function ensureCrcRoute(
   const { object } = await objects.ensure(ROUTES, buildApiRoute(instance, endpoint.hostname));
   if (object.spec?.host !== endpoint.hostname)
     throw new OwnershipConflictError(
-      `CRC Route ${objects.namespace}/${crcApiName(instance.metadata!.name!)} changed host`,
+      `CRC Route ${objects.namespace}/${crcApiName(instance.metadata.name)} changed host`,
     );
   return true;
 }
@@ -71,12 +71,12 @@ async function routeHost(objects: InstanceObjects, route: PlatformObject): Promi
 
 /** The host the instance's identity was issued for, if it has one. */
 async function identityHost(objects: InstanceObjects): Promise<string | undefined> {
-  const name = identitySecretName(objects.instance.metadata!.name!);
+  const name = identitySecretName(objects.instance.metadata.name);
   const secret = await objects.current<Secret>(SECRETS, name);
   if (!secret) return undefined;
   if (!objects.controls(secret))
     throw new OwnershipConflictError(
-      `CRC identity Secret ${objects.namespace}/${name} is not controlled by ClusterInstance ${objects.instance.metadata!.name}`,
+      `CRC identity Secret ${objects.namespace}/${name} is not controlled by ClusterInstance ${objects.instance.metadata.name}`,
     );
   return identityHostname(secret);
 }

@@ -21,7 +21,7 @@ export function recordHostKey(
   if (draft.status.crc?.sshHostKey?.vmiUID === vmiUid) return;
   const secret = objects.cached<Secret>(
     SECRETS,
-    handoffSecretName(objects.instance.metadata!.name!, vmiUid),
+    handoffSecretName(objects.instance.metadata.name, vmiUid),
   );
   if (decodeBase64(secret?.data?.vmiUID) !== vmiUid) return;
   const publicKey = decodeBase64(secret?.data?.sshHostKey).trim();

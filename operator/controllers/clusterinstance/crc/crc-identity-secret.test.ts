@@ -7,13 +7,14 @@ import {
   identityOf,
   validateIdentitySecret,
 } from './crc-identity-secret.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const HOST = 'api-pool-0-0123456789abcdef.apps.example.test';
 const NOW = new Date('2026-01-01T00:00:00Z');
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
 };
 

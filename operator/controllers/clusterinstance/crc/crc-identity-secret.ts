@@ -1,5 +1,4 @@
 import { X509Certificate } from 'node:crypto';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { SECRETS } from '../../../api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { CrcIdentity } from '../../../../crc-agent/crc-identity.js';
@@ -13,6 +12,8 @@ import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
 import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
 import { identitySecretName } from './crc-naming.js';
+import type { Instance } from '../core/instance-api.js';
+import type { Desired } from '../../../kube/objects.js';
 
 /*
  * The `<instance>-crc-identity` Secret (docs/reference/generated-objects.md#secrets): made once per
@@ -21,17 +22,17 @@ import { identitySecretName } from './crc-naming.js';
  */
 
 export function buildIdentitySecret(
-  instance: ClusterInstance,
+  instance: Instance,
   hostname: string,
   now: Date,
-): Secret {
+): Desired<Secret> {
   const identity = createCrcIdentity(hostname, now);
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: identitySecretName(instance.metadata!.name!),
-      namespace: instance.metadata!.namespace!,
+      name: identitySecretName(instance.metadata.name),
+      namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
       ownerReferences: [instanceOwnerReference(instance)],
     },
@@ -84,7 +85,7 @@ export async function ensureIdentitySecret(
   hostname: string,
   now: Date,
 ): Promise<void> {
-  const name = identitySecretName(objects.instance.metadata!.name!);
+  const name = identitySecretName(objects.instance.metadata.name);
   const existing = await objects.current<Secret>(SECRETS, name);
   if (!existing) {
     await objects.ensure(SECRETS, buildIdentitySecret(objects.instance, hostname, now));

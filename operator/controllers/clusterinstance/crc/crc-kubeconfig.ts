@@ -16,7 +16,7 @@ export async function crcGuestAccess(
   hostname: string,
   now: Date,
 ): Promise<GuestAccess | { unavailable: string }> {
-  const name = identitySecretName(objects.instance.metadata!.name!);
+  const name = identitySecretName(objects.instance.metadata.name);
   const where = `CRC identity Secret ${objects.namespace}/${name}`;
   const secret = await objects.current<Secret>(SECRETS, name);
   if (!secret) return { unavailable: `${where} is missing` };
@@ -52,7 +52,7 @@ export function handoffRejection(
     return undefined;
   } catch (error) {
     if (!(error instanceof KubeconfigRejectedError)) throw error;
-    const secret = handoffSecretName(objects.instance.metadata!.name!, vmiUid);
+    const secret = handoffSecretName(objects.instance.metadata.name, vmiUid);
     return `kubeconfig of handoff Secret ${objects.namespace}/${secret} was refused: ${error.message}; no request was sent with it, and the instance stays not Ready (delete the ClusterInstance to have its pool replace it)`;
   }
 }

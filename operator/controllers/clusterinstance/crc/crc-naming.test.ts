@@ -11,6 +11,7 @@ import {
   crcVmName,
   handoffSecretName,
 } from './crc-naming.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const VMI = '0d8e9bb6-6c1f-4f59-9a0e-3b1c2c1b8a11';
 const long60 = 'a'.repeat(60);
@@ -20,10 +21,10 @@ const dotted = `${'b'.repeat(38)}-.${'x'.repeat(20)}`;
 const instance = (
   template: Partial<ClusterInstance['spec']['template']>,
   crc?: NonNullable<ClusterInstance['status']>['crc'],
-): ClusterInstance => ({
+): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { name: 'pool-0', namespace: 'ci' },
+  metadata: { name: 'pool-0', namespace: 'ci', uid: 'uid-1', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4, ...template } },
   ...(crc ? { status: { crc } } : {}),
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { crcBundleName as bundleNameOf } from '../../../../contracts/names.js';
+import type { Instance } from '../core/instance-api.js';
 
 /**
  * Names of a crc instance's objects (docs/reference/naming.md#name-rules). The VM and disk names
@@ -14,12 +14,12 @@ const DIGEST_CHARS = 12;
 const digest = (text: string): string =>
   createHash('sha256').update(text).digest('hex').slice(0, DIGEST_CHARS);
 
-export function crcVmName(instance: ClusterInstance): string {
-  return instance.status?.crc?.vmName || instance.metadata!.name!;
+export function crcVmName(instance: Instance): string {
+  return instance.status?.crc?.vmName || instance.metadata.name;
 }
 
-export function crcDiskName(instance: ClusterInstance): string {
-  return instance.status?.crc?.dataVolumeName || `${instance.metadata!.name!}-rootdisk`;
+export function crcDiskName(instance: Instance): string {
+  return instance.status?.crc?.dataVolumeName || `${instance.metadata.name}-rootdisk`;
 }
 
 /** The API Service and Route share one name. */
@@ -68,7 +68,7 @@ export const agentHandoffBindingName = (instance: string): string =>
   perInstanceName(instance, '-crc-agent-handoff-binding-');
 
 /** The CRCBundle a turnkey instance clones: crcBundleRef, else `crc-<version>-<arch>`. */
-export function crcBundleName(instance: ClusterInstance): string | undefined {
+export function crcBundleName(instance: Instance): string | undefined {
   const template = instance.spec.template;
   if (template.crcBundleRef?.name) return template.crcBundleRef.name;
   if (template.crcVersion) return bundleNameOf(template.crcVersion, template.crcArch);

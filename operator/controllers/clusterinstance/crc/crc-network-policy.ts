@@ -1,10 +1,9 @@
 import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { LABEL_VM_NAME } from '../../../api/platform-resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { Desired, KubeObject } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
 import { resourceType } from '../../../kube/resource-type.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
@@ -37,13 +36,13 @@ interface NetworkPolicy extends KubeObject {
  * pods, port 6443 only from the router (the API Route passes TLS through to it). Nothing else of
  * the namespace, or of other namespaces, reaches the guest's sshd.
  */
-export function buildGuestNetworkPolicy(instance: ClusterInstance): NetworkPolicy {
+export function buildGuestNetworkPolicy(instance: Instance): Desired<NetworkPolicy> {
   return {
     apiVersion: NETWORK_POLICIES.apiVersion,
     kind: NETWORK_POLICIES.kind,
     metadata: {
-      name: guestNetworkPolicyName(instance.metadata!.name!),
-      namespace: instance.metadata!.namespace!,
+      name: guestNetworkPolicyName(instance.metadata.name),
+      namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
       ownerReferences: [instanceOwnerReference(instance)],
     },
@@ -56,7 +55,7 @@ export function buildGuestNetworkPolicy(instance: ClusterInstance): NetworkPolic
             {
               podSelector: {
                 matchLabels: {
-                  [LABEL_CLUSTER_INSTANCE]: instance.metadata!.name!,
+                  [LABEL_CLUSTER_INSTANCE]: instance.metadata.name,
                   [LABEL_COMPONENT]: AGENT_COMPONENT,
                 },
               },

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
-import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import type { KubeObject, OwnerReference, Stored } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import { OwnershipConflictError, verifyOwnership } from '../core/ownership.js';
 import { crcOwnership, crcRule } from './crc-ownership.js';
 
-const instance: ClusterInstance = {
+const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'inst-uid' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'inst-uid', resourceVersion: '1' },
   spec: { type: 'crc', template: { ocpVersion: '4.16.0', memory: '16Gi', cores: 4 } },
   status: { crc: { vmUID: 'vm-uid', dataVolumeUID: 'dv-uid', vmiUID: 'vmi-uid' } },
 };
@@ -22,7 +22,7 @@ const ref = (kind: string, name: string, uid: string, controller = true): OwnerR
 });
 const verifyCrcOwnership = (
   candidate: KubeObject,
-  owner: ClusterInstance,
+  owner: Stored<ClusterInstance>,
   read: (type: ResourceType) => Promise<KubeObject | undefined>,
 ): Promise<void> => verifyOwnership(crcRule(owner), candidate, candidate.kind!, read);
 

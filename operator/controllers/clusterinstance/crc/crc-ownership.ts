@@ -1,4 +1,3 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { PODS } from '../../../api/core-resources.js';
 import {
   DATA_VOLUMES,
@@ -8,7 +7,7 @@ import {
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';
 import type { OwnershipRule, Verdict } from '../core/ownership.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
@@ -19,7 +18,7 @@ import { crcDiskName, crcVmName } from './crc-naming.js';
  */
 function parentRule(
   kind: string,
-  instance: ClusterInstance,
+  instance: Instance,
 ): { owner: ResourceType; name: string; recorded: string | undefined } | undefined {
   const crc = instance.status?.crc;
   switch (kind) {
@@ -55,20 +54,16 @@ function parentVerdict(
  * and controlled by the instance, or (a VMI, PVC or launcher pod) controlled by the instance's VM,
  * DataVolume or VMI of the recorded UID, or of a parent that is itself verified.
  */
-export function crcOwnership(
-  object: KubeObject,
-  instance: ClusterInstance,
-  kind = object.kind,
-): Verdict {
+export function crcOwnership(object: KubeObject, instance: Instance, kind = object.kind): Verdict {
   const meta = object.metadata ?? {};
-  if (meta.namespace !== instance.metadata!.namespace)
+  if (meta.namespace !== instance.metadata.namespace)
     return { conflict: `${describe(object, kind)} is outside the instance namespace` };
   const controller = (meta.ownerReferences ?? []).find((ref) => ref.controller);
-  if (controller?.uid && controller.uid === instance.metadata!.uid) return { owned: true };
+  if (controller?.uid && controller.uid === instance.metadata.uid) return { owned: true };
   const rule = kind ? parentRule(kind, instance) : undefined;
   if (controller?.uid && rule) return parentVerdict(object, kind, rule, controller);
   return {
-    conflict: `${describe(object, kind)} is not owned by ClusterInstance ${instance.metadata!.name} (UID ${instance.metadata!.uid})`,
+    conflict: `${describe(object, kind)} is not owned by ClusterInstance ${instance.metadata.name} (UID ${instance.metadata.uid})`,
   };
 }
 
@@ -76,7 +71,7 @@ export function crcOwnership(
  * The crc rule as the engine applies it; objects it ensures are never adopted (they are the
  * instance's or a conflict).
  */
-export function crcRule(instance: ClusterInstance): OwnershipRule {
+export function crcRule(instance: Instance): OwnershipRule {
   return {
     verdict: (object, kind) => crcOwnership(object, instance, kind),
     orphaned: (object, kind, uid) =>
@@ -86,6 +81,6 @@ export function crcRule(instance: ClusterInstance): OwnershipRule {
 }
 
 /** The objects of a crc instance, judged by the crc rule. */
-export function crcObjects(api: InstanceApi, instance: ClusterInstance): InstanceObjects {
+export function crcObjects(api: InstanceApi, instance: Instance): InstanceObjects {
   return new InstanceObjects(api, instance, crcRule(instance));
 }

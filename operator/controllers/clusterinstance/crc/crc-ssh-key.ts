@@ -1,12 +1,13 @@
 import { SECRETS } from '../../../api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { generateEd25519KeyPair, keyOf } from '../../../../crc-agent/ssh-key.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
 import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
+import type { Instance } from '../core/instance-api.js';
+import type { Desired } from '../../../kube/objects.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */
 export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id_ed25519.pub' };
@@ -16,14 +17,14 @@ export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id
  * bundle key once, puts this key into authorized_keys, and takes the bundle key out (every guest
  * of a bundle shares it, and it ships in the public bundle).
  */
-export function buildInstanceSshKeySecret(instance: ClusterInstance): Secret {
+export function buildInstanceSshKeySecret(instance: Instance): Desired<Secret> {
   const pair = generateEd25519KeyPair();
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: instanceSshKeySecretName(instance.metadata!.name!),
-      namespace: instance.metadata!.namespace!,
+      name: instanceSshKeySecretName(instance.metadata.name),
+      namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
       ownerReferences: [instanceOwnerReference(instance)],
     },
@@ -37,7 +38,7 @@ export function buildInstanceSshKeySecret(instance: ClusterInstance): Secret {
 
 /** Made once per instance, then only checked: never replaced (the guest trusts that one key). */
 export async function ensureInstanceSshKey(objects: InstanceObjects): Promise<void> {
-  const name = instanceSshKeySecretName(objects.instance.metadata!.name!);
+  const name = instanceSshKeySecretName(objects.instance.metadata.name);
   const existing = await objects.current<Secret>(SECRETS, name);
   if (!existing) {
     await objects.ensure(SECRETS, buildInstanceSshKeySecret(objects.instance));

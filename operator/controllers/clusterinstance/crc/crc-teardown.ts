@@ -45,7 +45,7 @@ import {
  */
 export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
   const instance = objects.instance;
-  const name = instance.metadata!.name!;
+  const name = instance.metadata.name;
   const ns = objects.namespace;
   const jobs = await api.list<KubeObject>(JOBS, { namespace: ns });
   const agentJobs = jobs.filter(
@@ -55,7 +55,7 @@ export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): P
         job.metadata.labels[LABEL_MANAGED_BY] === MANAGED_BY_OPERATOR),
   );
   for (const job of agentJobs)
-    await objects.remove(JOBS, job.metadata!.name!, { propagationPolicy: 'Foreground' });
+    await objects.remove(JOBS, job.metadata.name, { propagationPolicy: 'Foreground' });
   if (agentJobs.length > 0) return true;
 
   for (const [type, object] of [
@@ -83,7 +83,7 @@ export async function crcTeardown(api: InstanceApi, objects: InstanceObjects): P
  * The agent's handoff Secrets: ours, or unowned ones a legacy agent made; never another owner's.
  */
 async function removeHandoffs(api: InstanceApi, objects: InstanceObjects): Promise<boolean> {
-  const name = objects.instance.metadata!.name!;
+  const name = objects.instance.metadata.name;
   const handoffs = await api.list<KubeObject>(SECRETS, {
     namespace: objects.namespace,
     labelSelector: `${LABEL_MANAGED_BY}=${HANDOFF_MANAGED_BY},${LABEL_CLUSTER_INSTANCE}=${name}`,
@@ -92,8 +92,7 @@ async function removeHandoffs(api: InstanceApi, objects: InstanceObjects): Promi
   for (const secret of handoffs) {
     const owners = secret.metadata?.ownerReferences ?? [];
     if (owners.length > 0 && !objects.controls(secret)) continue;
-    pending =
-      (await objects.remove(SECRETS, secret.metadata!.name!, { only: 'checked' })) || pending;
+    pending = (await objects.remove(SECRETS, secret.metadata.name, { only: 'checked' })) || pending;
   }
   return pending;
 }

@@ -76,7 +76,7 @@ async function invalidate(
   newVmiUid?: string,
 ): Promise<CrcWait> {
   const instance = objects.instance;
-  const name = instance.metadata!.name!;
+  const name = instance.metadata.name;
   const recorded = instance.status?.crc?.vmiUID;
   const jobGoing =
     !!recorded &&

@@ -12,7 +12,7 @@ import {
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { WatchSpec } from '../../../runtime/manager.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { instanceKey, ownerInstances } from '../core/watches.js';
 import { crcBundleName, crcDiskName, crcVmName } from './crc-naming.js';
 import { NETWORK_POLICIES } from './crc-network-policy.js';
@@ -23,11 +23,11 @@ import { NETWORK_POLICIES } from './crc-network-policy.js';
  * its agent Job's pods, the Secrets its template names, and the CRCBundle it clones.
  */
 export function crcWatches(api: InstanceApi): WatchSpec[] {
-  const crcIn = (namespace: string | undefined, test: (i: ClusterInstance) => boolean): string[] =>
+  const crcIn = (namespace: string | undefined, test: (i: Instance) => boolean): string[] =>
     api
       .cachedList<ClusterInstance>(
         INSTANCES,
-        (i) => i.spec.type === 'crc' && i.metadata!.namespace === namespace && test(i),
+        (i) => i.spec.type === 'crc' && i.metadata.namespace === namespace && test(i),
       )
       .map(instanceKey);
   const owned = ownerInstances;

@@ -7,13 +7,14 @@ import {
   desiredReplicas,
 } from './hcp-builders.js';
 import { plannedPlacement } from './hcp-placement.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},
-): ClusterInstance => ({
+): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1' },
+  metadata: { namespace: 'ci', name: 'pool-0', uid: 'uid-1', resourceVersion: '1' },
   spec: {
     type: 'hcp',
     template: {

@@ -1,12 +1,12 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
-import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import type { KubeObject, OwnerReference, StoredMeta } from '../../../kube/objects.js';
 import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import type { KasServingCert } from './kas-serving-cert.js';
+import type { Instance } from '../core/instance-api.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;
@@ -32,7 +32,7 @@ export interface HostedClusterInputs {
  * controlled by the instance.
  */
 export function buildHostedCluster(
-  instance: ClusterInstance,
+  instance: Instance,
   inputs: HostedClusterInputs,
 ): PlatformObject {
   const template = instance.spec.template;
@@ -80,7 +80,7 @@ export function buildHostedCluster(
             namedCertificates: [
               {
                 names: [inputs.hostname],
-                servingCertificate: { name: kasServingCertName(instance.metadata!.name!) },
+                servingCertificate: { name: kasServingCertName(instance.metadata.name) },
               },
             ],
           },
@@ -91,7 +91,7 @@ export function buildHostedCluster(
 }
 
 /** Replicas the NodePool should have: nodePoolReplicas when at least 1, else 1. */
-export function desiredReplicas(instance: ClusterInstance): number {
+export function desiredReplicas(instance: Instance): number {
   const replicas = instance.spec.template.nodePoolReplicas;
   return replicas !== undefined && replicas >= 1 ? replicas : 1;
 }
@@ -104,16 +104,16 @@ export function desiredReplicas(instance: ClusterInstance): number {
  * operator has no reason to hold.
  */
 export function buildNodePool(
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
-  hostedCluster: KubeObject,
+  hostedCluster: { metadata: Pick<StoredMeta, 'name' | 'uid'> },
 ): PlatformObject {
   const template = instance.spec.template;
   const hcOwner: OwnerReference = {
     apiVersion: HOSTED_CLUSTERS.apiVersion,
     kind: HOSTED_CLUSTERS.kind,
-    name: hostedCluster.metadata!.name!,
-    uid: hostedCluster.metadata!.uid!,
+    name: hostedCluster.metadata.name,
+    uid: hostedCluster.metadata.uid,
   };
   return {
     apiVersion: NODE_POOLS.apiVersion,
@@ -152,7 +152,7 @@ export function buildNodePool(
  * labelled, no owner reference.
  */
 export function buildApiRoute(
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   hostname: string,
 ): PlatformObject {
@@ -160,7 +160,7 @@ export function buildApiRoute(
     apiVersion: ROUTES.apiVersion,
     kind: ROUTES.kind,
     metadata: {
-      name: apiRouteName(instance.metadata!.name!),
+      name: apiRouteName(instance.metadata.name),
       namespace: placement.controlPlaneNamespace,
       labels: endpointLabels(instance),
     },
@@ -178,7 +178,7 @@ export function buildApiRoute(
  * controlled by the instance.
  */
 export function buildKasSecret(
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   cert: KasServingCert,
 ): SecretObject {
@@ -186,7 +186,7 @@ export function buildKasSecret(
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
-      name: kasServingCertName(instance.metadata!.name!),
+      name: kasServingCertName(instance.metadata.name),
       namespace: placement.hostedClusterNamespace,
       labels: endpointLabels(instance),
       ownerReferences: [instanceOwnerReference(instance)],

@@ -1,9 +1,8 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { SECRETS } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS, ROUTES } from '../../../api/platform-resources.js';
 import { decodeBase64 as decode } from '../core/encoding.js';
 import { checkHostAvailable, endpointHostname, newApiHostname } from '../core/endpoint.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { isDns1123Subdomain } from '../core/naming.js';
 import { OwnershipConflictError } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
@@ -17,6 +16,7 @@ import {
   issueKasServingCert,
   kasServingCertUsable,
 } from './kas-serving-cert.js';
+import type { Stored } from '../../../kube/objects.js';
 
 interface NamedCertificate {
   names?: string[];
@@ -31,12 +31,12 @@ interface NamedCertificate {
  */
 export async function resolveApiHostname(
   api: InstanceApi,
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
 ): Promise<string> {
   const route = api.cached<PlatformObject>(
     ROUTES,
-    `${placement.controlPlaneNamespace}/${apiRouteName(instance.metadata!.name!)}`,
+    `${placement.controlPlaneNamespace}/${apiRouteName(instance.metadata.name)}`,
   );
   const evidence = await hostnameEvidence(api, instance, placement, route);
   const hosts = new Set(evidence.values());
@@ -54,11 +54,11 @@ export async function resolveApiHostname(
 /** The host names the instance's existing objects and status prove, by where they were found. */
 async function hostnameEvidence(
   api: InstanceApi,
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   route: PlatformObject | undefined,
 ): Promise<Map<string, string>> {
-  const name = instance.metadata!.name!;
+  const name = instance.metadata.name;
   const evidence = new Map<string, string>();
   const hostedCluster = api.cached<PlatformObject>(
     HOSTED_CLUSTERS,
@@ -82,7 +82,7 @@ async function hostnameEvidence(
 }
 
 /** The one host name the HostedCluster serves with the instance's KAS certificate. */
-function namedHost(hostedCluster: PlatformObject, instance: string): string {
+function namedHost(hostedCluster: Stored<PlatformObject>, instance: string): string {
   const configuration = hostedCluster.spec?.configuration as
     { apiServer?: { servingCerts?: { namedCertificates?: NamedCertificate[] } } } | undefined;
   const names = (configuration?.apiServer?.servingCerts?.namedCertificates ?? [])
@@ -90,7 +90,7 @@ function namedHost(hostedCluster: PlatformObject, instance: string): string {
     .flatMap((c) => c.names ?? []);
   if (names.length !== 1 || !names[0])
     throw new OwnershipConflictError(
-      `HostedCluster ${hostedCluster.metadata!.name} does not name exactly one API host for ${kasServingCertName(instance)}`,
+      `HostedCluster ${hostedCluster.metadata.name} does not name exactly one API host for ${kasServingCertName(instance)}`,
     );
   return names[0];
 }
@@ -102,13 +102,13 @@ function namedHost(hostedCluster: PlatformObject, instance: string): string {
  */
 export async function ensureKasServingCert(
   api: InstanceApi,
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   hostname: string,
 ): Promise<string> {
   const now = api.now();
   const namespace = placement.hostedClusterNamespace;
-  const name = kasServingCertName(instance.metadata!.name!);
+  const name = kasServingCertName(instance.metadata.name);
   let existing = await currentSecret(api, namespace, name);
   if (!existing) {
     const desired = buildKasSecret(instance, placement, issueKasServingCert(hostname, now));

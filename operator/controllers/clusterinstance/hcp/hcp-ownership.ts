@@ -1,7 +1,6 @@
-import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';
 import { endpointLabels } from '../core/naming.js';
 import type { OwnershipRule } from '../core/ownership.js';
@@ -13,11 +12,11 @@ import { OwnershipConflictError } from '../core/ownership.js';
  * owner reference with its UID; elsewhere (the Route in the control plane namespace) by the three
  * endpoint labels.
  */
-export function isOwnedBy(object: KubeObject, instance: ClusterInstance): boolean {
+export function isOwnedBy(object: KubeObject, instance: Instance): boolean {
   const meta = object.metadata ?? {};
-  if (meta.namespace === instance.metadata!.namespace) {
+  if (meta.namespace === instance.metadata.namespace) {
     return (meta.ownerReferences ?? []).some(
-      (ref) => ref.kind === INSTANCES.kind && ref.uid === instance.metadata!.uid,
+      (ref) => ref.kind === INSTANCES.kind && ref.uid === instance.metadata.uid,
     );
   }
   const labels = meta.labels ?? {};
@@ -27,7 +26,7 @@ export function isOwnedBy(object: KubeObject, instance: ClusterInstance): boolea
 /** Throws an OwnershipConflictError when an existing object belongs to someone else. */
 export function verifyOwnership(
   object: KubeObject | undefined,
-  instance: ClusterInstance,
+  instance: Instance,
   what: string,
 ): void {
   if (object && !isOwnedBy(object, instance)) {
@@ -35,11 +34,11 @@ export function verifyOwnership(
   }
 }
 
-const notOwned = (object: KubeObject, kind: string, instance: ClusterInstance): string =>
-  `${kind} ${object.metadata?.namespace}/${object.metadata?.name} is not owned by ClusterInstance ${instance.metadata!.namespace}/${instance.metadata!.name} (UID ${instance.metadata!.uid})`;
+const notOwned = (object: KubeObject, kind: string, instance: Instance): string =>
+  `${kind} ${object.metadata?.namespace}/${object.metadata?.name} is not owned by ClusterInstance ${instance.metadata.namespace}/${instance.metadata.name} (UID ${instance.metadata.uid})`;
 
 /** The hcp rule as the engine applies it: owned as isOwnedBy says, never adopted. */
-export function hcpRule(instance: ClusterInstance): OwnershipRule {
+export function hcpRule(instance: Instance): OwnershipRule {
   return {
     verdict: (object, kind) =>
       isOwnedBy(object, instance)
@@ -51,6 +50,6 @@ export function hcpRule(instance: ClusterInstance): OwnershipRule {
 }
 
 /** The objects of an hcp instance, judged by the hcp rule. */
-export function hcpObjects(api: InstanceApi, instance: ClusterInstance): InstanceObjects {
+export function hcpObjects(api: InstanceApi, instance: Instance): InstanceObjects {
   return new InstanceObjects(api, instance, hcpRule(instance));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { PlacementWorld } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 
@@ -8,19 +8,21 @@ const instance = (
   namespace: string,
   name: string,
   uid = `${namespace}-${name}-uid`,
-): ClusterInstance => ({
+): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'ClusterInstance',
-  metadata: { namespace, name, uid },
+  metadata: { namespace, name, uid, resourceVersion: '1' },
   spec: { type: 'hcp', template: { ocpVersion: '4.16.10', memory: '8Gi', cores: 2 } },
 });
 
 const me = instance('tenant', 'a-b');
 const mine = plannedPlacement(me);
-const hc = (namespace: string, name: string, ownerUid?: string): KubeObject => ({
+const hc = (namespace: string, name: string, ownerUid?: string): Stored<KubeObject> => ({
   metadata: {
     namespace,
     name,
+    uid: `${namespace}-${name}-hc-uid`,
+    resourceVersion: '1',
     ownerReferences: ownerUid
       ? [
           {
@@ -39,7 +41,11 @@ const world = (parts: Partial<PlacementWorld>): PlacementWorld => ({
   instances: [],
   ...parts,
 });
-const recorded = (i: ClusterInstance, hcName: string, hcNamespace: string): ClusterInstance => ({
+const recorded = (
+  i: Stored<ClusterInstance>,
+  hcName: string,
+  hcNamespace: string,
+): Stored<ClusterInstance> => ({
   ...i,
   status: { hyperShift: { hostedClusterName: hcName, hostedClusterNamespace: hcNamespace } },
 });
@@ -49,13 +55,13 @@ describe('hcp placement', () => {
     ['nothing there', world({}), undefined],
     [
       'our own HostedCluster',
-      world({ hostedClusters: [hc('tenant', mine.hostedClusterName, me.metadata!.uid)] }),
+      world({ hostedClusters: [hc('tenant', mine.hostedClusterName, me.metadata.uid)] }),
       undefined,
     ],
     [
       'our own HostedCluster with its control plane namespace',
       world({
-        hostedClusters: [hc('tenant', mine.hostedClusterName, me.metadata!.uid)],
+        hostedClusters: [hc('tenant', mine.hostedClusterName, me.metadata.uid)],
         namespaceExists: () => true,
       }),
       undefined,
@@ -93,7 +99,7 @@ describe('hcp placement', () => {
     const theirs = plannedPlacement(other);
     expect(theirs.controlPlaneNamespace).not.toBe(mine.controlPlaneNamespace);
     const w = world({
-      hostedClusters: [hc('tenant-a', theirs.hostedClusterName, other.metadata!.uid)],
+      hostedClusters: [hc('tenant-a', theirs.hostedClusterName, other.metadata.uid)],
       namespaceExists: (n) => n === theirs.controlPlaneNamespace,
       instances: [recorded(other, theirs.hostedClusterName, 'tenant-a')],
     });

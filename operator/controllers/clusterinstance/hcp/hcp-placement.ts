@@ -1,8 +1,8 @@
-import type { ClusterInstance } from '../../../api/resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import { isDns1123Label } from '../core/naming.js';
 import { controlPlaneNamespace, hostedClusterName, nodePoolName } from './hcp-naming.js';
 import { isOwnedBy } from './hcp-ownership.js';
+import type { Instance } from '../core/instance-api.js';
 
 /**
  * Where an instance's HostedCluster lives
@@ -16,7 +16,7 @@ export interface HcpPlacement {
 }
 
 /** The recorded placement, if status.hyperShift holds one. */
-export function recordedPlacement(instance: ClusterInstance): HcpPlacement | undefined {
+export function recordedPlacement(instance: Instance): HcpPlacement | undefined {
   const recorded = instance.status?.hyperShift;
   if (!recorded?.hostedClusterName || !recorded.hostedClusterNamespace) return undefined;
   return {
@@ -31,9 +31,9 @@ export function recordedPlacement(instance: ClusterInstance): HcpPlacement | und
 }
 
 /** The placement a new instance gets; throws a NamingError when its namespace is too long. */
-export function plannedPlacement(instance: ClusterInstance): HcpPlacement {
-  const namespace = instance.metadata!.namespace!;
-  const name = hostedClusterName(namespace, instance.metadata!.name!);
+export function plannedPlacement(instance: Instance): HcpPlacement {
+  const namespace = instance.metadata.namespace;
+  const name = hostedClusterName(namespace, instance.metadata.name);
   return {
     hostedClusterNamespace: namespace,
     hostedClusterName: name,
@@ -44,10 +44,10 @@ export function plannedPlacement(instance: ClusterInstance): HcpPlacement {
 
 /** What exists on the management cluster that a placement could collide with. */
 export interface PlacementWorld {
-  hostedClusters: readonly KubeObject[];
+  hostedClusters: readonly Stored<KubeObject>[];
   /** Whether a Namespace of this name exists. */
   namespaceExists: (name: string) => boolean;
-  instances: readonly ClusterInstance[];
+  instances: readonly Instance[];
 }
 
 /**
@@ -57,7 +57,7 @@ export interface PlacementWorld {
  * HostedCluster made it), no other instance recorded for it. A message, or undefined.
  */
 export function placementConflict(
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   world: PlacementWorld,
 ): string | undefined {
@@ -72,12 +72,12 @@ export function placementConflict(
       hc.metadata?.name === placement.hostedClusterName,
   );
   if (own && !isOwnedBy(own, instance))
-    return `HostedCluster ${placement.hostedClusterNamespace}/${placement.hostedClusterName} already exists and does not belong to ClusterInstance ${instance.metadata!.name}`;
+    return `HostedCluster ${placement.hostedClusterNamespace}/${placement.hostedClusterName} already exists and does not belong to ClusterInstance ${instance.metadata.name}`;
   const rival = world.hostedClusters.find(
-    (hc) => hc !== own && controlPlaneNamespace(hc.metadata!.namespace!, hc.metadata!.name!) === cp,
+    (hc) => hc !== own && controlPlaneNamespace(hc.metadata.namespace, hc.metadata.name) === cp,
   );
   if (rival)
-    return `HostedCluster ${rival.metadata!.namespace}/${rival.metadata!.name} already uses the hosted control plane namespace "${cp}"`;
+    return `HostedCluster ${rival.metadata.namespace}/${rival.metadata.name} already uses the hosted control plane namespace "${cp}"`;
   if (!own && world.namespaceExists(cp))
     return `namespace "${cp}" already exists; it would become the hosted control plane namespace of HostedCluster ${placement.hostedClusterNamespace}/${placement.hostedClusterName}`;
   const other = world.instances.find((i) => {
@@ -85,6 +85,6 @@ export function placementConflict(
     return recordedPlacement(i)?.controlPlaneNamespace === cp;
   });
   if (other)
-    return `ClusterInstance ${other.metadata!.namespace}/${other.metadata!.name} already recorded the hosted control plane namespace "${cp}"`;
+    return `ClusterInstance ${other.metadata.namespace}/${other.metadata.name} already recorded the hosted control plane namespace "${cp}"`;
   return undefined;
 }

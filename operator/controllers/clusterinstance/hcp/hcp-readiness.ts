@@ -1,5 +1,4 @@
 import { findCondition } from '../../../api/conditions.js';
-import type { ClusterInstance } from '../../../api/resources.js';
 import { SECRETS } from '../../../api/resources.js';
 import { decodeBase64 } from '../core/encoding.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
@@ -9,6 +8,7 @@ import type { Wait } from '../core/steps.js';
 import type { SecretObject } from './hcp-builders.js';
 import { desiredReplicas } from './hcp-builders.js';
 import type { HcpPlacement } from './hcp-placement.js';
+import type { Instance } from '../core/instance-api.js';
 
 /*
  * What HyperShift says about an hcp instance's guest
@@ -18,7 +18,7 @@ import type { HcpPlacement } from './hcp-placement.js';
 
 /** HostedCluster Available and NodePool at its replicas, or why not. */
 export function platformWait(
-  instance: ClusterInstance,
+  instance: Instance,
   placement: HcpPlacement,
   hostedCluster: PlatformObject,
   nodePool: PlatformObject | undefined,

@@ -25,7 +25,7 @@ export async function hcpTeardown(api: InstanceApi, objects: InstanceObjects): P
   // Nothing is created before the placement is recorded.
   if (!placement) return false;
   const { hostedClusterNamespace: namespace, controlPlaneNamespace: cp } = placement;
-  const name = instance.metadata!.name!;
+  const name = instance.metadata.name;
   let pending = await removeAll([
     () =>
       objects.remove(HOSTED_CLUSTERS, placement.hostedClusterName, { namespace, only: 'owned' }),

@@ -1,12 +1,12 @@
 import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES, NAMESPACES, SECRETS } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { WatchSpec } from '../../../runtime/manager.js';
 import { decodeBase64 as decode } from '../core/encoding.js';
-import type { InstanceApi } from '../core/instance-api.js';
+import type { Instance, InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { markReady } from '../core/mark-ready.js';
 import { NamingError } from '../core/naming.js';
@@ -125,7 +125,7 @@ export class HcpTopology implements Topology {
   }
 
   private async placementConflict(
-    instance: ClusterInstance,
+    instance: Instance,
     placement: HcpPlacement,
   ): Promise<string | undefined> {
     const controlPlane = await this.api.get(NAMESPACES, placement.controlPlaneNamespace);
@@ -230,7 +230,7 @@ export class HcpTopology implements Topology {
   }
 
   private async createHostedCluster(
-    instance: ClusterInstance,
+    instance: Instance,
     placement: HcpPlacement,
     inputs: { hostname: string; pullSecret: string; sshKey: string | undefined },
     context: ReconcileContext,
@@ -259,9 +259,9 @@ export class HcpTopology implements Topology {
    * The NodePool, created when missing; replicas is the one field kept in line with the template.
    */
   private async ensureNodePool(
-    instance: ClusterInstance,
+    instance: Instance,
     placement: HcpPlacement,
-    hostedCluster: PlatformObject,
+    hostedCluster: Stored<PlatformObject>,
     context: ReconcileContext,
   ): Promise<PlatformObject | undefined> {
     const existing = this.api.cached<PlatformObject>(
@@ -298,12 +298,12 @@ export class HcpTopology implements Topology {
 
   /** The API Route in the control plane namespace; true once admitted. */
   private async ensureRoute(
-    instance: ClusterInstance,
+    instance: Instance,
     placement: HcpPlacement,
     hostname: string,
     context: ReconcileContext,
   ): Promise<boolean> {
-    const name = apiRouteName(instance.metadata!.name!);
+    const name = apiRouteName(instance.metadata.name);
     const route = this.api.cached<PlatformObject>(
       ROUTES,
       `${placement.controlPlaneNamespace}/${name}`,

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/strict-kubeconfig.js';
 import { Reason } from '../core/reasons.js';
@@ -41,7 +41,7 @@ export function controlPlaneEndpoint(
  */
 export function publishedAccess(
   namespace: string,
-  hostedCluster: KubeObject & { status?: Record<string, unknown> },
+  hostedCluster: Stored<KubeObject & { status?: Record<string, unknown> }>,
   adminKubeconfig: string,
   published: { endpoint: string; caPem: string },
 ): GuestAccess | { reason: string; message: string } {
@@ -49,7 +49,7 @@ export function publishedAccess(
   if (!kas)
     return {
       reason: Reason.KubeconfigUnavailable,
-      message: `HostedCluster ${hostedCluster.metadata!.name} has no status.controlPlaneEndpoint yet`,
+      message: `HostedCluster ${hostedCluster.metadata.name} has no status.controlPlaneEndpoint yet`,
     };
   try {
     return hcpGuestAccess(adminKubeconfig, { controlPlaneEndpoint: kas, ...published });
