@@ -38,7 +38,7 @@ export class InstanceController {
           // The namespace gate: every instance in a namespace whose opt-in changed.
           type: NAMESPACES,
           map: (namespace) =>
-            instanceKeys(this.api, (i) => i.metadata.namespace === namespace.metadata!.name),
+            instanceKeys(this.api, (i) => i.metadata.namespace === namespace.metadata?.name),
         },
         ...Object.values(this.topologies).flatMap((t) => t.watches()),
       ],

@@ -29,9 +29,13 @@ const baseJob = buildAgentJob(instance, {
 const JOB = baseJob.metadata.name;
 const HINT = `; inspect with kubectl -n ci describe job ${JOB}`;
 
-const job = (status: Job['status'] = {}): Job => ({ ...baseJob, status });
-const pod = (name: string, status: Pod['status']): Pod => ({
-  metadata: { name, namespace: 'ci' },
+const job = (status: Job['status'] = {}): Stored<Job> => ({
+  ...baseJob,
+  metadata: { ...baseJob.metadata, uid: 'job-uid', resourceVersion: '1' },
+  status,
+});
+const pod = (name: string, status: Pod['status']): Stored<Pod> => ({
+  metadata: { name, namespace: 'ci', uid: `${name}-uid`, resourceVersion: '1' },
   spec: { containers: [] },
   status,
 });

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { RbacObject } from './crc-agent-builders.js';
 import { controlledBy } from '../core/ownership.js';
@@ -44,8 +44,8 @@ export interface CoreEvent extends KubeObject {
 }
 
 export interface AgentObservation {
-  job: Job;
-  pods: Pod[];
+  job: Stored<Job>;
+  pods: Stored<Pod>[];
   events: CoreEvent[];
   /** A valid handoff for the VMI the instance observes now. */
   handoffReceived: boolean;
@@ -102,8 +102,8 @@ function blockedContainer(pod: Pod): string | undefined {
 /** Evaluates the agent Job, in the order of docs/reference/instances.md#crc-agent-diagnostics. */
 export function diagnoseAgent(seen: AgentObservation): AgentCondition | AgentJobFailure {
   const { job } = seen;
-  const ns = job.metadata!.namespace!;
-  const name = job.metadata!.name!;
+  const ns = job.metadata.namespace;
+  const name = job.metadata.name;
   const say = (detail: string): string =>
     `crc-agent Job ${ns}/${name}: ${detail}; inspect with kubectl -n ${ns} describe job ${name}`;
   const condition = (
@@ -148,21 +148,21 @@ function jobFailure(
 }
 
 /** A pod that cannot run (docs/reference/instances.md#crc-agent-diagnostics). */
-function podVerdict(pods: Pod[], condition: Say): AgentCondition | undefined {
+function podVerdict(pods: Stored<Pod>[], condition: Say): AgentCondition | undefined {
   for (const pod of pods) {
     const blocked = blockedContainer(pod);
     if (blocked)
       return condition(
         'False',
         AgentReason.AgentPodBlocked,
-        `Pod ${pod.metadata!.name} is waiting (${blocked})`,
+        `Pod ${pod.metadata.name} is waiting (${blocked})`,
       );
     const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (pod.status?.phase === 'Pending' && scheduled?.status === 'False')
       return condition(
         'False',
         AgentReason.AgentPodBlocked,
-        `Pod ${pod.metadata!.name} cannot be scheduled`,
+        `Pod ${pod.metadata.name} cannot be scheduled`,
       );
   }
   return undefined;
@@ -183,7 +183,7 @@ function completedWithoutHandoff(
       'Job completed; waiting for the handoff Secret to reach the cache',
     );
   const vmiUid = jobEnv(seen.job, AGENT_ENV.vmiUid) ?? '';
-  const secret = `Secret ${seen.job.metadata!.namespace}/${handoffSecretName(jobEnv(seen.job, AGENT_ENV.instanceName) ?? '', vmiUid)}`;
+  const secret = `Secret ${seen.job.metadata.namespace}/${handoffSecretName(jobEnv(seen.job, AGENT_ENV.instanceName) ?? '', vmiUid)}`;
   const data = seen.jobHandoff?.data ?? {};
   if (!seen.jobHandoff)
     return condition(
@@ -201,7 +201,7 @@ function completedWithoutHandoff(
 }
 
 function eventVerdict(seen: AgentObservation, condition: Say): AgentCondition | undefined {
-  const jobName = seen.job.metadata!.name!;
+  const jobName = seen.job.metadata.name;
   if (seen.pods.length === 0) {
     const failedCreate = seen.events.find(
       (e) =>
@@ -218,7 +218,7 @@ function eventVerdict(seen: AgentObservation, condition: Say): AgentCondition | 
     return undefined;
   }
   const pending = new Set(
-    seen.pods.filter((p) => p.status?.phase === 'Pending').map((p) => p.metadata!.name!),
+    seen.pods.filter((p) => p.status?.phase === 'Pending').map((p) => p.metadata.name),
   );
   const blocking = seen.events.find(
     (e) =>

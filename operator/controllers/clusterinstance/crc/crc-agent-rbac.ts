@@ -5,6 +5,7 @@ import {
   SERVICE_ACCOUNTS,
 } from '../../../api/core-resources.js';
 import { SECRETS } from '../../../api/resources.js';
+import type { Desired } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
@@ -51,9 +52,9 @@ async function ensureRbac(
   api: InstanceApi,
   objects: InstanceObjects,
   type: typeof ROLES,
-  desired: RbacObject,
+  desired: Desired<RbacObject>,
 ): Promise<void> {
-  const existing = await objects.live<RbacObject>(type, desired.metadata!.name!);
+  const existing = await objects.live<RbacObject>(type, desired.metadata.name);
   if (!existing) {
     if (await api.createIfMissing(type, desired)) return;
     return ensureRbac(api, objects, type, desired);
@@ -61,7 +62,7 @@ async function ensureRbac(
   mustBeControlled(objects, existing, type.kind);
   if (desired.roleRef && !sameContent(existing.roleRef, desired.roleRef))
     throw new OwnershipConflictError(
-      `${type.kind} ${objects.namespace}/${desired.metadata!.name} refers to another role`,
+      `${type.kind} ${objects.namespace}/${desired.metadata.name} refers to another role`,
     );
   const drifted = desired.roleRef
     ? !sameContent(existing.subjects, desired.subjects)

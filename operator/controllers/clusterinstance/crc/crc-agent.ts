@@ -21,6 +21,7 @@ import type { Handoff } from './crc-handoff.js';
 import { handoffFrom } from './crc-handoff.js';
 import { agentAccountName, agentJobName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
+import type { Stored } from '../../../kube/objects.js';
 
 /*
  * The crc-agent stage of a pass (docs/reference/instances.md#crc-provisioning,
@@ -56,7 +57,7 @@ export async function agentDone(
 export async function ensureAgentJob(
   objects: InstanceObjects,
   inputs: AgentJobInputs,
-): Promise<{ job: Job; created: boolean }> {
+): Promise<{ job: Stored<Job>; created: boolean }> {
   const instance = objects.instance;
   const name = agentJobName(instance.metadata.name, inputs.vmiUid);
   const existing = await objects.current<Job>(JOBS, name);
@@ -75,7 +76,7 @@ export async function ensureAgentJob(
 export async function existingAgentJob(
   objects: InstanceObjects,
   vmiUid: string,
-): Promise<Job | undefined> {
+): Promise<Stored<Job> | undefined> {
   const job = await objects.current<Job>(
     JOBS,
     agentJobName(objects.instance.metadata.name, vmiUid),
@@ -90,11 +91,11 @@ export async function existingAgentJob(
 export async function inspectAgent(
   api: InstanceApi,
   objects: InstanceObjects,
-  job: Job,
+  job: Stored<Job>,
   seen: { handoffReceived: boolean; handoffGraceMs: number },
 ): Promise<AgentCondition> {
   const ns = objects.namespace;
-  const jobName = job.metadata!.name!;
+  const jobName = job.metadata.name;
   const pods = api.cachedList<Pod>(
     PODS,
     (p) => p.metadata?.namespace === ns && p.metadata.labels?.[LABEL_JOB_NAME] === jobName,

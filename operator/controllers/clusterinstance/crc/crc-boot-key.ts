@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ClusterInstance, CRCBundle } from '../../../api/resources.js';
 import { BUNDLES, SECRETS } from '../../../api/resources.js';
 import { DATA_VOLUMES, PERSISTENT_VOLUME_CLAIMS } from '../../../api/platform-resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { PlatformObject } from '../core/platform-object.js';
@@ -51,7 +51,7 @@ function incomplete(name: string): BootKeyError {
 }
 
 /** The bundle's Ready references, or the "incomplete" error. */
-function bundleRefs(bundle: CRCBundle): {
+function bundleRefs(bundle: StoredCluster<CRCBundle>): {
   checksum: string;
   namespace: string;
   pvcName: string;
@@ -65,7 +65,7 @@ function bundleRefs(bundle: CRCBundle): {
     secretName: status.sshKeySecretRef?.name ?? '',
   };
   if (status.phase !== 'Ready' || Object.values(refs).some((value) => !value))
-    throw incomplete(bundle.metadata!.name!);
+    throw incomplete(bundle.metadata.name);
   return refs;
 }
 
@@ -190,14 +190,14 @@ async function ensureKeyCopy(
 /** An existing disk clones the recorded PVC, which must outlive an unfinished clone. */
 async function checkDisk(
   objects: InstanceObjects,
-  disk: PlatformObject,
+  disk: Stored<PlatformObject>,
   binding: BootKeyBinding,
 ): Promise<void> {
   const recorded = `${binding.pvcNamespace}/${binding.pvcName}`;
   const source = disk.spec?.source as { pvc?: { namespace?: string; name?: string } } | undefined;
   if (`${source?.pvc?.namespace}/${source?.pvc?.name}` !== recorded)
     throw new BootKeyError(
-      `CRC DataVolume ${objects.namespace}/${disk.metadata!.name} does not clone the recorded PVC ${recorded}`,
+      `CRC DataVolume ${objects.namespace}/${disk.metadata.name} does not clone the recorded PVC ${recorded}`,
     );
   if ((disk.status as { phase?: string } | undefined)?.phase === 'Succeeded') return;
   const golden = await objects.current<KubeObject>(

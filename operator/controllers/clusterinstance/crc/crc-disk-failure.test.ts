@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { diskFailure } from './crc-disk-failure.js';
 
 const dataVolume = (status: Record<string, unknown>) => ({
-  metadata: { namespace: 'ci', name: 'pool-0-rootdisk' },
+  metadata: { namespace: 'ci', name: 'pool-0-rootdisk', uid: 'dv-uid', resourceVersion: '1' },
   status,
 });
 const running = (status: string, reason: string, message = '') => ({

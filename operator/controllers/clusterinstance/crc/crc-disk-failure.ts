@@ -1,4 +1,5 @@
 import type { PlatformObject } from '../core/platform-object.js';
+import type { Stored } from '../../../kube/objects.js';
 
 interface DataVolumeStatus {
   phase?: string;
@@ -17,14 +18,14 @@ const STOPPED_BY_ERROR = ['Error', 'ImagePullFailed'];
  * cannot be pulled) and the container's termination message, with status.restartCount; only a
  * lost claim makes the phase Failed. KubeVirt reads the same signs as a VM's DataVolumeError.
  */
-export function diskFailure(dataVolume: PlatformObject): string | undefined {
+export function diskFailure(dataVolume: Stored<PlatformObject>): string | undefined {
   const status = dataVolume.status as DataVolumeStatus | undefined;
   const running = status?.conditions?.find((c) => c.type === 'Running');
   const failedPhase = status?.phase === 'Failed';
   const stopped = running?.status === 'False' && STOPPED_BY_ERROR.includes(running.reason ?? '');
   if (!failedPhase && !stopped) return undefined;
-  const ns = dataVolume.metadata!.namespace!;
-  const name = dataVolume.metadata!.name!;
+  const ns = dataVolume.metadata.namespace;
+  const name = dataVolume.metadata.name;
   const report = failedPhase
     ? `phase Failed${running?.reason ? ` (${running.reason})` : ''}`
     : `Running=False (${running!.reason})`;

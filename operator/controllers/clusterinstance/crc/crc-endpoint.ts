@@ -10,11 +10,12 @@ import type { PlatformObject } from '../core/platform-object.js';
 import { buildApiRoute, buildApiService } from './crc-builders.js';
 import { identityHostname } from './crc-identity-secret.js';
 import { crcApiName, identitySecretName } from './crc-naming.js';
+import type { Stored } from '../../../kube/objects.js';
 
 /** The instance's API host, and its Route when it has one. */
 export interface CrcEndpoint {
   hostname: string;
-  route: PlatformObject | undefined;
+  route: Stored<PlatformObject> | undefined;
 }
 
 /**
@@ -59,12 +60,12 @@ export async function ensureCrcRoute(
 }
 
 /** The host of the instance's existing Route. */
-async function routeHost(objects: InstanceObjects, route: PlatformObject): Promise<string> {
+async function routeHost(objects: InstanceObjects, route: Stored<PlatformObject>): Promise<string> {
   await objects.verify(ROUTES, route);
   const host = typeof route.spec?.host === 'string' ? route.spec.host : '';
   if (!host)
     throw new OwnershipConflictError(
-      `CRC Route ${objects.namespace}/${route.metadata!.name} has no host`,
+      `CRC Route ${objects.namespace}/${route.metadata.name} has no host`,
     );
   return host;
 }

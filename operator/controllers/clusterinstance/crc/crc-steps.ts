@@ -261,7 +261,7 @@ export class CrcSteps {
           draft,
           context,
           'AgentJobStarted',
-          `Started crc-agent Job ${objects.namespace}/${job.metadata!.name} for VMI ${vmiUid}`,
+          `Started crc-agent Job ${objects.namespace}/${job.metadata.name} for VMI ${vmiUid}`,
         );
     }
     recordHostKey(objects, draft, vmiUid);

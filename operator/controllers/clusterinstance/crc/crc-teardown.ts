@@ -20,7 +20,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
 import { SECRETS } from '../../../api/resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
+import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { PlatformObject } from '../core/platform-object.js';
@@ -104,7 +104,7 @@ async function removeHandoffs(api: InstanceApi, objects: InstanceObjects): Promi
 async function halting(
   api: InstanceApi,
   objects: InstanceObjects,
-  vm: PlatformObject,
+  vm: Stored<PlatformObject>,
 ): Promise<boolean> {
   await objects.verify(VIRTUAL_MACHINES, vm);
   if (vm.metadata?.deletionTimestamp) return false;
@@ -114,7 +114,7 @@ async function halting(
     await api.update(VIRTUAL_MACHINES, { ...vm, spec });
     return true;
   }
-  const vmi = await objects.live(VIRTUAL_MACHINE_INSTANCES, vm.metadata!.name!);
+  const vmi = await objects.live(VIRTUAL_MACHINE_INSTANCES, vm.metadata.name);
   return !!vmi && (vm.status as { runStrategy?: string } | undefined)?.runStrategy !== 'Halted';
 }
 

@@ -8,11 +8,14 @@ import { Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { CrcWait } from './crc-wait.js';
 import { agentJobName, crcDiskName, crcVmName } from './crc-naming.js';
+import type { Stored } from '../../../kube/objects.js';
 
 const NOT_RUNNING = 'CRC VirtualMachineInstance is not running';
 
 /** The VMI of the instance as the cache has it, verified to be the instance's. */
-export async function currentVmi(objects: InstanceObjects): Promise<PlatformObject | undefined> {
+export async function currentVmi(
+  objects: InstanceObjects,
+): Promise<Stored<PlatformObject> | undefined> {
   const vmi = objects.cached<PlatformObject>(
     VIRTUAL_MACHINE_INSTANCES,
     crcVmName(objects.instance),
@@ -106,7 +109,7 @@ export async function runningVmi(
   const vmi = await currentVmi(objects);
   if (!vmi || vmiPhase(vmi) !== 'Running') return pending(`waiting for ${where} to run`);
   const interfaces = (vmi.status as { interfaces?: { ipAddress?: string }[] }).interfaces;
-  const uid = vmi.metadata!.uid!;
+  const uid = vmi.metadata.uid;
   const address = interfaces?.find((i) => i.ipAddress)?.ipAddress;
   draft.status.crc = {
     ...draft.status.crc,

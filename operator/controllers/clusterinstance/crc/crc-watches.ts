@@ -33,7 +33,7 @@ export function crcWatches(api: InstanceApi): WatchSpec[] {
   const owned = ownerInstances;
   const labelled = (object: KubeObject): string[] => {
     const name = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
-    return name ? [`${object.metadata!.namespace}/${name}`] : [];
+    return name ? [`${object.metadata?.namespace}/${name}`] : [];
   };
   const byVmName = (object: KubeObject, vm: string | undefined): string[] =>
     vm ? crcIn(object.metadata?.namespace, (i) => crcVmName(i) === vm) : [];
@@ -60,7 +60,7 @@ export function crcWatches(api: InstanceApi): WatchSpec[] {
       map: (pod) => {
         const job = pod.metadata?.labels?.[LABEL_JOB_NAME];
         const fromJob = job
-          ? owned(api.cached<KubeObject>(JOBS, `${pod.metadata!.namespace}/${job}`) ?? {})
+          ? owned(api.cached<KubeObject>(JOBS, `${pod.metadata?.namespace}/${job}`) ?? {})
           : [];
         return [...new Set([...fromJob, ...byVmName(pod, pod.metadata?.labels?.[LABEL_VM_NAME])])];
       },
