@@ -102,10 +102,10 @@ describe('hcp builders', () => {
       metadata: { name: placement.hostedClusterName, uid: 'hc-uid' },
     });
     expect(desiredReplicas(instance(template))).toBe(replicas);
-    expect(np.metadata!.name).toBe(`${placement.hostedClusterName}-workers`);
+    expect(np.metadata.name).toBe(`${placement.hostedClusterName}-workers`);
     // The plain reference HyperShift's NodePool controller writes: without blockOwnerDeletion,
     // which OpenShift's OwnerReferencesPermissionEnforcement would refuse to the operator.
-    expect(np.metadata!.ownerReferences).toEqual([
+    expect(np.metadata.ownerReferences).toEqual([
       {
         apiVersion: 'hypershift.openshift.io/v1beta1',
         kind: 'HostedCluster',

@@ -1,5 +1,5 @@
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
-import type { KubeObject, OwnerReference, StoredMeta } from '../../../kube/objects.js';
+import type { Desired, KubeObject, OwnerReference, StoredMeta } from '../../../kube/objects.js';
 import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
@@ -34,7 +34,7 @@ export interface HostedClusterInputs {
 export function buildHostedCluster(
   instance: Instance,
   inputs: HostedClusterInputs,
-): PlatformObject {
+): Desired<PlatformObject> {
   const template = instance.spec.template;
   return {
     apiVersion: HOSTED_CLUSTERS.apiVersion,
@@ -107,7 +107,7 @@ export function buildNodePool(
   instance: Instance,
   placement: HcpPlacement,
   hostedCluster: { metadata: Pick<StoredMeta, 'name' | 'uid'> },
-): PlatformObject {
+): Desired<PlatformObject> {
   const template = instance.spec.template;
   const hcOwner: OwnerReference = {
     apiVersion: HOSTED_CLUSTERS.apiVersion,
@@ -155,7 +155,7 @@ export function buildApiRoute(
   instance: Instance,
   placement: HcpPlacement,
   hostname: string,
-): PlatformObject {
+): Desired<PlatformObject> {
   return {
     apiVersion: ROUTES.apiVersion,
     kind: ROUTES.kind,
@@ -181,7 +181,7 @@ export function buildKasSecret(
   instance: Instance,
   placement: HcpPlacement,
   cert: KasServingCert,
-): SecretObject {
+): Desired<SecretObject> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
