@@ -5,11 +5,12 @@ import type { CRCBundle } from '../operator/api/resources.js';
 import { bundleLabels as operatorBundleLabels } from '../operator/controllers/crcbundle/bundle-owner.js';
 import { buildPrepJob } from '../operator/controllers/crcbundle/prep-job.js';
 import { bundleLabels, METADATA_KEYS, PREP_DIRS, PREP_ENV } from './bundle-prep.js';
+import type { StoredCluster } from '../operator/kube/objects.js';
 
-const bundle: CRCBundle = {
+const bundle: StoredCluster<CRCBundle> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
   kind: 'CRCBundle',
-  metadata: { name: 'crc-4.16.0-amd64', uid: 'uid-1' },
+  metadata: { name: 'crc-4.16.0-amd64', uid: 'uid-1', resourceVersion: '1' },
   spec: { version: '4.16.0' },
 };
 const job = buildPrepJob(bundle, {

@@ -1,7 +1,7 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES } from '../../api/resources.js';
-import type { KubeObject, OwnerReference } from '../../kube/objects.js';
+import type { KubeObject, OwnerReference, StoredCluster } from '../../kube/objects.js';
 
 import { LABEL_CRC_BUNDLE } from '../../../contracts/labels.js';
 
@@ -11,17 +11,17 @@ export { LABEL_CRC_BUNDLE };
  * The CRCBundle labels (docs/reference/generated-objects.md#label-sets): on the PVCs, the prep Job
  * and its pod.
  */
-export function bundleLabels(bundle: CRCBundle): Record<string, string> {
-  return { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR, [LABEL_CRC_BUNDLE]: bundle.metadata!.name! };
+export function bundleLabels(bundle: StoredCluster<CRCBundle>): Record<string, string> {
+  return { [LABEL_MANAGED_BY]: MANAGED_BY_OPERATOR, [LABEL_CRC_BUNDLE]: bundle.metadata.name };
 }
 
 /** The controller reference that lets the garbage collector remove a bundle's objects with it. */
-export function bundleOwnerReference(bundle: CRCBundle): OwnerReference {
+export function bundleOwnerReference(bundle: StoredCluster<CRCBundle>): OwnerReference {
   return {
     apiVersion: BUNDLES.apiVersion,
     kind: BUNDLES.kind,
-    name: bundle.metadata!.name!,
-    uid: bundle.metadata!.uid!,
+    name: bundle.metadata.name,
+    uid: bundle.metadata.uid,
     controller: true,
     blockOwnerDeletion: true,
   };

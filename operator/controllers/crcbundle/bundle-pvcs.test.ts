@@ -1,12 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../api/resources.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
+import type { StoredCluster } from '../../kube/objects.js';
 
-function bundle(spec: Partial<CRCBundle['spec']> = {}): CRCBundle {
+function bundle(spec: Partial<CRCBundle['spec']> = {}): StoredCluster<CRCBundle> {
   return {
     apiVersion: 'guestcluster.opdev.io/v1alpha1',
     kind: 'CRCBundle',
-    metadata: { name: 'crc-4.16.0-amd64', uid: 'uid-1' },
+    metadata: { name: 'crc-4.16.0-amd64', uid: 'uid-1', resourceVersion: '1' },
     spec: { version: '4.16.0', ...spec },
   };
 }
@@ -51,7 +52,7 @@ describe('bundle PVCs', () => {
   ])('%s', (_name, spec, goldenSize, scratchSize, storageClassName) => {
     const golden = buildGoldenPvc(bundle(spec), 'ops');
     const scratch = buildScratchPvc(bundle(spec), 'ops');
-    expect(scratch.metadata!.name).toBe('crc-4.16.0-amd64-scratch');
+    expect(scratch.metadata.name).toBe('crc-4.16.0-amd64-scratch');
     expect(golden.spec.resources!.requests!.storage).toBe(goldenSize);
     expect(scratch.spec.resources!.requests!.storage).toBe(scratchSize);
     expect(golden.spec.storageClassName).toBe(storageClassName);

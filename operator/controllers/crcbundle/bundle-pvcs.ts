@@ -3,6 +3,7 @@ import type { CRCBundle } from '../../api/resources.js';
 import type { PersistentVolumeClaim } from '../../kube/workloads.js';
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames } from './bundle-names.js';
+import type { Desired, StoredCluster } from '../../kube/objects.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 /**
@@ -12,11 +13,11 @@ export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 export const SCRATCH_VOLUME_SIZE = '40Gi';
 
 function claim(
-  bundle: CRCBundle,
+  bundle: StoredCluster<CRCBundle>,
   namespace: string,
   name: string,
   size: string,
-): PersistentVolumeClaim {
+): Desired<PersistentVolumeClaim> {
   return {
     apiVersion: PVCS.apiVersion,
     kind: PVCS.kind,
@@ -38,12 +39,18 @@ function claim(
  * The golden PVC that holds the raw /disk.img instances clone
  * (docs/reference/generated-objects.md#bundle-pvcs).
  */
-export function buildGoldenPvc(bundle: CRCBundle, namespace: string): PersistentVolumeClaim {
+export function buildGoldenPvc(
+  bundle: StoredCluster<CRCBundle>,
+  namespace: string,
+): Desired<PersistentVolumeClaim> {
   const size = bundle.spec.goldenVolumeSize || DEFAULT_GOLDEN_VOLUME_SIZE;
-  return claim(bundle, namespace, bundleNames(bundle.metadata!.name!).golden, size);
+  return claim(bundle, namespace, bundleNames(bundle.metadata.name).golden, size);
 }
 
 /** The scratch PVC prep downloads and extracts into; deleted once the bundle is Ready. */
-export function buildScratchPvc(bundle: CRCBundle, namespace: string): PersistentVolumeClaim {
-  return claim(bundle, namespace, bundleNames(bundle.metadata!.name!).scratch, SCRATCH_VOLUME_SIZE);
+export function buildScratchPvc(
+  bundle: StoredCluster<CRCBundle>,
+  namespace: string,
+): Desired<PersistentVolumeClaim> {
+  return claim(bundle, namespace, bundleNames(bundle.metadata.name).scratch, SCRATCH_VOLUME_SIZE);
 }

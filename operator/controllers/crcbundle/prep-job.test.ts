@@ -2,14 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../api/resources.js';
 import { bundleUrls } from './bundle-names.js';
 import { buildPrepJob } from './prep-job.js';
+import type { StoredCluster } from '../../kube/objects.js';
 
 const MIRROR = 'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift';
 
-function bundle(spec: Partial<CRCBundle['spec']> = {}, name = 'crc-4.16.0-amd64'): CRCBundle {
+function bundle(
+  spec: Partial<CRCBundle['spec']> = {},
+  name = 'crc-4.16.0-amd64',
+): StoredCluster<CRCBundle> {
   return {
     apiVersion: 'guestcluster.opdev.io/v1alpha1',
     kind: 'CRCBundle',
-    metadata: { name, uid: 'uid-1' },
+    metadata: { name, uid: 'uid-1', resourceVersion: '1' },
     spec: { version: '4.16.0', ...spec },
   };
 }

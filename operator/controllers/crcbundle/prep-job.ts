@@ -5,6 +5,7 @@ import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../ku
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames, bundleUrls } from './bundle-names.js';
 import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
+import type { Desired, StoredCluster } from '../../kube/objects.js';
 
 export const PREP_CONTAINER = 'bundle-prep';
 export const PREP_BACKOFF_LIMIT = 2;
@@ -26,8 +27,11 @@ export interface PrepJobSettings {
  * image in its `bundle-prep` mode with the reference's environment, the golden and scratch PVCs
  * mounted, and the failed step reported in the termination message.
  */
-export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job {
-  const name = bundle.metadata!.name!;
+export function buildPrepJob(
+  bundle: StoredCluster<CRCBundle>,
+  settings: PrepJobSettings,
+): Desired<Job> {
+  const name = bundle.metadata.name;
   const names = bundleNames(name);
   const { bundleUrl, sha256Url } = bundleUrls(bundle, settings.mirrorUrl);
   const labels = bundleLabels(bundle);
@@ -36,7 +40,7 @@ export function buildPrepJob(bundle: CRCBundle, settings: PrepJobSettings): Job 
     [PREP_ENV.sha256Url]: sha256Url,
     [PREP_ENV.namespace]: settings.namespace,
     [PREP_ENV.bundleName]: name,
-    [PREP_ENV.bundleUid]: bundle.metadata!.uid!,
+    [PREP_ENV.bundleUid]: bundle.metadata.uid,
     [PREP_ENV.sshSecretName]: names.sshKeySecret,
     [PREP_ENV.metadataConfigMapName]: names.metadataConfigMap,
     [PREP_ENV.goldenDir]: GOLDEN_MOUNT,
