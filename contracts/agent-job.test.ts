@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { loadAgentConfig } from '../crc-agent/config.js';
 import type { ClusterInstance } from '../operator/api/resources.js';
 import { buildAgentJob } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
-import { AGENT_ENV, AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from './agent-job.js';
 import type { Stored } from '../operator/kube/objects.js';
+import { AGENT_ENV, AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from './agent-job.js';
 
 const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',

@@ -4,8 +4,8 @@ import { desiredMetadataConfigMap } from '../crc-agent/bundle-prep/publish-bundl
 import type { CRCBundle } from '../operator/api/resources.js';
 import { bundleLabels as operatorBundleLabels } from '../operator/controllers/crcbundle/bundle-owner.js';
 import { buildPrepJob } from '../operator/controllers/crcbundle/prep-job.js';
-import { bundleLabels, METADATA_KEYS, PREP_DIRS, PREP_ENV } from './bundle-prep.js';
 import type { StoredCluster } from '../operator/kube/objects.js';
+import { bundleLabels, METADATA_KEYS, PREP_DIRS, PREP_ENV } from './bundle-prep.js';
 
 const bundle: StoredCluster<CRCBundle> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',

@@ -3,9 +3,9 @@ import { checkExistingHandoff, desiredHandoffSecret } from '../crc-agent/publish
 import type { ClusterInstance } from '../operator/api/resources.js';
 import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { handoffFrom } from '../operator/controllers/clusterinstance/crc/crc-handoff.js';
+import type { Stored } from '../operator/kube/objects.js';
 import type { Secret } from '../operator/kube/workloads.js';
 import { handoffLabels, handoffSecretName, handoffSelector } from './handoff.js';
-import type { Stored } from '../operator/kube/objects.js';
 
 const instance: Stored<ClusterInstance> = {
   apiVersion: 'guestcluster.opdev.io/v1alpha1',

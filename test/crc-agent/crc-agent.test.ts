@@ -25,6 +25,7 @@ import {
 import { agentAccountName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
+import type { Stored } from '../../operator/kube/objects.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
 import { sshLogin } from '../../dev/guest/ssh-login.js';
@@ -41,7 +42,6 @@ import {
   writeAgentFiles,
   writeTempFile,
 } from './agent-run.js';
-import type { Stored } from '../../operator/kube/objects.js';
 
 const ns = useTestNamespace('crc-agent');
 const INSTANCE = 'crc-e2e';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../api/resources.js';
-import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import type { StoredCluster } from '../../kube/objects.js';
+import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 
 function bundle(spec: Partial<CRCBundle['spec']> = {}): StoredCluster<CRCBundle> {
   return {

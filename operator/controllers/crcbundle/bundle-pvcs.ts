@@ -1,9 +1,9 @@
 import { PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
+import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { PersistentVolumeClaim } from '../../kube/workloads.js';
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames } from './bundle-names.js';
-import type { Desired, StoredCluster } from '../../kube/objects.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 /**

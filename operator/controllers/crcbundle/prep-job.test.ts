@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../api/resources.js';
+import type { StoredCluster } from '../../kube/objects.js';
 import { bundleUrls } from './bundle-names.js';
 import { buildPrepJob } from './prep-job.js';
-import type { StoredCluster } from '../../kube/objects.js';
 
 const MIRROR = 'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift';
 

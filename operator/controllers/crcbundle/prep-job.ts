@@ -1,11 +1,11 @@
 import { JOBS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
+import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { Job } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
 import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
 import { bundleNames, bundleUrls } from './bundle-names.js';
 import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
-import type { Desired, StoredCluster } from '../../kube/objects.js';
 
 export const PREP_CONTAINER = 'bundle-prep';
 export const PREP_BACKOFF_LIMIT = 2;

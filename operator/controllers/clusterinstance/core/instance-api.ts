@@ -12,6 +12,9 @@ import type { ControllerPorts } from '../../../runtime/ports.js';
 import type { NamespacePolicy } from '../../namespace-policy.js';
 import { namespacePolicyFrom } from '../../namespace-policy.js';
 
+/** A ClusterInstance as stored: name, namespace, UID and resourceVersion present. */
+export type Instance = Stored<ClusterInstance>;
+
 /** What the instance engine needs of the operator's settings. */
 export interface InstanceSettings {
   crcAgentImage: string;
@@ -26,9 +29,6 @@ export interface InstanceSettings {
  *
  * Caches exist for the kinds the instance controller watches; everything else is read live.
  */
-/** A ClusterInstance as stored: name, namespace, UID and resourceVersion present. */
-export type Instance = Stored<ClusterInstance>;
-
 export class InstanceApi {
   /** The kinds the instance controller watches, by `apiVersion/plural`; set at registration. */
   private watched = new Set<string>();

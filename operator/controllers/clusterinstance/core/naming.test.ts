@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import {
   apiHostname,
   commonLabels,
@@ -10,7 +11,6 @@ import {
   kubeconfigSecretName,
   readablePrefix,
 } from './naming.js';
-import type { Stored } from '../../../kube/objects.js';
 
 const long = `${'very-long-name-'.repeat(3)}and-more-pool-0`; // 60 characters
 

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { Instance } from './instance-api.js';
 import {
   LABEL_CLUSTER_INSTANCE,
   LABEL_CLUSTER_INSTANCE_NAMESPACE,
   LABEL_MANAGED_BY,
   MANAGED_BY_OPERATOR,
 } from '../../../api/labels.js';
-import type { Instance } from './instance-api.js';
 
 /*
  * Names and labels every topology gives an instance's objects

@@ -1,8 +1,8 @@
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import { InstanceFailure } from './reasons.js';
 import type { Instance } from './instance-api.js';
+import { InstanceFailure } from './reasons.js';
 
 /**
  * An object the instance needs exists but belongs to someone else

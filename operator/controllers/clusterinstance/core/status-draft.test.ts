@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
-import { InstanceStatusDraft } from './status-draft.js';
 import type { Stored } from '../../../kube/objects.js';
+import { InstanceStatusDraft } from './status-draft.js';
 
 const NOW = Date.parse('2026-01-10T12:00:00Z');
 

@@ -2,9 +2,9 @@ import { setCondition } from '../../../api/conditions.js';
 import type { ClusterInstance } from '../../../api/resources.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
+import type { Instance } from './instance-api.js';
 import type { InstanceCondition } from './reasons.js';
 import { Reason } from './reasons.js';
-import type { Instance } from './instance-api.js';
 
 export type InstanceStatus = NonNullable<ClusterInstance['status']>;
 type Phase = NonNullable<InstanceStatus['phase']>;

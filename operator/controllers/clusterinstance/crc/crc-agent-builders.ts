@@ -10,6 +10,7 @@ import {
 import type { Desired, KubeObject } from '../../../kube/objects.js';
 import type { Job, Secret } from '../../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';
+import type { Instance } from '../core/instance-api.js';
 import { commonLabels } from '../core/naming.js';
 import type { SshKeyRef } from './crc-builders.js';
 import { instanceMetadata } from './crc-builders.js';
@@ -25,7 +26,6 @@ import {
 } from './crc-naming.js';
 import { AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from '../../../../contracts/agent-job.js';
 import { HANDOFF_MANAGED_BY } from '../../../../contracts/handoff.js';
-import type { Instance } from '../core/instance-api.js';
 
 /*
  * The crc-agent's objects (docs/reference/generated-objects.md#crc-agent-job,

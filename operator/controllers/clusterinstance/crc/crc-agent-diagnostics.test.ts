@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
 import { DEFAULT_INSTANCE_TIMINGS } from '../core/timings.js';
 import type { AgentObservation, CoreEvent } from './crc-agent-diagnostics.js';
@@ -9,7 +10,6 @@ import {
   buildAgentJob,
   buildAgentServiceAccount,
 } from './crc-agent-builders.js';
-import type { Stored } from '../../../kube/objects.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const instance: Stored<ClusterInstance> = {

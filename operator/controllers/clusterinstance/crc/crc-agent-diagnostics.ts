@@ -1,10 +1,10 @@
 import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.js';
+import type { Instance } from '../core/instance-api.js';
 import type { RbacObject } from './crc-agent-builders.js';
 import { controlledBy } from '../core/ownership.js';
 import { agentAccountName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
-import type { Instance } from '../core/instance-api.js';
 
 /*
  * The CRCAgent condition (docs/reference/instances.md#crc-agent-diagnostics): what a person needs

@@ -7,6 +7,7 @@ import {
   SERVICE_ACCOUNTS,
 } from '../../../api/core-resources.js';
 import { SECRETS } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
@@ -21,7 +22,6 @@ import type { Handoff } from './crc-handoff.js';
 import { handoffFrom } from './crc-handoff.js';
 import { agentAccountName, agentJobName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
-import type { Stored } from '../../../kube/objects.js';
 
 /*
  * The crc-agent stage of a pass (docs/reference/instances.md#crc-provisioning,

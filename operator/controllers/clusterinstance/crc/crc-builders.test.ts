@@ -13,8 +13,8 @@ import {
   buildDataVolume,
   buildVirtualMachine,
 } from './crc-builders.js';
-import { quantityBytes } from './quantity.js';
 import type { Stored } from '../../../kube/objects.js';
+import { quantityBytes } from './quantity.js';
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},

@@ -7,12 +7,12 @@ import {
 } from '../../../api/platform-resources.js';
 import type { Desired, DesiredMeta } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
+import type { Instance } from '../core/instance-api.js';
 import { commonLabels, endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { bootKeySecretName, crcApiName, crcDiskName, crcVmName } from './crc-naming.js';
 import { atLeast, quantityBytes } from './quantity.js';
-import type { Instance } from '../core/instance-api.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;

@@ -1,5 +1,5 @@
-import type { PlatformObject } from '../core/platform-object.js';
 import type { Stored } from '../../../kube/objects.js';
+import type { PlatformObject } from '../core/platform-object.js';
 
 interface DataVolumeStatus {
   phase?: string;

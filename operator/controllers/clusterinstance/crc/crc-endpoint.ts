@@ -1,6 +1,7 @@
 import { SERVICES } from '../../../api/core-resources.js';
 import { ROUTES } from '../../../api/platform-resources.js';
 import { SECRETS } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { checkHostAvailable, newApiHostname, recordedHostname } from '../core/endpoint.js';
 import type { InstanceApi } from '../core/instance-api.js';
@@ -10,7 +11,6 @@ import type { PlatformObject } from '../core/platform-object.js';
 import { buildApiRoute, buildApiService } from './crc-builders.js';
 import { identityHostname } from './crc-identity-secret.js';
 import { crcApiName, identitySecretName } from './crc-naming.js';
-import type { Stored } from '../../../kube/objects.js';
 
 /** The instance's API host, and its Route when it has one. */
 export interface CrcEndpoint {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import type { ClusterInstance } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import {
   buildIdentitySecret,
   identityHostname,
   identityOf,
   validateIdentitySecret,
 } from './crc-identity-secret.js';
-import type { Stored } from '../../../kube/objects.js';
 
 const HOST = 'api-pool-0-0123456789abcdef.apps.example.test';
 const NOW = new Date('2026-01-01T00:00:00Z');

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { SECRETS } from '../../../api/resources.js';
+import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { CrcIdentity } from '../../../../crc-agent/crc-identity.js';
 import {
@@ -8,12 +9,11 @@ import {
   validateCrcIdentity,
 } from '../../../../crc-agent/crc-identity.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
 import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
 import { identitySecretName } from './crc-naming.js';
-import type { Instance } from '../core/instance-api.js';
-import type { Desired } from '../../../kube/objects.js';
 
 /*
  * The `<instance>-crc-identity` Secret (docs/reference/generated-objects.md#secrets): made once per

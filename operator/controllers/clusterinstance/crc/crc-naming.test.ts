@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import {
   agentAccountName,
   agentBindingName,
@@ -11,7 +12,6 @@ import {
   crcVmName,
   handoffSecretName,
 } from './crc-naming.js';
-import type { Stored } from '../../../kube/objects.js';
 
 const VMI = '0d8e9bb6-6c1f-4f59-9a0e-3b1c2c1b8a11';
 const long60 = 'a'.repeat(60);

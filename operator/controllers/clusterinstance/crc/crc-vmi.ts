@@ -1,6 +1,7 @@
 import { JOBS } from '../../../api/core-resources.js';
 import { VIRTUAL_MACHINE_INSTANCES } from '../../../api/platform-resources.js';
 import { SECRETS } from '../../../api/resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { kubeconfigSecretName } from '../core/naming.js';
 import type { PlatformObject } from '../core/platform-object.js';
@@ -8,7 +9,6 @@ import { Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { CrcWait } from './crc-wait.js';
 import { agentJobName, crcDiskName, crcVmName } from './crc-naming.js';
-import type { Stored } from '../../../kube/objects.js';
 
 const NOT_RUNNING = 'CRC VirtualMachineInstance is not running';
 

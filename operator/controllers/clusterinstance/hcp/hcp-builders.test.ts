@@ -6,8 +6,8 @@ import {
   buildNodePool,
   desiredReplicas,
 } from './hcp-builders.js';
-import { plannedPlacement } from './hcp-placement.js';
 import type { Stored } from '../../../kube/objects.js';
+import { plannedPlacement } from './hcp-placement.js';
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},

@@ -1,12 +1,12 @@
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../../api/platform-resources.js';
 import type { Desired, KubeObject, OwnerReference, StoredMeta } from '../../../kube/objects.js';
+import type { Instance } from '../core/instance-api.js';
 import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import type { KasServingCert } from './kas-serving-cert.js';
-import type { Instance } from '../core/instance-api.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;

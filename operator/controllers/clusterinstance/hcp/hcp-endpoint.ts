@@ -1,5 +1,6 @@
 import { SECRETS } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS, ROUTES } from '../../../api/platform-resources.js';
+import type { Stored } from '../../../kube/objects.js';
 import { decodeBase64 as decode } from '../core/encoding.js';
 import { checkHostAvailable, endpointHostname, newApiHostname } from '../core/endpoint.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
@@ -16,7 +17,6 @@ import {
   issueKasServingCert,
   kasServingCertUsable,
 } from './kas-serving-cert.js';
-import type { Stored } from '../../../kube/objects.js';
 
 interface NamedCertificate {
   names?: string[];

@@ -1,8 +1,8 @@
 import type { KubeObject, Stored } from '../../../kube/objects.js';
+import type { Instance } from '../core/instance-api.js';
 import { isDns1123Label } from '../core/naming.js';
 import { controlPlaneNamespace, hostedClusterName, nodePoolName } from './hcp-naming.js';
 import { isOwnedBy } from './hcp-ownership.js';
-import type { Instance } from '../core/instance-api.js';
 
 /**
  * Where an instance's HostedCluster lives

@@ -1,6 +1,7 @@
 import { findCondition } from '../../../api/conditions.js';
 import { SECRETS } from '../../../api/resources.js';
 import { decodeBase64 } from '../core/encoding.js';
+import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { Reason } from '../core/reasons.js';
@@ -8,7 +9,6 @@ import type { Wait } from '../core/steps.js';
 import type { SecretObject } from './hcp-builders.js';
 import { desiredReplicas } from './hcp-builders.js';
 import type { HcpPlacement } from './hcp-placement.js';
-import type { Instance } from '../core/instance-api.js';
 
 /*
  * What HyperShift says about an hcp instance's guest
