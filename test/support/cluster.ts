@@ -35,7 +35,9 @@ const FINALIZED_KINDS = [INSTANCES, POOLS, LEASES, HOSTED_CLUSTERS, NODE_POOLS];
  * the controller that set them.
  */
 async function deletionNeedsControllers(api: ApiClient, namespace: string): Promise<boolean> {
-  if ((await api.list(PODS, { namespace })).items.length > 0) return true;
+  // The apiserver deletes a pod that ended at once; one that runs waits for its kubelet.
+  const pods = await api.list<KubeObject & { status?: { phase?: string } }>(PODS, { namespace });
+  if (pods.items.some((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''))) return true;
   const lists = await Promise.all(
     FINALIZED_KINDS.map((type) => api.list<KubeObject>(type, { namespace })),
   );
