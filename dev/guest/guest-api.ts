@@ -67,78 +67,84 @@ export class GuestApiServer {
     await this.plane.stop();
   }
 
-  /** Creates what a booted CRC cluster holds before crc-agent runs. */
+  /**
+   * Creates what a booted CRC cluster holds before crc-agent runs: the openshift-config
+   * namespace, then everything else at once (nothing of it refers to anything else by then).
+   */
   async seed(pki: BundlePki, seed: GuestClusterSeed): Promise<void> {
     const post = (path: string, body: unknown): Promise<unknown> =>
       this.admin.json({ method: 'POST', path, body });
     await post('/api/v1/namespaces', { metadata: { name: 'openshift-config' } });
-    await post('/api/v1/namespaces/openshift-config/configmaps', {
-      metadata: { name: 'admin-kubeconfig-client-ca' },
-      data: { 'ca-bundle.crt': pki.adminCa.certificatePem },
-    });
-    await post('/api/v1/namespaces/openshift-config/secrets', {
-      metadata: { name: 'pull-secret' },
-      type: 'kubernetes.io/dockerconfigjson',
-      data: { '.dockerconfigjson': b64(seed.pullSecret) },
-    });
-    if (seed.htpasswd !== undefined)
-      await post('/api/v1/namespaces/openshift-config/secrets', {
-        metadata: { name: 'htpass-secret' },
-        data: { htpasswd: b64(seed.htpasswd) },
-      });
-    // OpenShift binds the system:admin user to cluster-admin.
-    await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      metadata: { name: 'crc-system-admin' },
-      roleRef: {
-        apiGroup: 'rbac.authorization.k8s.io',
-        kind: 'ClusterRole',
-        name: 'cluster-admin',
-      },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
-    });
     // What the cluster-version operator reports, with every field its CRD requires.
     const image = `quay.io/openshift-release-dev/ocp-release:${seed.ocpVersion}-x86_64`;
-    await this.createWithStatus(
-      `${CONFIG}/clusterversions`,
-      'version',
-      {
-        desired: { image, version: seed.ocpVersion },
-        availableUpdates: null,
-        observedGeneration: 1,
-        versionHash: 'simulated',
-      },
-      { clusterID: randomUUID() },
-    );
     const since = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    for (const name of REQUIRED_OPERATORS)
-      await this.createWithStatus(`${CONFIG}/clusteroperators`, name, {
-        conditions: [
-          { type: 'Available', status: 'True', reason: 'AsExpected', lastTransitionTime: since },
-        ],
-      });
-    await post(`${CONFIG}/apiservers`, {
-      apiVersion: 'config.openshift.io/v1',
-      kind: 'APIServer',
-      metadata: { name: 'cluster' },
-      spec: {},
-    });
-    await post(`${CONFIG}/oauths`, {
-      apiVersion: 'config.openshift.io/v1',
-      kind: 'OAuth',
-      metadata: { name: 'cluster' },
-      spec: {
-        identityProviders: [
-          {
-            name: 'developer',
-            type: 'HTPasswd',
-            htpasswd: { fileData: { name: 'htpass-secret' } },
-          },
-        ],
-      },
-    });
-    await this.createNode('crc');
-    await this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet');
-    await this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client');
+    await Promise.all([
+      post('/api/v1/namespaces/openshift-config/configmaps', {
+        metadata: { name: 'admin-kubeconfig-client-ca' },
+        data: { 'ca-bundle.crt': pki.adminCa.certificatePem },
+      }),
+      post('/api/v1/namespaces/openshift-config/secrets', {
+        metadata: { name: 'pull-secret' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': b64(seed.pullSecret) },
+      }),
+      seed.htpasswd !== undefined &&
+        post('/api/v1/namespaces/openshift-config/secrets', {
+          metadata: { name: 'htpass-secret' },
+          data: { htpasswd: b64(seed.htpasswd) },
+        }),
+      // OpenShift binds the system:admin user to cluster-admin.
+      post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        metadata: { name: 'crc-system-admin' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'cluster-admin',
+        },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
+      }),
+      this.createWithStatus(
+        `${CONFIG}/clusterversions`,
+        'version',
+        {
+          desired: { image, version: seed.ocpVersion },
+          availableUpdates: null,
+          observedGeneration: 1,
+          versionHash: 'simulated',
+        },
+        { clusterID: randomUUID() },
+      ),
+      ...REQUIRED_OPERATORS.map((name) =>
+        this.createWithStatus(`${CONFIG}/clusteroperators`, name, {
+          conditions: [
+            { type: 'Available', status: 'True', reason: 'AsExpected', lastTransitionTime: since },
+          ],
+        }),
+      ),
+      post(`${CONFIG}/apiservers`, {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'APIServer',
+        metadata: { name: 'cluster' },
+        spec: {},
+      }),
+      post(`${CONFIG}/oauths`, {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'OAuth',
+        metadata: { name: 'cluster' },
+        spec: {
+          identityProviders: [
+            {
+              name: 'developer',
+              type: 'HTPasswd',
+              htpasswd: { fileData: { name: 'htpass-secret' } },
+            },
+          ],
+        },
+      }),
+      this.createNode('crc'),
+      this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet'),
+      this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client'),
+    ]);
   }
 
   private async createWithStatus(

@@ -169,24 +169,32 @@ export class SimulatedPlatform {
     const served = [...tenants, ...(options.operatorNamespace ? [options.operatorNamespace] : [])];
     const serves = (ns: string): boolean =>
       served.includes(ns) || (!!options.hcp && tenants.some((t) => ns.startsWith(`${t}-`)));
-    const node = await SimulatedManagementNode.start(api);
-    parts.unshift(node);
-    await ensurePlatformOperands(api);
-    if (options.crc) await this.startCrc(served, serves, node.name);
-    if (options.hcp) await this.startHcp(serves);
-    const backends = options.crc ? await ServiceBackends.start(kubeConfig, tenants) : undefined;
-    if (backends) parts.unshift(backends);
-    const hostedGuest = this.hcpGuest;
-    this.router = await SimulatedRouter.start({
-      kubeConfig,
-      servesNamespace: serves,
-      backend: (route) =>
-        hostedGuest && route.spec?.to?.name === 'kube-apiserver'
-          ? hostedGuest.address
-          : backends?.resolve(route),
-      admits: (route) => !named(this.unadmittedRoutes, route),
-    });
-    parts.unshift(this.router);
+    // The hosted guest is a control plane of its own, by far the slowest part: it boots while
+    // the others start.
+    const guestBoot = options.hcp ? this.bootHostedGuest() : undefined;
+    try {
+      const node = await SimulatedManagementNode.start(api);
+      parts.unshift(node);
+      await ensurePlatformOperands(api);
+      if (options.crc) await this.startCrc(served, serves, node.name);
+      const backends = options.crc ? await ServiceBackends.start(kubeConfig, tenants) : undefined;
+      if (backends) parts.unshift(backends);
+      this.router = await SimulatedRouter.start({
+        kubeConfig,
+        servesNamespace: serves,
+        backend: (route) =>
+          this.hcpGuest && route.spec?.to?.name === 'kube-apiserver'
+            ? this.hcpGuest.address
+            : backends?.resolve(route),
+        admits: (route) => !named(this.unadmittedRoutes, route),
+      });
+      parts.unshift(this.router);
+    } catch (error) {
+      // Once booted it is one of the parts, which the caller stops.
+      await guestBoot?.catch(() => undefined);
+      throw error;
+    }
+    if (guestBoot) await this.startHcp(serves, await guestBoot);
   }
 
   private async startCrc(
@@ -241,13 +249,20 @@ export class SimulatedPlatform {
     }
   }
 
-  private async startHcp(serves: (ns: string) => boolean): Promise<void> {
+  private async bootHostedGuest(): Promise<SimulatedHostedGuest> {
+    const guest = await SimulatedHostedGuest.start();
+    this.hcpGuest = guest;
+    this.parts.unshift(guest);
+    return guest;
+  }
+
+  private async startHcp(
+    serves: (ns: string) => boolean,
+    guest: SimulatedHostedGuest,
+  ): Promise<void> {
     const { kubeConfig, parts } = this;
     const instanceOf = (object: KubeObject): string =>
       object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] ?? '';
-    const guest = await SimulatedHostedGuest.start();
-    this.hcpGuest = guest;
-    parts.unshift(guest);
     parts.unshift(
       await SimulatedHostedClusters.start({
         kubeConfig,

@@ -18,7 +18,7 @@ import {
 import { useTestNamespace } from '../support/cluster.js';
 import { percentile, reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-bind');
+const ns = useTestNamespace('bench-bind', { awaitDeletion: true });
 const LEASE_COUNT = Number(process.env.BENCH_LEASES ?? 200);
 
 /**

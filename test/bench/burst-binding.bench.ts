@@ -16,7 +16,7 @@ import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 
-const ns = useTestNamespace('bench-burst');
+const ns = useTestNamespace('bench-burst', { awaitDeletion: true });
 const COUNT = Number(process.env.BENCH_BURST ?? 1000);
 /** The operator under test runs two workers per controller; the direct writes get the same. */
 const CONCURRENCY = 2;

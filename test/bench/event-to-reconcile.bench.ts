@@ -6,7 +6,7 @@ import { quietManager } from '../operator/test-manager.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { percentile, reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-reconcile');
+const ns = useTestNamespace('bench-reconcile', { awaitDeletion: true });
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 1000);
 

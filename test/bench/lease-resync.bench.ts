@@ -17,7 +17,7 @@ import { useTestNamespace } from '../support/cluster.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-resync');
+const ns = useTestNamespace('bench-resync', { awaitDeletion: true });
 const COUNT = Number(process.env.BENCH_RESYNC_LEASES ?? 100);
 const WINDOW_MS = 30_000;
 /** The lease controller's slowest safety pass (a waiting lease's resync): the yardstick. */

@@ -8,7 +8,7 @@ import { inBatches } from '../support/batches.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-secrets');
+const ns = useTestNamespace('bench-secrets', { awaitDeletion: true });
 const SECRET_COUNT = Number(process.env.BENCH_SECRETS ?? 300);
 const SECRET_BYTES = 256 * 1024;
 /** What the unrelated Secrets may add to the operator: the cache holds none of them. */

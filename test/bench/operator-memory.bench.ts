@@ -11,7 +11,10 @@ import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 
 // 20,000 objects take a while to go with their namespace.
-const ns = useTestNamespace('bench-memory', { deleteTimeoutMs: 15 * 60_000 });
+const ns = useTestNamespace('bench-memory', {
+  awaitDeletion: true,
+  deleteTimeoutMs: 15 * 60_000,
+});
 const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
 const TARGET_MB = 300;
 

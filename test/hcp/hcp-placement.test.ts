@@ -82,13 +82,16 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     await env.startOperator();
   });
   afterAll(async () => {
-    for (const namespace of namespaces()) {
-      const items = await ns.api.list<ClusterInstance>(INSTANCES, { namespace });
-      await Promise.all(
-        items.items.map((i) => ns.api.delete(INSTANCES, i.metadata!.name!, namespace)),
-      );
-      await instancesTornDown(ns.kubeConfig, namespace);
-    }
+    // All at once: each hcp teardown waits for its control plane namespace to be deleted.
+    await Promise.all(
+      namespaces().map(async (namespace) => {
+        const items = await ns.api.list<ClusterInstance>(INSTANCES, { namespace });
+        await Promise.all(
+          items.items.map((i) => ns.api.delete(INSTANCES, i.metadata!.name!, namespace)),
+        );
+        await instancesTornDown(ns.kubeConfig, namespace);
+      }),
+    );
     await env?.stop();
     await Promise.all(
       extraNamespaces.map((n) => ns.api.delete(NAMESPACES, n).catch(() => undefined)),

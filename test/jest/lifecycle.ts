@@ -2,6 +2,7 @@ import path from 'node:path';
 import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import { TEST_ENV } from '../support/test-env.js';
+import { namespacesDeleted } from './namespaces-deleted.js';
 
 let running: LocalControlPlane | undefined;
 
@@ -27,8 +28,15 @@ export async function startTestControlPlane(): Promise<void> {
   process.env[TEST_ENV.auditLog] = auditLogPath(running.stateDir);
 }
 
-/** Stops the run's control plane; its processes and state folder go with it. */
+/**
+ * Stops the run's control plane once the test files' namespaces are gone; its processes and
+ * state folder go with it.
+ */
 export async function stopTestControlPlane(): Promise<void> {
-  await running?.stop();
-  running = undefined;
+  try {
+    if (running) await namespacesDeleted(running.kubeconfigPath);
+  } finally {
+    await running?.stop();
+    running = undefined;
+  }
 }

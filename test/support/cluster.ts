@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from '@jest/globals';
 import { ApiClient } from '../../operator/kube/api-client.js';
-import { NAMESPACES } from '../../operator/api/resources.js';
+import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
+import { PODS } from '../../operator/api/core-resources.js';
+import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import { testEnv } from './test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
@@ -23,13 +27,47 @@ export interface TestNamespace {
   api: ApiClient;
 }
 
+/** Kinds whose objects carry finalizers that the operator or a simulated controller removes. */
+const FINALIZED_KINDS = [INSTANCES, POOLS, LEASES, HOSTED_CLUSTERS, NODE_POOLS];
+
+interface ControllerBound {
+  /** Pods that run: only a (simulated) kubelet lets them go. */
+  runningPods: boolean;
+  /** Objects with finalizers: only the controller that set them lets them go. */
+  finalized: { type: (typeof FINALIZED_KINDS)[number]; object: KubeObject }[];
+}
+
+/** What of the namespace needs the file's controllers to go, which its later afterAll hooks may stop. */
+async function controllerBound(api: ApiClient, namespace: string): Promise<ControllerBound> {
+  // The apiserver deletes a pod that ended at once; one that runs waits for its kubelet.
+  const pods = await api.list<KubeObject & { status?: { phase?: string } }>(PODS, { namespace });
+  const lists = await Promise.all(
+    FINALIZED_KINDS.map(async (type) => ({
+      type,
+      items: (await api.list<KubeObject>(type, { namespace })).items,
+    })),
+  );
+  return {
+    runningPods: pods.items.some((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? '')),
+    finalized: lists.flatMap(({ type, items }) =>
+      items
+        .filter((object) => (object.metadata?.finalizers ?? []).length > 0)
+        .map((object) => ({ type, object })),
+    ),
+  };
+}
+
 /**
- * A fresh namespace for the calling test file, created before its tests and deleted (and awaited
- * until gone) after them. Use at the top level of a test file.
+ * A fresh namespace for the calling test file, created before its tests and deleted after them.
+ * The namespace controller takes at least 5 s to delete one. A namespace that needs the file's
+ * controllers to go, and that of a file that says `awaitDeletion` (a benchmark, so that the next
+ * one does not run into the deletion), is awaited here, its finalized objects deleted first so
+ * that their teardown runs during that grace; the others the run's global teardown waits for,
+ * all at once (it fails on one that stays). Use at the top level of a test file.
  */
 export function useTestNamespace(
   prefix: string,
-  options: { deleteTimeoutMs?: number } = {},
+  options: { awaitDeletion?: boolean; deleteTimeoutMs?: number } = {},
 ): TestNamespace {
   const kubeConfig = adminKubeConfig();
   const context: TestNamespace = {
@@ -45,7 +83,19 @@ export function useTestNamespace(
   });
   afterAll(async () => {
     if (!context.name) return;
+    const bound = await controllerBound(context.api, context.name);
+    // Their teardown starts now rather than once the namespace controller has waited out its grace.
+    await Promise.all(
+      bound.finalized.map(({ type, object }) =>
+        context.api
+          .delete(type, object.metadata!.name!, context.name, { uid: object.metadata!.uid })
+          .catch((error: unknown) => {
+            if (!isNotFound(error) && !isConflict(error)) throw error;
+          }),
+      ),
+    );
     await context.core.deleteNamespace({ name: context.name });
+    if (!options.awaitDeletion && !bound.runningPods && bound.finalized.length === 0) return;
     await waitFor(kubeConfig, {
       type: NAMESPACES,
       name: context.name,

@@ -9,6 +9,7 @@ import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';
 import { testConfig } from '../../dev/platform/manager-config.js';
 import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
+import { TEST_INSTANCE_TIMINGS } from './test-timings.js';
 
 /** A simulated platform with the real operator running in the test's process. */
 export class OperatorEnvironment extends SimulatedPlatform {
@@ -63,6 +64,7 @@ export class OperatorEnvironment extends SimulatedPlatform {
       namespaces: this.namespaces,
       crc: { probe },
       hcp: { probe },
+      instanceTimings: TEST_INSTANCE_TIMINGS,
     });
     await manager.start();
     this.operator = manager;

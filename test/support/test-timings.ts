@@ -1,0 +1,17 @@
+import type { InstanceTimings } from '../../operator/controllers/clusterinstance/core/timings.js';
+
+/**
+ * The instance controllers' waits for tests. In production they are tens of seconds because
+ * nothing reports their end (a crc guest API coming up, a HyperShift endpoint, unwatched platform
+ * operands); here the simulated platform answers in milliseconds, so a test that reaches one of
+ * them would otherwise sit out the production wait. Every test operator takes them from here.
+ * The handoff grace stays a few seconds: it decides when a missing handoff counts as lost.
+ */
+export const TEST_INSTANCE_TIMINGS: Partial<InstanceTimings> = {
+  recheckMs: 500,
+  readyRecheckMs: 2_000,
+  handoffGraceMs: 5_000,
+  endpointRecheckMs: 500,
+  platformRecheckMs: 500,
+  teardownResyncMs: 2_000,
+};
