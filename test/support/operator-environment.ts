@@ -35,9 +35,14 @@ export class OperatorEnvironment extends SimulatedPlatform {
     const probe = guestApiProbe((host, port) =>
       host.endsWith(`.${this.domain}`) ? this.router.address : { host, port },
     );
+    const defaults = testConfig();
     const config = testConfig({
       workersPerController: 2,
       crcAgentImage: TEST_AGENT_IMAGE,
+      timings: {
+        ...defaults.timings,
+        instance: { ...defaults.timings.instance, ...TEST_INSTANCE_TIMINGS },
+      },
       ...(this.options.operatorNamespace
         ? { operatorNamespace: this.options.operatorNamespace }
         : {}),
@@ -64,7 +69,6 @@ export class OperatorEnvironment extends SimulatedPlatform {
       namespaces: this.namespaces,
       crc: { probe },
       hcp: { probe },
-      instanceTimings: TEST_INSTANCE_TIMINGS,
     });
     await manager.start();
     this.operator = manager;

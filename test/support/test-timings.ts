@@ -1,4 +1,4 @@
-import type { InstanceTimings } from '../../operator/controllers/clusterinstance/core/timings.js';
+import type { InstanceTimings } from '../../operator/timings.js';
 
 /**
  * The instance controllers' waits for tests. In production they are tens of seconds because
