@@ -13,7 +13,10 @@ import { SimulatedStorage } from './simulated-storage.js';
 
 export const TEST_AGENT_IMAGE = 'example.test/guestcluster/crc-agent:test';
 
-/** The bundle-prep ServiceAccount with the Role of spec §5.3, in the operator namespace. */
+/**
+ * The bundle-prep ServiceAccount with the bundle-prep Role of docs/permissions.md, in the operator
+ * namespace.
+ */
 export async function createBundlePrepAccount(
   kubeConfig: KubeConfig,
   namespace: string,

@@ -63,10 +63,11 @@ type Part = { stop(): Promise<void> };
  * image runs the built crc-agent) and the hcp world (HostedClusters, NodePools, a hosted guest
  * API). Other users of the same control plane keep to other namespaces.
  *
- * What the operator creates for crc is what the platform acts on (spec §3.1–3.4, §3.8):
- * DataVolume → claim of that name → `disk.img`; VirtualMachine → VMI with IP 127.x.y.z and a
- * launcher pod labelled `vm.kubevirt.io/name`; Service (selector on that label, targetPort 6443)
- * and passthrough Route → the guest's API; crc-agent Job → the agent process, with the
+ * What the operator creates for crc is what the platform acts on
+ * (docs/reference/generated-objects.md): DataVolume → claim of that name → `disk.img`;
+ * VirtualMachine → VMI with IP 127.x.y.z and a launcher pod labelled `vm.kubevirt.io/name`; Service
+ * (selector on that label, targetPort 6443) and passthrough Route → the guest's API; crc-agent Job
+ * → the agent process, with the
  * `CRC_SSH_PORT` of the guest at `CRC_SSH_HOST` added by the platform.
  */
 export class SimulatedPlatform {

@@ -32,7 +32,10 @@ let bundleUid: string;
 let prepKubeconfig: string;
 let dirs: { golden: string; scratch: string } | undefined;
 
-/** The bundle-prep ServiceAccount with exactly the Role of operator spec §5.3, as a kubeconfig. */
+/**
+ * The bundle-prep ServiceAccount with exactly the bundle-prep Role of docs/permissions.md, as a
+ * kubeconfig.
+ */
 async function prepServiceAccountKubeconfig(): Promise<string> {
   const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({
@@ -137,7 +140,10 @@ async function volumes(): Promise<{ golden: string; scratch: string }> {
   return dirs;
 }
 
-/** The prep Job's environment (crc-agent spec §8.1) for outputs named `<prefix>-…`. */
+/**
+ * The prep Job's environment (docs/reference/agent-protocol.md#bundle-prep-inputs) for outputs
+ * named `<prefix>-…`.
+ */
 function prepEnv(
   prefix: string,
   mounts: { golden: string; scratch: string },

@@ -43,7 +43,10 @@ afterAll(async () => {
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const decode = (data: string | undefined): string => Buffer.from(data ?? '', 'base64').toString();
 
-/** The per-instance agent account with the rights of spec §3.9 (the operator makes these). */
+/**
+ * The per-instance agent account with the rights of
+ * docs/reference/generated-objects.md#crc-agent-rbac (the operator makes these).
+ */
 async function createAgentAccount(): Promise<string> {
   const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   const role = `${ns.name}-crc-agent-instance-role`;
@@ -91,7 +94,7 @@ async function createIdentitySecret(identity: CrcIdentity): Promise<void> {
   });
 }
 
-/** The agent Job of spec §3.8, as the operator builds it. */
+/** The agent Job (docs/reference/generated-objects.md#crc-agent-job), as the operator builds it. */
 function agentJob(input: {
   vmi: VmiObject;
   host: string;

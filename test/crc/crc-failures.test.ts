@@ -319,7 +319,7 @@ describe('crc instances under injected platform failures', () => {
     });
     await eventsOf(failed, warning('AgentJobFailed'));
 
-    // DESIGN item 4: the pool deletes the failed, unclaimed instance and makes a new one.
+    // Broken supply heals: the pool deletes the failed, unclaimed instance and makes a new one.
     const replacement = await waitInstance(
       first,
       (i) =>

@@ -50,7 +50,10 @@ const ns = useTestNamespace('crc-instance');
 const POOL = 'crc';
 const INSTANCE = `${POOL}-0`;
 const RELEASE_IMAGE = 'https://mirror.example.test/crc/4.16.0/crc.qcow2';
-/** A crc guest boots, is finished by the real agent and answers through the router: minutes on a busy machine. */
+/**
+ * A crc guest boots, is finished by the real agent and answers through the router: minutes on a
+ * busy machine.
+ */
 const READY_TIMEOUT_MS = 240_000;
 
 const decode = (data: string | undefined): string => Buffer.from(data ?? '', 'base64').toString();
@@ -145,7 +148,7 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     });
     expect(condition(instance, 'CRCAgent')).toBeUndefined();
 
-    // The objects of spec §3.1–3.4 and §3.8, controlled by the instance.
+    // The disk, VM, API Service and Route and the agent Job, controlled by the instance.
     const owned = (object: KubeObject): boolean =>
       !!object.metadata?.ownerReferences?.some(
         (r) => r.controller && r.uid === instance.metadata!.uid,

@@ -12,8 +12,9 @@ import {
 } from '../../dev/platform/kubevirt-resources.js';
 
 /**
- * The crc objects of spec §3.1–3.4 as the operator builds them (without the owner reference to a
- * ClusterInstance), for tests that play the operator against the simulated platform.
+ * The crc objects of docs/reference/generated-objects.md (DataVolume to API Route) as the operator
+ * builds them (without the owner reference to a ClusterInstance), for tests that play the operator
+ * against the simulated platform.
  */
 const labels = (instance: string): Record<string, string> => ({
   'opdev.io/managed-by': 'guestcluster-operator',
@@ -22,7 +23,7 @@ const labels = (instance: string): Record<string, string> => ({
 
 export type DiskSource = { http: { url: string } } | { pvc: { namespace: string; name: string } };
 
-/** §3.1: the root disk `<instance>-rootdisk`. */
+/** The root disk `<instance>-rootdisk`. */
 export function rootDisk(
   namespace: string,
   instance: string,
@@ -36,7 +37,7 @@ export function rootDisk(
   };
 }
 
-/** §3.2: the VM `<instance>` with runStrategy Always and the root disk as its one volume. */
+/** The VM `<instance>` with runStrategy Always and the root disk as its one volume. */
 export function crcVirtualMachine(namespace: string, instance: string): VirtualMachineObject {
   return {
     apiVersion: VIRTUAL_MACHINES.apiVersion,
@@ -59,7 +60,7 @@ export function crcVirtualMachine(namespace: string, instance: string): VirtualM
   };
 }
 
-/** §3.3: Service `<instance>-crc-api`, selecting the launcher pod by `vm.kubevirt.io/name`. */
+/** The Service `<instance>-crc-api`, selecting the launcher pod by `vm.kubevirt.io/name`. */
 export function crcApiService(namespace: string, instance: string): ServiceObject {
   return {
     apiVersion: 'v1',
@@ -72,7 +73,7 @@ export function crcApiService(namespace: string, instance: string): ServiceObjec
   };
 }
 
-/** §3.4a: passthrough Route `<instance>-crc-api` to that Service's `api` port. */
+/** The passthrough Route `<instance>-crc-api` to that Service's `api` port. */
 export function crcApiRoute(namespace: string, instance: string, host: string): RouteObject {
   return {
     apiVersion: 'route.openshift.io/v1',

@@ -22,7 +22,7 @@ import {
 
 const ns = useTestNamespace('manual');
 
-/** The manual flow of DESIGN.md, with kubectl, word for word (only the namespace is ours). */
+/** The manual flow of the README, with kubectl, word for word (only the namespace is ours). */
 describe('the manual kubectl flow', () => {
   let manager: Manager;
   afterAll(async () => {

@@ -2,9 +2,9 @@ import type { StandInKind } from './schema.js';
 import { array, boolean, condition, object, string } from './schema.js';
 
 /**
- * The platform operands the readiness gate reads (spec §2.6), closed: OpenShift Virtualization's
- * HyperConverged (HCO 1.15) and the MultiClusterEngine (MCE 2.9), with the fields we read and
- * the status their operators write.
+ * The platform operands the readiness gate reads (docs/reference/instances.md#platform-gate),
+ * closed: OpenShift Virtualization's HyperConverged (HCO 1.15) and the MultiClusterEngine (MCE
+ * 2.9), with the fields we read and the status their operators write.
  */
 export const OPERAND_STAND_INS: StandInKind[] = [
   {
