@@ -21,6 +21,12 @@ export interface ControlPlaneOptions {
    * (CRDs added later are picked up only at its next discovery resync, about 30 s on).
    */
   beforeControllers?: (kubeconfigPath: string) => Promise<void>;
+  /**
+   * Whether to run the kube-controller-manager (default true). A simulated guest's apiserver
+   * needs none of its controllers, and each would cost CPU for the guest's lifetime (the garbage
+   * collector watches every resource).
+   */
+  controllerManager?: boolean;
 }
 
 /** What a client needs to reach a running control plane; also written as `control-plane.json`. */
@@ -137,15 +143,17 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
       );
 
       await options.beforeControllers?.(kubeconfigPath);
-      const controllerManager = await startControllerManager(
-        binaries,
-        stateDir,
-        files,
-        controllerManagerKubeconfig,
-        timeoutMs,
-      );
-      processes.push(controllerManager);
-      log('Started kube-controller-manager');
+      if (options.controllerManager ?? true) {
+        const controllerManager = await startControllerManager(
+          binaries,
+          stateDir,
+          files,
+          controllerManagerKubeconfig,
+          timeoutMs,
+        );
+        processes.push(controllerManager);
+        log('Started kube-controller-manager');
+      }
 
       const endpoint: ControlPlaneEndpoint = { server, kubeconfigPath, stateDir, binaries };
       const plane = new LocalControlPlane(endpoint, processes, launchApiServer);

@@ -50,7 +50,7 @@ export class GuestApiServer {
   ) {}
 
   static async start(): Promise<GuestApiServer> {
-    const plane = await LocalControlPlane.start();
+    const plane = await LocalControlPlane.start({ controllerManager: false });
     try {
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromFile(plane.kubeconfigPath);
