@@ -1,10 +1,8 @@
 import type { ApiClient } from '../kube/api-client.js';
 import type { KubeObject } from '../kube/objects.js';
-import { resourceType } from '../kube/resource-type.js';
+import { EVENTS } from '../api/core-resources.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-
-export const EVENTS = resourceType('v1', 'Event', 'events');
 
 export type EventType = 'Normal' | 'Warning';
 

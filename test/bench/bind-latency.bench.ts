@@ -4,21 +4,20 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { EVENTS } from '../../operator/runtime/event-recorder.js';
+import { EVENTS } from '../../operator/api/core-resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
-  enableNamespace,
   releaseLeasesAndPools,
   hcpPool,
   lease,
   poolInstance,
-  startOperator,
   fillPool,
 } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-bind', { awaitDeletion: true });
+const world = useWorld({ namespace: 'bench-bind', enabled: true, awaitNamespaceDeletion: true });
+const { ns } = world;
 const LEASE_COUNT = Number(process.env.BENCH_LEASES ?? 200);
 
 /**
@@ -42,7 +41,6 @@ describe('bind latency', () => {
   });
 
   it(`is measured over ${LEASE_COUNT} leases`, async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(
       POOLS,
       hcpPool(ns.name, 'warm', { maxSize: LEASE_COUNT, warmSpares: LEASE_COUNT }),
@@ -63,7 +61,7 @@ describe('bind latency', () => {
     const writesBeforeOperator: number[] = [];
     for (let i = 0; i < LEASE_COUNT; i++) writesBeforeOperator.push(await plainWrite(i));
 
-    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+    manager = await world.startOperator();
     await manager.informer(LEASES).synced;
     const seen = new SeenOnWatches();
     await seen.start(ns.api, ns.name, abort.signal);

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { EVENTS } from '../../operator/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { CONFIG_MAPS, JOBS, PVCS } from '../../operator/api/core-resources.js';
@@ -21,8 +22,7 @@ import type { OperatorConfig } from '../../operator/config.js';
 import { testConfig } from '../../dev/platform/manager-config.js';
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
-import { useTestNamespace } from '../support/cluster.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
 import {
@@ -32,11 +32,11 @@ import {
   TEST_AGENT_IMAGE,
   TestMirror,
 } from '../../dev/platform/bundle-fixtures.js';
-import { enableNamespace, releaseLeasesAndPools, startOperator } from './pool-fixtures.js';
+import { enableNamespace, releaseLeasesAndPools } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
-const ns = useTestNamespace('bundles');
-const EVENTS = resourceType('v1', 'Event', 'events');
+const world = useWorld({ namespace: 'bundles' });
+const { ns } = world;
 
 const condition = (bundle: CRCBundle | undefined, type: string) =>
   bundle?.status?.conditions?.find((c) => c.type === type);
@@ -105,8 +105,8 @@ describe('CRCBundle download and prepare', () => {
       crcBundleMirrorUrl: mirror.baseUrl,
     };
     operatorConfig = testConfig(config);
-    manager = await startOperator(ns.kubeConfig, clock, {
-      namespace: ns.name,
+    manager = await world.startOperator({
+      clock,
       config,
       bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
     });

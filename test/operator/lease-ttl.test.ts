@@ -1,24 +1,22 @@
+import { EVENTS } from '../../operator/api/core-resources.js';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
-  enableNamespace,
   hcpPool,
   lease,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
-const ns = useTestNamespace('ttl');
-const EVENTS = resourceType('v1', 'Event', 'events');
+const world = useWorld({ namespace: 'ttl', enabled: true });
+const { ns } = world;
 type Event = KubeObject & { reason: string; type: string; message: string };
 const MINUTE = 60_000;
 
@@ -32,11 +30,10 @@ describe('lease TTL', () => {
 
   it('warns before the deadline and releases the lease and its instance at the deadline', async () => {
     const clock = new TestClock();
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'ttl', { maxSize: 1 }));
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'ttl', 'ttl-0'));
     await settleInstance(ns.api, ns.name, 'ttl-0');
-    manager = await startOperator(ns.kubeConfig, clock, { namespace: ns.name });
+    manager = await world.startOperator({ clock });
 
     await ns.api.create(LEASES, lease(ns.name, 'short', 'ttl', '1h'));
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CONFIG_MAPS, ROLES, SERVICE_ACCOUNTS } from '../../operator/api/core-resources.js';
+import { CONFIG_MAPS, EVENTS, ROLES, SERVICE_ACCOUNTS } from '../../operator/api/core-resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { fetch } from 'undici';
-import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { useTestNamespace } from '../support/cluster.js';
-import { quietManager, ReconcileRecorder } from './test-manager.js';
+import { useWorld } from '../support/world.js';
+import { ReconcileRecorder } from '../support/test-manager.js';
 
-const ns = useTestNamespace('manager');
+const world = useWorld({ namespace: 'manager' });
+const { ns } = world;
 
 describe('the manager', () => {
   const recorder = new ReconcileRecorder();
   let manager: Manager;
 
   beforeAll(async () => {
-    manager = quietManager(ns.kubeConfig, (m) => ({
+    manager = world.manager((m) => ({
       name: 'configmap-test',
       forType: CONFIG_MAPS,
       owns: [SECRETS],
@@ -149,7 +149,7 @@ describe('the manager', () => {
 
     const events = await ns.api.list<
       KubeObject & { reason: string; type: string; count: number; involvedObject: { uid: string } }
-    >(resourceType('v1', 'Event', 'events'), {
+    >(EVENTS, {
       namespace: ns.name,
       fieldSelector: 'involvedObject.name=evented',
     });

@@ -1,9 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
+import { EVENTS } from '../../operator/api/core-resources.js';
 import { waitForList } from '../../dev/support/wait-for.js';
-
-export const EVENTS = resourceType('v1', 'Event', 'events');
 
 export type CoreEvent = KubeObject & {
   reason: string;
