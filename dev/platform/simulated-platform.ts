@@ -110,6 +110,11 @@ export class SimulatedPlatform {
     return this.options.namespaces;
   }
 
+  /** The operator's namespace, when the platform serves it too. */
+  get operatorNamespace(): string | undefined {
+    return this.options.operatorNamespace;
+  }
+
   /** The ingress domain Route hosts are made of. */
   get domain(): string {
     return this.router.domain;

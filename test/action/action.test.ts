@@ -10,15 +10,13 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
 import {
-  enableNamespace,
   hcpPool,
   lease,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
@@ -27,7 +25,8 @@ import { ApiProxy } from '../support/api-proxy.js';
 import type { StepResult } from './action-runner.js';
 import { ActionJob } from './action-runner.js';
 
-const ns = useTestNamespace('action');
+const world = useWorld({ namespace: 'action', enabled: true });
+const { ns } = world;
 
 /** What the CI identity of samples/ci-identity-rbac.yaml hands the Action. */
 interface CiAccess {
@@ -103,8 +102,7 @@ describe('the GitHub Action, run from its committed bundles', () => {
   beforeAll(async () => {
     access = await ciIdentity();
     guestKubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
-    await enableNamespace(ns.api, ns.name);
-    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+    manager = await world.startOperator();
   });
   afterAll(async () => {
     // Leases carry the release finalizer, pools their protection: both go with the manager running.

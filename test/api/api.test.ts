@@ -5,10 +5,10 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 
-const ns = useTestNamespace('api');
+const { ns } = useWorld({ namespace: 'api' });
 const samplesDir = path.join(projectRoot(), 'samples');
 const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle']);
 

@@ -3,20 +3,14 @@ import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import {
-  enableNamespace,
-  releaseLeasesAndPools,
-  hcpPool,
-  lease,
-  startOperator,
-  fillPool,
-} from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { releaseLeasesAndPools, hcpPool, lease, fillPool } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 
-const ns = useTestNamespace('bench-burst', { awaitDeletion: true });
+const world = useWorld({ namespace: 'bench-burst', enabled: true, awaitNamespaceDeletion: true });
+const { ns } = world;
 const COUNT = Number(process.env.BENCH_BURST ?? 1000);
 /** The operator under test runs two workers per controller; the direct writes get the same. */
 const CONCURRENCY = 2;
@@ -50,7 +44,6 @@ describe('burst binding', () => {
   });
 
   it(`binds ${COUNT} leases on ${COUNT} Ready instances`, async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'burst', { maxSize: COUNT, warmSpares: COUNT }));
     const names = await fillPool(ns.api, ns.name, 'burst', COUNT);
 
@@ -109,7 +102,7 @@ describe('burst binding', () => {
       await ns.api.delete(LEASES, l.metadata!.name!, ns.name);
     });
 
-    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+    manager = await world.startOperator();
     await manager.informer(INSTANCES).synced;
     const burstStarted = performance.now();
     const leaseNames = names.map((_, i) => `job-${String(i).padStart(4, '0')}`);

@@ -2,11 +2,11 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { quietManager } from '../operator/test-manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-reconcile', { awaitDeletion: true });
+const world = useWorld({ namespace: 'bench-reconcile', awaitNamespaceDeletion: true });
+const { ns } = world;
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 1000);
 
@@ -34,7 +34,7 @@ describe('event-to-reconcile latency', () => {
       new Promise<void>((resolve) => (allWatched = resolve)),
     ]);
 
-    manager = quietManager(ns.kubeConfig, () => ({
+    manager = world.manager(() => ({
       name: 'bench',
       forType: CONFIG_MAPS,
       reconcile: (key) => {

@@ -4,20 +4,14 @@ import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import {
-  enableNamespace,
-  fillPool,
-  hcpPool,
-  lease,
-  releaseLeasesAndPools,
-  startOperator,
-} from '../operator/pool-fixtures.js';
+import { fillPool, hcpPool, lease, releaseLeasesAndPools } from '../operator/pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-resync', { awaitDeletion: true });
+const world = useWorld({ namespace: 'bench-resync', enabled: true, awaitNamespaceDeletion: true });
+const { ns } = world;
 const COUNT = Number(process.env.BENCH_RESYNC_LEASES ?? 100);
 const WINDOW_MS = 30_000;
 /** The lease controller's slowest safety pass (a waiting lease's resync): the yardstick. */
@@ -45,10 +39,9 @@ describe('lease controller reconcile rate', () => {
   });
 
   it(`is measured over ${COUNT} Bound leases of 720h for ${WINDOW_MS / 1000} s`, async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'resync', { maxSize: COUNT, warmSpares: COUNT }));
     await fillPool(ns.api, ns.name, 'resync', COUNT);
-    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+    manager = await world.startOperator();
     const names = Array.from({ length: COUNT }, (_, i) => `long-${i}`);
     await inBatches(names, 25, (name) =>
       ns.api.create(LEASES, lease(ns.name, name, 'resync', '720h')),

@@ -5,10 +5,10 @@ import { SECRETS } from '../../operator/api/resources.js';
 import type { OperatorProcess } from '../operator/operator-process.js';
 import { startOperatorProcess } from '../operator/operator-process.js';
 import { inBatches } from '../support/batches.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { reportBench } from './bench-report.js';
 
-const ns = useTestNamespace('bench-secrets', { awaitDeletion: true });
+const { ns } = useWorld({ namespace: 'bench-secrets', awaitNamespaceDeletion: true });
 const SECRET_COUNT = Number(process.env.BENCH_SECRETS ?? 300);
 const SECRET_BYTES = 256 * 1024;
 /** What the unrelated Secrets may add to the operator: the cache holds none of them. */

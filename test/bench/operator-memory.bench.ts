@@ -2,18 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
-import { enableNamespace, hcpPool, lease, poolInstance } from '../operator/pool-fixtures.js';
+import { hcpPool, lease, poolInstance } from '../operator/pool-fixtures.js';
 import type { OperatorProcess } from '../operator/operator-process.js';
 import { startOperatorProcess } from '../operator/operator-process.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';
 import { inBatches } from '../support/batches.js';
 
 // 20,000 objects take a while to go with their namespace.
-const ns = useTestNamespace('bench-memory', {
-  awaitDeletion: true,
-  deleteTimeoutMs: 15 * 60_000,
+const { ns } = useWorld({
+  namespace: 'bench-memory',
+  awaitNamespaceDeletion: true,
+  namespaceDeleteTimeoutMs: 15 * 60_000,
 });
 const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
 const TARGET_MB = 300;
@@ -57,7 +58,6 @@ describe('operator memory', () => {
   });
 
   it(`is measured with ${COUNT} instances and ${COUNT} leases`, async () => {
-    await enableNamespace(ns.api, ns.name);
     // Instances still provisioning cover the leases' demand: the pool creates nothing more.
     await ns.api.create(POOLS, hcpPool(ns.name, 'big', { maxSize: COUNT }));
     await inBatches(

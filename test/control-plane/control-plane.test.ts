@@ -7,7 +7,7 @@ import type {
 } from '@kubernetes/client-node';
 import { ApiException, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { CONFIG_MAPS } from '../../operator/api/core-resources.js';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resources.js';
@@ -15,7 +15,7 @@ import { NAMESPACES } from '../../operator/api/resources.js';
 import { collectionPath, resourceType } from '../../operator/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
-const ns = useTestNamespace('control-plane');
+const { ns } = useWorld({ namespace: 'control-plane' });
 
 const WIDGETS = resourceType('test.guestcluster.opdev.io/v1', 'Widget', 'widgets');
 

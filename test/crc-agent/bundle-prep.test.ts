@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiException, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import type { AgentOutput } from './agent-run.js';
 import { failureLine, runAgentProcess, secretFragments, writeTempFile } from './agent-run.js';
 import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
@@ -18,7 +18,7 @@ import {
   writeChecksumFile,
 } from '../../dev/platform/test-bundle.js';
 
-const ns = useTestNamespace('bundle-prep');
+const { ns } = useWorld({ namespace: 'bundle-prep' });
 const OTHER_DIGEST = 'ab'.repeat(32);
 /** Listed in sha256sum.txt but not served. */
 const UNPUBLISHED = 'crc_libvirt_9.9.9_amd64.crcbundle';

@@ -26,7 +26,7 @@ import { agentAccountName } from '../../operator/controllers/clusterinstance/crc
 import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import type { Stored } from '../../operator/kube/objects.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { sshLogin } from '../../dev/guest/ssh-login.js';
 import { testEnv } from '../support/test-env.js';
@@ -43,7 +43,7 @@ import {
   writeTempFile,
 } from './agent-run.js';
 
-const ns = useTestNamespace('crc-agent');
+const { ns } = useWorld({ namespace: 'crc-agent' });
 const INSTANCE = 'crc-e2e';
 const API_HOSTNAME = 'api-crc-e2e-0123456789abcdef.apps.mgmt.example.test';
 const PULL_SECRET = '{"auths":{"quay.io":{"auth":"c2VjcmV0LXVzZXI6c2VjcmV0LXRva2VuLXZhbHVl"}}}';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
 import { freePort } from '../../dev/control-plane/free-port.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import type { AgentOutput, RunSetup } from './agent-run.js';
 import {
   failureLine,
@@ -11,7 +11,7 @@ import {
   TEST_PULL_SECRET,
 } from './agent-run.js';
 
-const ns = useTestNamespace('crc-fail');
+const { ns } = useWorld({ namespace: 'crc-fail' });
 let setup: RunSetup | undefined;
 
 afterEach(async () => {

@@ -2,10 +2,10 @@ import { describe, expect, test } from '@jest/globals';
 import type { V1Secret } from '@kubernetes/client-node';
 import { publishHandoff } from '../../crc-agent/publish.js';
 import type { Handoff } from '../../crc-agent/publish.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { createClusterInstance } from './agent-run.js';
 
-const ns = useTestNamespace('crc-publish');
+const { ns } = useWorld({ namespace: 'crc-publish' });
 
 function handoff(overrides: Partial<Handoff>): Handoff {
   return {

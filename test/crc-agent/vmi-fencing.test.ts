@@ -1,11 +1,11 @@
 import { ApiException } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import type { RunSetup } from './agent-run.js';
 import { createRunningVmi, prepareRun, runAgentProcess, setVmiStatus } from './agent-run.js';
 
-const ns = useTestNamespace('crc-fence');
+const { ns } = useWorld({ namespace: 'crc-fence' });
 let setup: RunSetup | undefined;
 
 afterEach(async () => {

@@ -12,7 +12,7 @@ import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import { createClusterInstance } from '../crc-agent/agent-run.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
@@ -22,21 +22,19 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
 } from '../../dev/platform/kubevirt-resources.js';
-import { CrcEnvironment, TEST_AGENT_IMAGE } from './crc-environment.js';
+import { createCrcPrerequisites, TEST_AGENT_IMAGE } from './crc-prerequisites.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 
-const ns = useTestNamespace('crc-agent-job');
+const world = useWorld({ namespace: 'crc-agent-job', platform: { crc: {} } });
+const { ns } = world;
 const INSTANCE = 'crc-job';
-let env: CrcEnvironment;
 let dir: string;
 
 beforeAll(async () => {
-  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name);
   dir = await mkdtemp(path.join(os.tmpdir(), 'crc-agent-job-'));
 });
 
 afterAll(async () => {
-  await env?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -171,10 +169,14 @@ describe('the crc-agent Job on the simulated platform', () => {
       rootDisk(ns.name, INSTANCE, { http: { url: 'https://mirror.example.test/crc.qcow2' } }),
     );
     await ns.api.create(VIRTUAL_MACHINES, crcVirtualMachine(ns.name, INSTANCE));
-    const host = `api-${INSTANCE}-0123456789abcdef.${env.domain}`;
+    const host = `api-${INSTANCE}-0123456789abcdef.${world.platform.domain}`;
     await ns.api.create(SERVICES, crcApiService(ns.name, INSTANCE));
     await ns.api.create(ROUTES, crcApiRoute(ns.name, INSTANCE, host));
-    const { pullSecret, sshKeySecret } = await env.createCrcPrerequisites(ns.api, ns.name);
+    const { pullSecret, sshKeySecret } = await createCrcPrerequisites(
+      world.platform,
+      ns.api,
+      ns.name,
+    );
     await createIdentitySecret(createCrcIdentity(host));
     const account = await createAgentAccount();
     const vmi = await waitFor<VmiObject>(ns.kubeConfig, {
@@ -199,7 +201,7 @@ describe('the crc-agent Job on the simulated platform', () => {
         ),
       timeoutMs: 110_000,
     });
-    expect(env.runner.problems).toEqual([]);
+    expect(world.platform.runner.problems).toEqual([]);
     expect(done!.status!.conditions!.map((c) => c.type)).toContain('Complete');
 
     const handoff = await ns.api.get<Secret>(
@@ -214,7 +216,7 @@ describe('the crc-agent Job on the simulated platform', () => {
     expect(decode(handoff.data?.kubeconfig)).toContain(`server: https://${host}:443`);
 
     // The Route host resolves to the router (no DNS here): connect there, verify as the host.
-    const router = env.router.address;
+    const router = world.platform.router.address;
     const readyz = await runCommand(testEnv('kubectl'), [
       '--kubeconfig',
       kubeconfig,

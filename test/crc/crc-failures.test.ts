@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { EVENTS, JOBS } from '../../operator/api/core-resources.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
@@ -7,7 +7,6 @@ import { INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Job } from '../../operator/kube/workloads.js';
-import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import {
   DATA_VOLUMES,
@@ -15,10 +14,10 @@ import {
   VIRTUAL_MACHINES,
 } from '../../dev/platform/kubevirt-resources.js';
 import type { RouteObject } from '../../dev/platform/simulated-router.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { CrcEnvironment } from './crc-environment.js';
+import { createCrcPrerequisites } from './crc-prerequisites.js';
 
 /*
  * The crc topology when the platform does not play along: each test injects one failure into
@@ -26,9 +25,21 @@ import { CrcEnvironment } from './crc-environment.js';
  * condition, CRCAgent, Events), and where the platform can recover, that the instance does too.
  */
 
-const ns = useTestNamespace('crc-failures');
 /** The one instance whose guest needs a working API: its agent must finish to hand off. */
 const ROUTE_CASE = 'unadmitted';
+const world = useWorld({
+  namespace: 'crc-failures',
+  enabled: true,
+  platform: {
+    crc: {
+      // Each real guest API costs a control plane; only the Route case gets that far.
+      guestApi: (vmi) =>
+        vmi.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] === ROUTE_CASE ? 'per-guest' : 'never-ready',
+    },
+  },
+  operator: true,
+});
+const { ns } = world;
 
 type Condition = { type: string; status: string; reason: string; message: string };
 type InstanceEvent = KubeObject & {
@@ -44,32 +55,10 @@ const readyReason = (instance: ClusterInstance | undefined): string | undefined 
   conditionOf(instance, 'Ready')?.reason;
 
 describe('crc instances under injected platform failures', () => {
-  let env: CrcEnvironment;
   let sshKeySecret: string;
 
   beforeAll(async () => {
-    await enableNamespace(ns.api, ns.name);
-    env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
-      // Each real guest API costs a control plane; only the Route case gets that far.
-      guestApi: (vmi) =>
-        vmi.metadata?.labels?.[LABEL_CLUSTER_INSTANCE] === ROUTE_CASE ? 'per-guest' : 'never-ready',
-    });
-    ({ sshKeySecret } = await env.createCrcPrerequisites(ns.api, ns.name));
-    await env.startOperator();
-  });
-
-  afterAll(async () => {
-    // Instances carry the cleanup finalizer: let the operator tear them down before it stops.
-    const pools = await ns.api.list<ClusterPool>(POOLS, { namespace: ns.name }).catch(() => null);
-    for (const pool of pools?.items ?? [])
-      await ns.api.delete(POOLS, pool.metadata!.name!, ns.name).catch(() => undefined);
-    const instances = await ns.api
-      .list<ClusterInstance>(INSTANCES, { namespace: ns.name })
-      .catch(() => null);
-    for (const instance of instances?.items ?? [])
-      await ns.api.delete(INSTANCES, instance.metadata!.name!, ns.name).catch(() => undefined);
-    if (env) await instancesTornDown(ns.kubeConfig, ns.name);
-    await env?.stop();
+    ({ sshKeySecret } = await createCrcPrerequisites(world.platform, ns.api, ns.name));
   });
 
   const template = (
@@ -198,7 +187,7 @@ describe('crc instances under injected platform failures', () => {
 
   it('waits without an agent Job while the VMI has no IP, and goes on with a replaced VMI that gets one', async () => {
     const name = 'no-ip';
-    env.noIp.add(name);
+    world.platform.noIp.add(name);
     await createInstance(name);
     const waiting = await waitInstance(
       name,
@@ -223,7 +212,7 @@ describe('crc instances under injected platform failures', () => {
     expect(await ownedBy(JOBS, name)).toEqual([]);
 
     // Recovery: the platform hands out addresses again, and the stuck VMI is replaced.
-    env.noIp.delete(name);
+    world.platform.noIp.delete(name);
     await ns.api.delete(VIRTUAL_MACHINE_INSTANCES, name, ns.name);
     const replaced = await waitVmi(
       name,
@@ -260,7 +249,7 @@ describe('crc instances under injected platform failures', () => {
 
   it("fails with CDI's own report when the disk import fails, naming the kubectl command", async () => {
     const name = 'bad-disk';
-    env.failingDataVolumes.add(name);
+    world.platform.failingDataVolumes.add(name);
     await createInstance(name);
     // CDI keeps the phase of a failing import; the importer's error is in the Running condition.
     const disk = await waitFor<DataVolumeObject>(ns.kubeConfig, {
@@ -291,7 +280,7 @@ describe('crc instances under injected platform failures', () => {
   it('fails a pool instance whose agent Job fails, and the pool replaces it', async () => {
     const pool = 'flaky';
     const first = `${pool}-0`;
-    env.failingJobs.add(first);
+    world.platform.failingJobs.add(first);
     // Watch from before the pool exists: the Failed state lasts only until the pool replaces it.
     const failedSeen = waitInstance(first, (i) => i?.status?.phase === 'Failed', 'Failed', 120_000);
     await ns.api.create<ClusterPool>(POOLS, {
@@ -302,7 +291,7 @@ describe('crc instances under injected platform failures', () => {
     });
     const failed = await failedSeen;
     // The replacement's agent may run: the injected failure was for the first one only.
-    env.failingJobs.delete(first);
+    world.platform.failingJobs.delete(first);
     const vmiUid = failed.status!.crc!.vmiUID!;
     const jobName = agentJobName(first, vmiUid);
     const ready = conditionOf(failed, 'Ready')!;
@@ -347,7 +336,7 @@ describe('crc instances under injected platform failures', () => {
 
   it('stays Provisioning with GuestAPIUnavailable when the handoff arrives but the Route is not admitted', async () => {
     const name = ROUTE_CASE;
-    env.unadmittedRoutes.add(name);
+    world.platform.unadmittedRoutes.add(name);
     await createInstance(name);
     const waiting = await waitInstance(
       name,

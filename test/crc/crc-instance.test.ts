@@ -33,20 +33,26 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { enableNamespace, lease } from '../operator/pool-fixtures.js';
+import { lease } from '../operator/pool-fixtures.js';
 import type {
   DataVolumeObject,
   VirtualMachineObject,
   VmiObject,
 } from '../../dev/platform/kubevirt-resources.js';
 import type { RouteObject } from '../../dev/platform/simulated-router.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { CrcEnvironment } from './crc-environment.js';
+import { createCrcPrerequisites } from './crc-prerequisites.js';
 import { ObjectHistory } from './object-history.js';
 
-const ns = useTestNamespace('crc-instance');
+const world = useWorld({
+  namespace: 'crc-instance',
+  enabled: true,
+  platform: { crc: {} },
+  operator: true,
+});
+const { ns } = world;
 const POOL = 'crc';
 const INSTANCE = `${POOL}-0`;
 const RELEASE_IMAGE = 'https://mirror.example.test/crc/4.16.0/crc.qcow2';
@@ -81,19 +87,14 @@ function crcPool(): ClusterPool {
   };
 }
 
-let env: CrcEnvironment;
 let dir: string;
 
 beforeAll(async () => {
-  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name);
   dir = await mkdtemp(path.join(os.tmpdir(), 'crc-instance-'));
-  await enableNamespace(ns.api, ns.name);
-  await env.createCrcPrerequisites(ns.api, ns.name);
-  await env.startOperator();
+  await createCrcPrerequisites(world.platform, ns.api, ns.name);
 });
 
 afterAll(async () => {
-  await env?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -136,7 +137,7 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     });
     const host = instance.status!.apiEndpoint!.slice('https://'.length);
     expect(host).toMatch(
-      new RegExp(`^api-crc-0-[0-9a-f]{16}\\.${env.domain.replaceAll('.', '\\.')}$`),
+      new RegExp(`^api-crc-0-[0-9a-f]{16}\\.${world.platform.domain.replaceAll('.', '\\.')}$`),
     );
     expect(condition(instance, 'Ready')).toMatchObject({
       status: 'True',
@@ -235,7 +236,7 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     // No DNS for Route hosts here: the router is the HTTPS proxy; the kubeconfig stays as it is.
     const kubectl = (...args: string[]): Promise<{ stdout: string }> =>
       runCommand(testEnv('kubectl'), ['--kubeconfig', file, ...args], {
-        env: { ...process.env, HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' },
+        env: { ...process.env, HTTPS_PROXY: world.platform.router.proxyUrl, NO_PROXY: '' },
       });
     expect((await kubectl('get', '--raw', '/readyz')).stdout).toBe('ok');
     expect((await kubectl('get', 'nodes', '-o', 'name')).stdout.trim()).toBe('node/crc');

@@ -1,13 +1,13 @@
 import https from 'node:https';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
 import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type {
   DataVolumeObject,
@@ -27,21 +27,15 @@ import {
   writeSimulatedDisk,
 } from '../../dev/platform/simulated-disk.js';
 import type { RouteObject } from '../../dev/platform/simulated-router.js';
-import { CrcEnvironment } from './crc-environment.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 import type { DiskSource } from './crc-objects.js';
 
-const ns = useTestNamespace('crc-platform');
-let env: CrcEnvironment;
-
-beforeAll(async () => {
+const world = useWorld({
+  namespace: 'crc-platform',
   // The platform's mechanics need no guest API control plane: the API port answers 503.
-  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, { guestApi: 'never-ready' });
+  platform: { crc: { guestApi: 'never-ready' } },
 });
-
-afterAll(async () => {
-  await env?.stop();
-});
+const { ns } = world;
 
 const GI = 2 ** 30;
 const IMPORT: DiskSource = { http: { url: 'https://mirror.example.test/crc/4.16.0/crc.qcow2' } };
@@ -98,8 +92,8 @@ function statusThroughRouter(host: string): Promise<number | string> {
   return new Promise((resolve) => {
     const request = https.get(
       {
-        host: env.router.address.host,
-        port: env.router.address.port,
+        host: world.platform.router.address.host,
+        port: world.platform.router.address.port,
         servername: host,
         path: '/readyz',
         rejectUnauthorized: false,
@@ -136,8 +130,10 @@ describe('the simulated crc platform', () => {
     ]);
     // The `storage` API inflates a Filesystem claim by CDI's filesystem overhead.
     expect(claim.spec.resources!.requests!.storage).toBe(String(Math.ceil((80 * GI) / 0.945)));
-    const folder = env.volumePath(ns.name, 'alpha-rootdisk')!;
-    expect(await readAuthorizedKeys(path.join(folder, DISK_FILE))).toBe(env.bundleKey.public);
+    const folder = world.platform.volumePath(ns.name, 'alpha-rootdisk')!;
+    expect(await readAuthorizedKeys(path.join(folder, DISK_FILE))).toBe(
+      world.platform.bundleKey.public,
+    );
 
     const vmi = await waitVmi('alpha', runningWithIp, 'VMI alpha Running with an IP');
     const vm = await ns.api.get<VirtualMachineObject>(VIRTUAL_MACHINES, 'alpha', ns.name);
@@ -169,15 +165,15 @@ describe('the simulated crc platform', () => {
     });
     expect(ready!.status).toMatchObject({ printableStatus: 'Running', runStrategy: 'Always' });
 
-    const guest = env.guests.guestAt(ip)!;
-    expect(await canLogIn(ip, guest.ssh.port, env.bundleKey.private)).toBe(true);
+    const guest = world.platform.guests.guestAt(ip)!;
+    expect(await canLogIn(ip, guest.ssh.port, world.platform.bundleKey.private)).toBe(true);
     const stranger = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }).private;
     expect(await canLogIn(ip, guest.ssh.port, stranger)).toBe(false);
   });
 
   test('the crc API Route reaches the guest through Service, launcher pod and VMI', async () => {
     await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
-    const host = `api-alpha.${env.domain}`;
+    const host = `api-alpha.${world.platform.domain}`;
     await ns.api.create(SERVICES, crcApiService(ns.name, 'alpha'));
     await ns.api.create(ROUTES, crcApiRoute(ns.name, 'alpha', host));
     await waitFor<RouteObject>(ns.kubeConfig, {
@@ -215,8 +211,8 @@ describe('the simulated crc platform', () => {
       until: (v) => v?.status?.printableStatus === 'Stopped',
     });
     expect(halted!.status).toMatchObject({ ready: false, created: false, runStrategy: 'Halted' });
-    expect(env.guests.guestAt(ip)).toBeUndefined();
-    expect(await statusThroughRouter(`api-alpha.${env.domain}`)).not.toBe(503);
+    expect(world.platform.guests.guestAt(ip)).toBeUndefined();
+    expect(await statusThroughRouter(`api-alpha.${world.platform.domain}`)).not.toBe(503);
 
     await ns.api.patch(
       VIRTUAL_MACHINES,
@@ -246,8 +242,8 @@ describe('the simulated crc platform', () => {
       description: 'one new launcher pod of alpha',
     });
     expect(pods[0]!.metadata!.ownerReferences![0]!.uid).toBe(after!.metadata!.uid);
-    expect(env.guests.guestOf(before!.metadata!.uid!)).toBeUndefined();
-    expect(env.guests.guestOf(after!.metadata!.uid!)).toBeDefined();
+    expect(world.platform.guests.guestOf(before!.metadata!.uid!)).toBeUndefined();
+    expect(world.platform.guests.guestOf(after!.metadata!.uid!)).toBeDefined();
   });
 
   test('a PVC clone waits for its source to exist and be populated, then copies it once', async () => {
@@ -298,7 +294,7 @@ describe('the simulated crc platform', () => {
       metadata: { name: 'beta-staging', namespace: ns.name },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '35Gi' } } },
     });
-    const staging = await env.volumeWhenBound(ns.name, 'beta-staging');
+    const staging = await world.platform.volumeWhenBound(ns.name, 'beta-staging');
     const goldenKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
     await writeSimulatedDisk(path.join(staging, DISK_FILE), goldenKey.public);
     await mkdir(path.join(staging, 'extra'), { recursive: true });
@@ -320,7 +316,7 @@ describe('the simulated crc platform', () => {
       until: (d) => d?.status?.phase === 'Succeeded',
     });
     expect(done!.status!.progress).toBe('100.0%');
-    const copy = env.volumePath(ns.name, 'beta-rootdisk')!;
+    const copy = world.platform.volumePath(ns.name, 'beta-rootdisk')!;
     const copied = await stat(path.join(copy, DISK_FILE));
     expect(await readFile(path.join(copy, DISK_FILE))).toEqual(
       await readFile(path.join(staging, DISK_FILE)),
@@ -339,9 +335,11 @@ describe('the simulated crc platform', () => {
         }),
       ]),
     );
-    const guest = env.guests.guestAt(ipOf(vmi)!)!;
+    const guest = world.platform.guests.guestAt(ipOf(vmi)!)!;
     expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, goldenKey.private)).toBe(true);
-    expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, env.bundleKey.private)).toBe(false);
+    expect(await canLogIn(ipOf(vmi)!, guest.ssh.port, world.platform.bundleKey.private)).toBe(
+      false,
+    );
     // A finished clone is never copied again (under the guest that boots from it).
     expect((await stat(path.join(copy, DISK_FILE))).mtimeMs).toBe(copied.mtimeMs);
   });
@@ -349,7 +347,7 @@ describe('the simulated crc platform', () => {
 
 describe('failure injection', () => {
   test("a failing import keeps its phase and reports the importer's error as CDI does; its VMI waits", async () => {
-    env.failingDataVolumes.add('gamma');
+    world.platform.failingDataVolumes.add('gamma');
     await createVm('gamma');
     const failed = await waitFor<DataVolumeObject>(ns.kubeConfig, {
       type: DATA_VOLUMES,
@@ -425,7 +423,7 @@ describe('failure injection', () => {
   });
 
   test('a VMI of a noIp VM runs without an IP and no guest answers', async () => {
-    env.noIp.add('epsilon');
+    world.platform.noIp.add('epsilon');
     await createVm('epsilon');
     const vmi = await waitVmi(
       'epsilon',
@@ -435,22 +433,22 @@ describe('failure injection', () => {
     expect(vmi!.status!.interfaces).toEqual([{ name: 'default', infoSource: 'domain' }]);
     const [pod] = await launcherPods('epsilon');
     expect(pod!.status?.phase).toBe('Running');
-    expect(env.guests.guestAt(pod!.status!.podIP!)).toBeUndefined();
+    expect(world.platform.guests.guestAt(pod!.status!.podIP!)).toBeUndefined();
   });
 
   test('an unadmitted Route gets no ingress status and passes no traffic', async () => {
     await waitVmi('alpha', runningWithIp, 'VMI alpha Running');
-    env.unadmittedRoutes.add('zeta-crc-api');
-    const host = `api-zeta.${env.domain}`;
+    world.platform.unadmittedRoutes.add('zeta-crc-api');
+    const host = `api-zeta.${world.platform.domain}`;
     await ns.api.create(ROUTES, {
       ...crcApiRoute(ns.name, 'zeta', host),
       spec: { ...crcApiRoute(ns.name, 'zeta', host).spec, to: { name: 'alpha-crc-api' } },
     } as KubeObject);
     // A Route created after it is admitted: the router has seen both by then.
     await ns.api.create(ROUTES, {
-      ...crcApiRoute(ns.name, 'eta', `api-eta.${env.domain}`),
+      ...crcApiRoute(ns.name, 'eta', `api-eta.${world.platform.domain}`),
       spec: {
-        ...crcApiRoute(ns.name, 'eta', `api-eta.${env.domain}`).spec,
+        ...crcApiRoute(ns.name, 'eta', `api-eta.${world.platform.domain}`).spec,
         to: { name: 'alpha-crc-api' },
       },
     } as KubeObject);
@@ -463,6 +461,6 @@ describe('failure injection', () => {
     const zeta = await ns.api.get<RouteObject>(ROUTES, 'zeta-crc-api', ns.name);
     expect(zeta.status?.ingress).toBeUndefined();
     expect(await statusThroughRouter(host)).not.toBe(503);
-    expect(await statusThroughRouter(`api-eta.${env.domain}`)).toBe(503);
+    expect(await statusThroughRouter(`api-eta.${world.platform.domain}`)).toBe(503);
   });
 });

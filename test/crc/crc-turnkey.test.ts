@@ -9,13 +9,12 @@ import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/wor
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
 import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
-import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
+import { instancesTornDown } from '../operator/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { createPullSecret } from '../support/pull-secret.js';
-import { CrcEnvironment } from './crc-environment.js';
 import ssh2 from 'ssh2';
 
 /*
@@ -25,9 +24,15 @@ import ssh2 from 'ssh2';
  * A bundle whose key was replaced afterwards is refused, not followed.
  */
 
-const ns = useTestNamespace('crc-turnkey');
-/** Where golden disks, bundle keys and prep Jobs live. */
-const operatorNs = useTestNamespace('crc-turnkey-op');
+const world = useWorld({
+  namespace: 'crc-turnkey',
+  enabled: true,
+  /** Where golden disks, bundle keys and prep Jobs live. */
+  operatorNamespace: 'crc-turnkey-op',
+  // No guest gets past the agent here: the API that would cost a control plane is not needed.
+  platform: { crc: { guestApi: 'never-ready' } },
+});
+const { ns, operatorNs } = world;
 
 type Condition = { type: string; status: string; reason: string; message: string };
 const conditionOf = (instance: ClusterInstance | undefined, type: string): Condition | undefined =>
@@ -36,7 +41,6 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
-  let env: CrcEnvironment;
   let mirror: TestMirror;
   let suffix: string;
   let version: string;
@@ -50,15 +54,9 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     bundleName = `crc-${version}-amd64`;
     mirror = await TestMirror.start();
     published = await mirror.publish(version);
-    await enableNamespace(ns.api, ns.name);
     await createPullSecret(ns.api, ns.name);
     await createBundlePrepAccount(ns.kubeConfig, operatorNs.name);
-    // No guest gets past the agent here: the API that would cost a control plane is not needed.
-    env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
-      operatorNamespace: operatorNs.name,
-      guestApi: 'never-ready',
-    });
-    await env.startOperator({
+    await world.startOperator({
       config: { crcBundleMirrorUrl: mirror.baseUrl },
       bundles: { accept: (bundle) => bundle.metadata!.name === bundleName },
     });
@@ -67,9 +65,8 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
   afterAll(async () => {
     for (const pool of ['first', 'second'])
       await ns.api.delete(POOLS, pool, ns.name).catch(() => undefined);
-    if (env) await instancesTornDown(ns.kubeConfig, ns.name);
+    await instancesTornDown(ns.kubeConfig, ns.name);
     if (bundleName) await ns.api.delete(BUNDLES, bundleName).catch(() => undefined);
-    await env?.stop();
     await mirror?.stop();
   });
 

@@ -5,25 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
-import { loadOperatorConfig, managerOptions } from '../../operator/config.js';
+import { loadOperatorConfig } from '../../operator/config.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
-import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import { clusterAccess } from '../../operator/kube/cluster-access.js';
 import type { Logger } from '../../operator/runtime/logger.js';
-import { Manager } from '../../operator/runtime/manager.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
-import { createPullSecret, HcpEnvironment } from '../hcp/hcp-environment.js';
+import { createPullSecret } from '../hcp/hcp-fixtures.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import {
-  enableNamespace,
-  hcpPool,
-  lease,
-  poolInstance,
-  settleInstance,
-} from '../operator/pool-fixtures.js';
-import { testConfig } from '../operator/test-manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { hcpPool, lease, poolInstance, settleInstance } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
@@ -33,7 +24,8 @@ import {
   requestedPermissions,
 } from './permission-audit.js';
 
-const ns = useTestNamespace('deploy');
+const world = useWorld({ namespace: 'deploy', enabled: true });
+const { ns } = world;
 const DEPLOY_DIR = path.join(projectRoot(), 'operator', 'deploy');
 const OPERATOR_NAMESPACE = 'guestcluster-operator-system';
 const OPERATOR_ACCOUNT = 'guestcluster-operator-controller-manager';
@@ -268,8 +260,6 @@ function collectingLogger(lines: string[]): Logger {
 
 describe('the operator with its own ServiceAccount', () => {
   let access: ClusterAccess;
-  let manager: Manager | undefined;
-  let hcp: HcpEnvironment | undefined;
   const logLines: string[] = [];
   beforeAll(async () => {
     // The role and its binding to the operator's account, as `kubectl apply -k` installs them.
@@ -287,27 +277,15 @@ describe('the operator with its own ServiceAccount', () => {
       token: token.status!.token!,
       insecureSkipTlsVerify: false,
     });
-    await enableNamespace(ns.api, ns.name);
   });
   afterAll(async () => {
-    await manager?.stop();
-    await hcp?.stop();
+    // Stopped before its permissions go: it would only meet refusals from then on.
+    await world.stopOperators();
     await kubectl(['delete', 'clusterrolebinding', 'guestcluster-operator-manager-rolebinding']);
   });
 
   it('runs the pool and lease flow without a refused request', async () => {
-    const config = testConfig({
-      workersPerController: 2,
-      watchNamespace: ns.name,
-      controllers: ['clusterpool', 'clusterlease'],
-    });
-    manager = new Manager({
-      ...managerOptions(config),
-      kubeConfig: access,
-      logger: collectingLogger(logLines),
-    });
-    registerControllers(manager, config);
-    await manager.start();
+    const manager = await world.startOperator({ access, logger: collectingLogger(logLines) });
 
     await ns.api.create(POOLS, hcpPool(ns.name, 'rbac', { maxSize: 1 }));
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'rbac', 'rbac-0'));
@@ -329,14 +307,13 @@ describe('the operator with its own ServiceAccount', () => {
     });
     await ns.api.delete(POOLS, 'rbac', ns.name);
     await manager.stop();
-    manager = undefined;
     expect(logLines.filter((line) => /forbidden/i.test(line))).toEqual([]);
   });
 
   it('runs the hcp flow (simulated HyperShift) without a refused request', async () => {
     await createPullSecret(ns.api, ns.name);
-    hcp = await HcpEnvironment.start(ns.kubeConfig, ns.api, ns.name);
-    manager = await hcp.startOperator({ access, logger: collectingLogger(logLines) });
+    await world.startPlatform({ hcp: true });
+    await world.startOperator({ access, logger: collectingLogger(logLines) });
     await ns.api.create(POOLS, hcpPool(ns.name, 'hcp', { maxSize: 1 }));
     await ns.api.create(LEASES, lease(ns.name, 'hcp-job', 'hcp'));
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { EVENTS } from '../../operator/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { FINALIZER_INSTANCE_CLEANUP } from '../../operator/api/labels.js';
@@ -8,41 +9,34 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { Manager } from '../../operator/runtime/manager.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { enableNamespace, hcpPool, instancesTornDown, lease } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { hcpPool, lease } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
+import { createPullSecret, readyCondition } from './hcp-fixtures.js';
 
-const ns = useTestNamespace('hcp');
-const EVENTS = { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true };
+const world = useWorld({
+  namespace: 'hcp',
+  enabled: true,
+  platform: { hcp: true },
+  operator: true,
+});
+const { ns } = world;
 
 type Platform = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
 
 describe('hcp pool → instance → lease on simulated HyperShift', () => {
-  let env: HcpEnvironment;
-  let operator: Manager;
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'hcp-lease-'));
-    await enableNamespace(ns.api, ns.name);
     await createPullSecret(ns.api, ns.name);
-    env = await HcpEnvironment.start(ns.kubeConfig, ns.api, ns.name);
-    operator = await env.startOperator();
   });
   afterAll(async () => {
-    // Leases and instances carry finalizers: let the operator release them before it stops.
-    await ns.api.delete(POOLS, 'hcp', ns.name).catch(() => undefined);
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    await Promise.all(leases.items.map((l) => ns.api.delete(LEASES, l.metadata!.name!, ns.name)));
-    await instancesTornDown(ns.kubeConfig, ns.name);
-    await env?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -83,7 +77,9 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       kubeconfigSecretRef: { name: `${name}-kubeconfig` },
     });
     expect(instance.status!.apiEndpoint).toMatch(
-      new RegExp(`^https://api-hcp-0-[0-9a-f]{16}\\.${env.router.domain.replaceAll('.', '\\.')}$`),
+      new RegExp(
+        `^https://api-hcp-0-[0-9a-f]{16}\\.${world.platform.router.domain.replaceAll('.', '\\.')}$`,
+      ),
     );
     expect(readyCondition(instance)).toMatchObject({
       status: 'True',
@@ -108,7 +104,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       controllerAvailabilityPolicy: 'HighlyAvailable',
       platform: { type: 'KubeVirt', kubevirt: { baseDomainPassthrough: true } },
       // HyperShift (simulated) fills in the guest's base domain: the management apps domain.
-      dns: { baseDomain: env.router.domain },
+      dns: { baseDomain: world.platform.router.domain },
       pullSecret: { name: 'pull-secret' },
       configuration: {
         apiServer: {
@@ -166,7 +162,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       `${ns.name}-${hc.metadata!.name}`,
     );
     expect(route.spec).toMatchObject({ host: hostname, tls: { termination: 'passthrough' } });
-    const provisioning = await operator.metrics.registry.getSingleMetricAsString(
+    const provisioning = await world.operator.metrics.registry.getSingleMetricAsString(
       'guestcluster_instance_provisioning_seconds',
     );
     expect(provisioning).toContain(
@@ -219,7 +215,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       runCommand(testEnv('kubectl'), [
         '--kubeconfig',
         file,
-        `--server=https://127.0.0.1:${env.router.port}`,
+        `--server=https://127.0.0.1:${world.platform.router.port}`,
         `--tls-server-name=${hostname}`,
         ...args,
       ]);
@@ -238,13 +234,13 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
     const proxied = await runCommand(
       testEnv('kubectl'),
       ['--kubeconfig', file, 'get', 'namespace', 'openshift-config', '-o', 'name'],
-      { env: { ...process.env, HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' } },
+      { env: { ...process.env, HTTPS_PROXY: world.platform.router.proxyUrl, NO_PROXY: '' } },
     );
     expect(proxied.stdout.trim()).toBe('namespace/openshift-config');
     // The lease's kubeconfig is one the operator would accept from a Secret, too.
     const access = readStrictKubeconfig(kubeconfig, { servers: [instance.status!.apiEndpoint!] });
     await expect(guestApiProbe()(access)).rejects.toThrow(/ENOTFOUND|EAI_AGAIN/);
-    process.env.HTTPS_PROXY = env.router.proxyUrl;
+    process.env.HTTPS_PROXY = world.platform.router.proxyUrl;
     try {
       await expect(guestApiProbe()(access)).resolves.toBeUndefined();
     } finally {
@@ -271,7 +267,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       });
     const hcDeleting = deleting(HOSTED_CLUSTERS, hcName);
     const npDeleting = deleting(NODE_POOLS, hyperShift.nodePoolNames![0]!);
-    expect(await env.guest.servedHostnames()).toContain(hostname);
+    expect(await world.platform.hostedGuest.servedHostnames()).toContain(hostname);
 
     await ns.api.delete(LEASES, 'job-1', ns.name);
     const [hc, np] = await Promise.all([hcDeleting, npDeleting]);
@@ -303,7 +299,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       gone(ROUTES, `${name}-api`, controlPlane),
       gone(NAMESPACES, controlPlane),
     ]);
-    expect(await env.guest.servedHostnames()).not.toContain(hostname);
+    expect(await world.platform.hostedGuest.servedHostnames()).not.toContain(hostname);
     // The pull secret is the user's and stays.
     await expect(ns.api.get(SECRETS, 'pull-secret', ns.name)).resolves.toBeDefined();
 

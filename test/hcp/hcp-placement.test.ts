@@ -1,17 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { FINALIZER_INSTANCE_CLEANUP } from '../../operator/api/labels.js';
 import type { ClusterInstance } from '../../operator/api/resources.js';
-import { INSTANCES, NAMESPACES, SECRETS } from '../../operator/api/resources.js';
+import { INSTANCES, SECRETS } from '../../operator/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { hostedClusterName } from '../../operator/controllers/clusterinstance/hcp/hcp-naming.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { enableNamespace, instancesTornDown } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { enableNamespace } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { createPullSecret, HcpEnvironment, readyCondition } from './hcp-environment.js';
+import { createPullSecret, readyCondition } from './hcp-fixtures.js';
 
-const ns = useTestNamespace('place');
+const world = useWorld({
+  namespace: 'place',
+  enabled: true,
+  platform: { hcp: true },
+  operator: true,
+});
+const { ns } = world;
 
 function hcpInstance(
   namespace: string,
@@ -62,40 +68,14 @@ async function absent(type: typeof SECRETS, name: string, namespace?: string): P
 }
 
 describe('hcp placement, naming and failures on the real control plane', () => {
-  let env: HcpEnvironment;
-  const extraNamespaces: string[] = [];
-  const namespaces = (): string[] => [ns.name, ...extraNamespaces];
-
   /** A namespace of this test (the platform and operator act in `<ns>-…` too), opted in, with a pull secret. */
   const addNamespace = async (name: string, enabled = true): Promise<void> => {
-    await ns.api.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    extraNamespaces.push(name);
-    env.namespaces.push(name);
-    if (enabled) await enableNamespace(ns.api, name);
+    await world.addNamespace(name, { enabled });
     await createPullSecret(ns.api, name);
   };
 
   beforeAll(async () => {
-    await enableNamespace(ns.api, ns.name);
     await createPullSecret(ns.api, ns.name);
-    env = await HcpEnvironment.start(ns.kubeConfig, ns.api, ns.name);
-    await env.startOperator();
-  });
-  afterAll(async () => {
-    // All at once: each hcp teardown waits for its control plane namespace to be deleted.
-    await Promise.all(
-      namespaces().map(async (namespace) => {
-        const items = await ns.api.list<ClusterInstance>(INSTANCES, { namespace });
-        await Promise.all(
-          items.items.map((i) => ns.api.delete(INSTANCES, i.metadata!.name!, namespace)),
-        );
-        await instancesTornDown(ns.kubeConfig, namespace);
-      }),
-    );
-    await env?.stop();
-    await Promise.all(
-      extraNamespaces.map((n) => ns.api.delete(NAMESPACES, n).catch(() => undefined)),
-    );
   });
 
   it('keeps tenant/a-b and tenant-a/b apart: both become Ready with their own control plane namespaces', async () => {
@@ -142,12 +122,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
   ])('refuses %s before anything is created', async (_, name) => {
     const hcName = hostedClusterName(ns.name, name);
     if (name === 'squatted') {
-      await ns.api.create(NAMESPACES, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: `${ns.name}-${hcName}` },
-      });
-      extraNamespaces.push(`${ns.name}-${hcName}`);
+      await world.addNamespace(`${ns.name}-${hcName}`);
     } else {
       // Someone else's, valid as HyperShift's CRD requires.
       const route = { servicePublishingStrategy: { type: 'Route' } };
@@ -214,7 +189,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
   });
 
   it('reports a HostedCluster that never becomes Available, and tears it down', async () => {
-    env.neverAvailable.add('stuck');
+    world.platform.neverAvailable.add('stuck');
     await ns.api.create(INSTANCES, hcpInstance(ns.name, 'stuck'));
     const waiting = await until(
       ns.name,
@@ -237,7 +212,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
   });
 
   it('waits for the NodePool to reach its replicas', async () => {
-    env.noWorkers.add('few');
+    world.platform.noWorkers.add('few');
     await ns.api.create(INSTANCES, hcpInstance(ns.name, 'few', { nodePoolReplicas: 3 }));
     const waiting = await until(
       ns.name,
@@ -249,7 +224,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     expect(readyCondition(waiting)!.message).toBe(
       `NodePool ${ns.name}/${nodePool} has 0 of 3 replica(s)`,
     );
-    env.noWorkers.delete('few');
+    world.platform.noWorkers.delete('few');
     // The workers join: a NodePool status change, and the instance follows.
     await ns.api.patch(
       NODE_POOLS,

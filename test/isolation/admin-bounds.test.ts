@@ -5,8 +5,7 @@ import type { ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { enableNamespace, startOperator } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 
 /**
@@ -15,7 +14,8 @@ import { waitFor, waitForList } from '../../dev/support/wait-for.js';
  * name (--allowed-crc-versions), and how many bundles are prepared at once
  * (--max-preparing-bundles).
  */
-const ns = useTestNamespace('admin-bounds');
+const world = useWorld({ namespace: 'admin-bounds', enabled: true });
+const { ns } = world;
 const tag = randomBytes(3).toString('hex');
 const bundleName = (suffix: string): string => `bounds-${tag}-${suffix}`;
 const REFUSED_VERSION = '4.15.99';
@@ -29,9 +29,7 @@ interface CoreEvent extends KubeObject {
 let manager: Manager;
 
 beforeAll(async () => {
-  await enableNamespace(ns.api, ns.name);
-  manager = await startOperator(ns.kubeConfig, undefined, {
-    namespace: ns.name,
+  manager = await world.startOperator({
     config: {
       // The bundle controller works here: its PVCs and prep Jobs go into this namespace.
       operatorNamespace: ns.name,

@@ -4,20 +4,14 @@ import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import {
-  enableNamespace,
-  hcpPool,
-  lease,
-  poolInstance,
-  settleInstance,
-  startOperator,
-} from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { hcpPool, lease, poolInstance, settleInstance } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
 /** spec.subjects: who may read a lease's kubeconfig Secret, and only that Secret. */
-const ns = useTestNamespace('lease-access');
+const world = useWorld({ namespace: 'lease-access', enabled: true });
+const { ns } = world;
 
 interface RbacObject extends KubeObject {
   rules?: unknown[];
@@ -52,8 +46,7 @@ const rbac = (type: typeof ROLES, name: string): Promise<RbacObject> =>
   ns.api.get<RbacObject>(type, name, ns.name);
 
 beforeAll(async () => {
-  await enableNamespace(ns.api, ns.name);
-  manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+  manager = await world.startOperator();
 });
 
 afterAll(async () => {

@@ -12,26 +12,35 @@ import { handoffSecretName } from '../../operator/controllers/clusterinstance/cr
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import type { Secret } from '../../operator/kube/workloads.js';
-import { enableNamespace, hcpPool, lease } from '../operator/pool-fixtures.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { hcpPool, lease } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
 import { CredentialListener } from '../support/credential-listener.js';
 import { Tenant } from '../support/tenant.js';
 import { sshLogin } from '../../dev/guest/ssh-login.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { CrcEnvironment } from '../crc/crc-environment.js';
+import { createCrcPrerequisites } from '../crc/crc-prerequisites.js';
 
 /**
  * What a tenant who may only read and write Secrets in the namespace can do to the operator's
  * crc and hcp instances: point a kubeconfig the operator reads at a server of their own with the
  * operator's token file. Nothing reaches that server, and nothing of it gets published.
  */
-const ns = useTestNamespace('tenant-attacks');
 /** Gets a guest API of its own, and becomes Ready. */
 const READY = 'ready';
 /** Its guest API never answers: the agent never finishes, the handoff Secret stays empty. */
 const STUCK = 'stuck';
 /** An hcp pool: HyperShift's admin kubeconfig Secret sits in the namespace too. */
 const HOSTED = 'hosted';
+const world = useWorld({
+  namespace: 'tenant-attacks',
+  enabled: true,
+  platform: {
+    crc: { guestApi: (vmi) => (vmi.metadata?.name === `${READY}-0` ? 'per-guest' : 'never-ready') },
+    hcp: true,
+  },
+  operator: true,
+});
+const { ns } = world;
 const READY_TIMEOUT_MS = 240_000;
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -67,7 +76,6 @@ interface NetworkPolicySpec {
   ingress: { from: Peer[]; ports: unknown[] }[];
 }
 
-let env: CrcEnvironment;
 let tenant: Tenant;
 let listener: CredentialListener;
 let dir: string;
@@ -135,10 +143,6 @@ async function event(instance: string, reason: string): Promise<CoreEvent> {
 }
 
 beforeAll(async () => {
-  env = await CrcEnvironment.start(ns.kubeConfig, ns.api, ns.name, {
-    guestApi: (vmi) => (vmi.metadata?.name === `${READY}-0` ? 'per-guest' : 'never-ready'),
-    hcp: true,
-  });
   dir = await mkdtemp(path.join(os.tmpdir(), 'tenant-attacks-'));
   tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, OPERATOR_TOKEN, { mode: 0o600 });
@@ -146,16 +150,13 @@ beforeAll(async () => {
   tenant = await Tenant.create(ns, ns.name, 'tenant-of-ci', [
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
   ]);
-  await enableNamespace(ns.api, ns.name);
-  await env.createCrcPrerequisites(ns.api, ns.name);
-  await env.startOperator();
+  await createCrcPrerequisites(world.platform, ns.api, ns.name);
   await ns.api.create(POOLS, crcPool(READY));
   await ns.api.create(POOLS, crcPool(STUCK));
   await ns.api.create(POOLS, hcpPool(ns.name, HOSTED, { maxSize: 1, warmSpares: 1 }));
 });
 
 afterAll(async () => {
-  await env?.stop();
   await tenant?.close();
   await listener?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -281,11 +282,11 @@ describe("the guest's SSH, after the crc-agent handed it over", () => {
 
   it('refuses the bundle key, takes the instance key, and its host key is recorded for the VMI', async () => {
     const vmiUid = instance.status!.crc!.vmiUID!;
-    const guest = env.guests.guestOf(vmiUid)!;
+    const guest = world.platform.guests.guestOf(vmiUid)!;
     const login = { host: guest.address, port: guest.ssh.port, username: 'core' };
-    await expect(sshLogin({ ...login, privateKey: env.bundleKey.private })).rejects.toThrow(
-      /All configured authentication methods failed/,
-    );
+    await expect(
+      sshLogin({ ...login, privateKey: world.platform.bundleKey.private }),
+    ).rejects.toThrow(/All configured authentication methods failed/);
     const key = await ns.api.get<Secret>(SECRETS, `${name}-crc-ssh-key`, ns.name);
     await expect(sshLogin({ ...login, privateKey: decode(key.data?.id_ed25519) })).resolves.toBe(
       guest.ssh.hostKey,

@@ -1,27 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { LocalControlPlane } from '../../dev/control-plane/control-plane.js';
-import { quietManager, ReconcileRecorder } from './test-manager.js';
+import { ReconcileRecorder } from '../support/test-manager.js';
+import { useWorld } from '../support/world.js';
 
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
 
 /** This test stops an apiserver, so it runs its own control plane rather than the shared one. */
+const world = useWorld({ namespace: 'restart', controlPlane: 'own' });
+
 describe('the manager across an apiserver restart', () => {
-  let plane: LocalControlPlane;
   let manager: Manager;
-  let core: CoreV1Api;
   let managerStopped = false;
   const recorder = new ReconcileRecorder();
 
   beforeAll(async () => {
-    plane = await LocalControlPlane.start();
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(plane.kubeconfigPath);
-    core = kubeConfig.makeApiClient(CoreV1Api);
-    manager = quietManager(kubeConfig, (m) => ({
+    manager = world.manager((m) => ({
       name: 'restart-test',
       forType: CONFIG_MAPS,
       reconcile: (key) => {
@@ -32,29 +27,25 @@ describe('the manager across an apiserver restart', () => {
     void manager.stopped.then(() => (managerStopped = true));
     await manager.start();
   });
-  afterAll(async () => {
-    await manager?.stop();
-    await plane?.stop();
-  });
 
   it('recovers its watches and converges without restarting itself', async () => {
     const before = recorder.next('default/before');
-    await core.createNamespacedConfigMap({
+    await world.ns.core.createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'before' } },
     });
     await before;
 
-    await plane.restartApiServer();
+    await world.controlPlane.restartApiServer();
 
     // Changes after the restart reach the reconciler through the resumed watch.
     const after = recorder.next('default/after');
     const changed = recorder.next('default/before');
-    await core.createNamespacedConfigMap({
+    await world.ns.core.createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'after' } },
     });
-    await core.patchNamespacedConfigMap({
+    await world.ns.core.patchNamespacedConfigMap({
       name: 'before',
       namespace: 'default',
       body: [{ op: 'add', path: '/data', value: { x: 'y' } }],

@@ -2,19 +2,13 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
-import {
-  enableNamespace,
-  fillPool,
-  hcpPool,
-  lease,
-  releaseLeasesAndPools,
-  startOperator,
-} from './pool-fixtures.js';
+import { fillPool, hcpPool, lease, releaseLeasesAndPools } from './pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 
-const ns = useTestNamespace('race');
+const world = useWorld({ namespace: 'race', enabled: true });
+const { ns } = world;
 const INSTANCE_COUNT = 100;
 const LEASE_COUNT = 200;
 
@@ -26,7 +20,6 @@ describe('binding with two managers and no leader election', () => {
   });
 
   it(`never gives one instance to two leases: ${LEASE_COUNT} leases race for ${INSTANCE_COUNT} instances`, async () => {
-    await enableNamespace(ns.api, ns.name);
     // warmSpares = maxSize keeps the pool from trimming or adding: the supply is exactly these instances.
     await ns.api.create(
       POOLS,
@@ -34,10 +27,7 @@ describe('binding with two managers and no leader election', () => {
     );
     await fillPool(ns.api, ns.name, 'race', INSTANCE_COUNT);
 
-    managers.push(
-      await startOperator(ns.kubeConfig, undefined, { namespace: ns.name }),
-      await startOperator(ns.kubeConfig, undefined, { namespace: ns.name }),
-    );
+    managers.push(await world.startOperator(), await world.startOperator());
     const leaseNames = Array.from(
       { length: LEASE_COUNT },
       (_, i) => `job-${String(i).padStart(3, '0')}`,

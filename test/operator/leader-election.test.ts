@@ -9,13 +9,13 @@ import type { LeaseObject } from '../../operator/runtime/leader-election.js';
 import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
 import type { ProxyVerdict } from '../support/api-proxy.js';
 import { ApiProxy } from '../support/api-proxy.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { OperatorProcess } from './operator-process.js';
 import { startOperatorProcess } from './operator-process.js';
 
-const ns = useTestNamespace('leader');
+const { ns } = useWorld({ namespace: 'leader' });
 const LEASES = resourceType('coordination.k8s.io/v1', 'Lease', 'leases');
 const LEASE_NAME = '28494864.opdev.io';
 // Shorter than the defaults (15s, 10s, 2s) so that a takeover is quick, but with a renew

@@ -4,7 +4,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
 import { kubectl } from '../support/kubectl.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -15,11 +15,11 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
-const ns = useTestNamespace('lost');
+const world = useWorld({ namespace: 'lost' });
+const { ns } = world;
 const MINUTE = 60_000;
 /** Stands in for the instance controller's cleanup finalizer: a deleted instance stays visible. */
 const HOLD = 'test.opdev.io/hold';
@@ -108,7 +108,7 @@ async function absent(type: typeof INSTANCES | typeof POOLS, name: string): Prom
 describe('a bound lease and the instance it holds', () => {
   const managers: Manager[] = [];
   const start = async (clock?: TestClock): Promise<Manager> => {
-    const manager = await startOperator(ns.kubeConfig, clock, { namespace: ns.name });
+    const manager = await world.startOperator({ clock });
     managers.push(manager);
     return manager;
   };

@@ -8,19 +8,13 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import { INSTANCES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import {
-  enableNamespace,
-  hcpPool,
-  poolInstance,
-  releaseLeasesAndPools,
-  settleInstance,
-  startOperator,
-} from './pool-fixtures.js';
+import { hcpPool, poolInstance, releaseLeasesAndPools, settleInstance } from './pool-fixtures.js';
 
-const ns = useTestNamespace('manual');
+const world = useWorld({ namespace: 'manual', enabled: true });
+const { ns } = world;
 
 /** The manual flow of the README, with kubectl, word for word (only the namespace is ours). */
 describe('the manual kubectl flow', () => {
@@ -32,11 +26,10 @@ describe('the manual kubectl flow', () => {
   });
 
   it('applies a lease, waits for Bound, reads the outputs and the kubeconfig, and releases', async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'crc-pool', { maxSize: 1 }));
     await ns.api.create(INSTANCES, poolInstance(ns.name, 'crc-pool', 'crc-pool-0'));
     await settleInstance(ns.api, ns.name, 'crc-pool-0');
-    manager = await startOperator(ns.kubeConfig, undefined, { namespace: ns.name });
+    manager = await world.startOperator();
 
     const sample = parse(
       await readFile(path.join(projectRoot(), 'samples', 'clusterlease.yaml'), 'utf8'),

@@ -1,5 +1,4 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import {
   FINALIZER_POOL_PROTECTION,
   LABEL_CLUSTER_INSTANCE,
@@ -10,58 +9,11 @@ import {
 } from '../../operator/api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
-import type { OperatorConfig } from '../../operator/config.js';
-import { managerOptions } from '../../operator/config.js';
-import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import { kubeconfigDigest } from '../../operator/controllers/clusterinstance/core/kubeconfig-secret.js';
-import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
-import type { Clock } from '../../operator/runtime/clock.js';
-import { Manager } from '../../operator/runtime/manager.js';
 import { inBatches } from '../support/batches.js';
 import { waitForList } from '../../dev/support/wait-for.js';
-import { testConfig } from './test-manager.js';
-
-/**
- * A manager running the real pool and lease controllers, quiet, on free ports; no instance
- * controller: these tests play its part with settleInstance() and fillPool(). Test files share
- * one control plane: with `options.namespace` it sees only that namespace's pools, leases and
- * instances. The bundle controller runs only for a test that names its bundles in
- * `options.bundles` (CRCBundles are cluster-scoped).
- */
-export async function startOperator(
-  kubeConfig: KubeConfig,
-  clock?: Clock,
-  options: {
-    namespace?: string;
-    config?: Partial<OperatorConfig>;
-    bundles?: BundleControllerOptions;
-  } = {},
-): Promise<Manager> {
-  const config = testConfig({
-    workersPerController: 2,
-    watchNamespace: options.namespace,
-    ...options.config,
-  });
-  const manager = new Manager({
-    ...managerOptions(config),
-    kubeConfig,
-    clock,
-    logger: pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
-    watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
-  });
-  registerControllers(manager, config, {
-    controllers: [
-      'clusterpool',
-      'clusterlease',
-      ...(options.bundles ? ['crcbundle' as const] : []),
-    ],
-    bundles: options.bundles,
-  });
-  await manager.start();
-  return manager;
-}
 
 export async function enableNamespace(api: ApiClient, namespace: string): Promise<void> {
   await api.patch(
@@ -124,8 +76,8 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 }
 
 /**
- * Plays the ClusterInstance controller's part for pool and lease tests (startOperator runs no
- * instance controller): the instance gets its kubeconfig Secret (a placeholder, or `kubeconfig`
+ * Plays the ClusterInstance controller's part for pool and lease tests (an operator without a
+ * platform runs no instance controller): the instance gets its kubeconfig Secret (a placeholder, or `kubeconfig`
  * when the test needs a working one) and becomes Ready, or Failed.
  */
 export async function settleInstance(

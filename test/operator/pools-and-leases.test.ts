@@ -3,7 +3,7 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
@@ -12,10 +12,10 @@ import {
   lease,
   poolInstance,
   settleInstance,
-  startOperator,
 } from './pool-fixtures.js';
 
-const ns = useTestNamespace('pools');
+const world = useWorld({ namespace: 'pools' });
+const { ns } = world;
 
 const phase = (l: ClusterLease | undefined): string => l?.status?.phase ?? '';
 const condition = (
@@ -25,8 +25,8 @@ const condition = (
 
 describe('pools and leases', () => {
   const managers: Manager[] = [];
-  const start = async (namespace = ns.name): Promise<Manager> => {
-    const manager = await startOperator(ns.kubeConfig, undefined, { namespace: namespace });
+  const start = async (namespace?: string): Promise<Manager> => {
+    const manager = await world.startOperator({ namespace });
     managers.push(manager);
     return manager;
   };

@@ -8,20 +8,19 @@ import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { inBatches } from '../support/batches.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import type { State } from '../support/wait-for-state.js';
 import { waitForState } from '../support/wait-for-state.js';
 import {
-  enableNamespace,
   hcpPool,
   lease,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from './pool-fixtures.js';
 
-const ns = useTestNamespace('stale');
+const world = useWorld({ namespace: 'stale', enabled: true });
+const { ns } = world;
 const INSTANCE_COUNT = 40;
 const LEASE_COUNT = 30;
 const WATCH_DELAY_MS = 700;
@@ -133,7 +132,6 @@ describe('two managers, one of them watching through a delay, and no leader elec
   });
 
   it(`keep every Bound lease true to its instance while ${LEASE_COUNT} leases bind and the pool trims its spares`, async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'stale', { maxSize: INSTANCE_COUNT }));
     const names = Array.from(
       { length: INSTANCE_COUNT },
@@ -147,8 +145,8 @@ describe('two managers, one of them watching through a delay, and no leader elec
     proxy = await ApiProxy.start();
     proxy.watchDelayMs = WATCH_DELAY_MS;
     managers.push(
-      await startOperator(ns.kubeConfig, undefined, { namespace: ns.name }),
-      await startOperator(proxy.kubeConfig(), undefined, { namespace: ns.name }),
+      await world.startOperator(),
+      await world.startOperator({ access: proxy.kubeConfig() }),
     );
     const leaseNames = Array.from(
       { length: LEASE_COUNT },

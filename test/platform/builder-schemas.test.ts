@@ -14,10 +14,10 @@ import {
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject, Stored } from '../../operator/kube/objects.js';
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 
-const ns = useTestNamespace('builder-schemas');
+const { ns } = useWorld({ namespace: 'builder-schemas' });
 
 const instance = (type: 'crc' | 'hcp'): Stored<ClusterInstance> => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',

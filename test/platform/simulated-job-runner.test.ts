@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JOBS, PODS, PVCS } from '../../operator/api/core-resources.js';
 import { SECRETS } from '../../operator/api/resources.js';
 import type { Job, Pod } from '../../operator/kube/workloads.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { SimulatedJobRunner } from '../../dev/platform/simulated-job-runner.js';
 import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
 
-const ns = useTestNamespace('job-runner');
+const { ns } = useWorld({ namespace: 'job-runner' });
 const IMAGE = 'example.test/script:1';
 
 /**

@@ -2,11 +2,11 @@ import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PVCS } from '../../operator/api/core-resources.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
 
-const ns = useTestNamespace('storage');
+const { ns } = useWorld({ namespace: 'storage' });
 
 const claim = (name: string, storageClassName?: string): PersistentVolumeClaim => ({
   apiVersion: 'v1',

@@ -9,7 +9,7 @@ import type { KubeObject, Stored } from '../../operator/kube/objects.js';
 import { installCrds } from '../../dev/control-plane/install-crds.js';
 import type { CrdManifest } from '../../dev/control-plane/platform-crds/crd-manifest.js';
 import { upstreamFolderCrds } from '../../dev/control-plane/platform-crds/upstream-folder-crds.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import type { HostedClusterObject } from '../../dev/platform/hosted-cluster-status.js';
 import {
@@ -20,7 +20,7 @@ import { HYPERSHIFT_STAND_INS } from '../../dev/control-plane/platform-crds/stan
 import { OPERAND_STAND_INS } from '../../dev/control-plane/platform-crds/stand-in/operands.js';
 import { standInCrd } from '../../dev/control-plane/platform-crds/stand-in/schema.js';
 
-const ns = useTestNamespace('stand-ins');
+const { ns } = useWorld({ namespace: 'stand-ins' });
 
 /**
  * The closed stand-ins stand for the real HyperShift, HCO and MCE CRDs where those are not at

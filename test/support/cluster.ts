@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { afterAll, beforeAll } from '@jest/globals';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import { PODS } from '../../operator/api/core-resources.js';
@@ -10,10 +9,10 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import { testEnv } from './test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
-/** Admin access to the run's control plane. */
-export function adminKubeConfig(): KubeConfig {
+/** Admin access to the run's control plane, or to the one whose admin kubeconfig is `file`. */
+export function adminKubeConfig(file = testEnv('kubeconfig')): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(testEnv('kubeconfig'));
+  kubeConfig.loadFromFile(file);
   return kubeConfig;
 }
 
@@ -57,51 +56,66 @@ async function controllerBound(api: ApiClient, namespace: string): Promise<Contr
   };
 }
 
-/**
- * A fresh namespace for the calling test file, created before its tests and deleted after them.
- * The namespace controller takes at least 5 s to delete one. A namespace that needs the file's
- * controllers to go, and that of a file that says `awaitDeletion` (a benchmark, so that the next
- * one does not run into the deletion), is awaited here, its finalized objects deleted first so
- * that their teardown runs during that grace; the others the run's global teardown waits for,
- * all at once (it fails on one that stays). Use at the top level of a test file.
- */
-export function useTestNamespace(
-  prefix: string,
-  options: { awaitDeletion?: boolean; deleteTimeoutMs?: number } = {},
-): TestNamespace {
-  const kubeConfig = adminKubeConfig();
-  const context: TestNamespace = {
+/** Admin clients of a control plane, for a namespace to be named when it is created. */
+export function namespaceClients(kubeConfig: KubeConfig): TestNamespace {
+  return {
     name: '',
     kubeConfig,
     core: kubeConfig.makeApiClient(CoreV1Api),
     objects: KubernetesObjectApi.makeApiClient(kubeConfig),
     api: new ApiClient(kubeConfig),
   };
-  beforeAll(async () => {
-    context.name = `${prefix}-${randomBytes(3).toString('hex')}`;
-    await context.core.createNamespace({ body: { metadata: { name: context.name } } });
+}
+
+/** Names `ns` after `prefix` and a random suffix, and creates it with `labels`. */
+export async function createTestNamespace(
+  ns: TestNamespace,
+  prefix: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  await createNamespace(ns, `${prefix}-${randomBytes(3).toString('hex')}`, labels);
+}
+
+/** Creates the namespace `name` for `ns`'s clients, with `labels`. */
+export async function createNamespace(
+  ns: TestNamespace,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  ns.name = name;
+  await ns.core.createNamespace({ body: { metadata: { name, labels } } });
+}
+
+/**
+ * Deletes a test file's namespace. The namespace controller takes at least 5 s to delete one
+ * (its grace before it starts). A namespace that needs the file's controllers to go, and one
+ * whose deletion is to be awaited (a benchmark, so that the next one does not run into it), is
+ * awaited here, its finalized objects deleted first so that their teardown runs during that
+ * grace; the others the run's global teardown waits for, all at once (it fails on one that
+ * stays).
+ */
+export async function deleteTestNamespace(
+  ns: TestNamespace,
+  options: { await?: boolean; timeoutMs?: number } = {},
+): Promise<void> {
+  if (!ns.name) return;
+  const bound = await controllerBound(ns.api, ns.name);
+  // Their teardown starts now rather than once the namespace controller has waited out its grace.
+  await Promise.all(
+    bound.finalized.map(({ type, object }) =>
+      ns.api
+        .delete(type, object.metadata!.name!, ns.name, { uid: object.metadata!.uid })
+        .catch((error: unknown) => {
+          if (!isNotFound(error) && !isConflict(error)) throw error;
+        }),
+    ),
+  );
+  await ns.core.deleteNamespace({ name: ns.name });
+  if (!options.await && !bound.runningPods && bound.finalized.length === 0) return;
+  await waitFor(ns.kubeConfig, {
+    type: NAMESPACES,
+    name: ns.name,
+    until: (gone) => gone === undefined,
+    timeoutMs: options.timeoutMs,
   });
-  afterAll(async () => {
-    if (!context.name) return;
-    const bound = await controllerBound(context.api, context.name);
-    // Their teardown starts now rather than once the namespace controller has waited out its grace.
-    await Promise.all(
-      bound.finalized.map(({ type, object }) =>
-        context.api
-          .delete(type, object.metadata!.name!, context.name, { uid: object.metadata!.uid })
-          .catch((error: unknown) => {
-            if (!isNotFound(error) && !isConflict(error)) throw error;
-          }),
-      ),
-    );
-    await context.core.deleteNamespace({ name: context.name });
-    if (!options.awaitDeletion && !bound.runningPods && bound.finalized.length === 0) return;
-    await waitFor(kubeConfig, {
-      type: NAMESPACES,
-      name: context.name,
-      until: (ns) => ns === undefined,
-      timeoutMs: options.deleteTimeoutMs,
-    });
-  });
-  return context;
 }

@@ -25,6 +25,10 @@ export class ReconcileRecorder {
   }
 }
 
+/**
+ * A manager with one controller of the test's (not the operator's), quiet: for tests of the
+ * runtime itself. Not started.
+ */
 export function quietManager(
   kubeConfig: KubeConfig,
   registration: (manager: Manager) => ControllerRegistration,

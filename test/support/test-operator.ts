@@ -1,0 +1,104 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import type { ControllerName, OperatorConfig } from '../../operator/config.js';
+import { managerOptions } from '../../operator/config.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
+import { registerControllers } from '../../operator/controllers/register-controllers.js';
+import type { ClusterAccess } from '../../operator/kube/api-client.js';
+import type { Clock } from '../../operator/runtime/clock.js';
+import type { Logger } from '../../operator/runtime/logger.js';
+import { Manager } from '../../operator/runtime/manager.js';
+import { testConfig } from '../../dev/platform/manager-config.js';
+import type { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
+import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
+import { TEST_INSTANCE_TIMINGS } from './test-timings.js';
+
+export interface TestOperatorOptions {
+  /** Without a platform: the namespace to act in, if not the world's (one the test made). */
+  namespace?: string;
+  /**
+   * Who the operator talks to the apiserver as (its own ServiceAccount, a proxy that breaks
+   * connections); the world's admin by default.
+   */
+  access?: ClusterAccess;
+  clock?: Clock;
+  /** Added to the test configuration (workers, waits, the bundle mirror, …). */
+  config?: Partial<OperatorConfig>;
+  /** Collects the operator's log; silent unless OPERATOR_TEST_LOG_LEVEL says otherwise. */
+  logger?: Logger;
+  /**
+   * Runs the CRCBundle controller for these bundles only: they are cluster-scoped, and another
+   * test file's bundles are not this operator's.
+   */
+  bundles?: BundleControllerOptions;
+}
+
+/** Where the operator acts: the namespace of a file without a platform, or the platform's. */
+export type OperatorScope =
+  | { namespace: string; platform?: undefined }
+  | { namespace?: undefined; platform: SimulatedPlatform };
+
+/**
+ * The real operator in the test's process. Without a simulated platform it runs the pool and
+ * lease controllers for one namespace (its caches see that namespace only), and the test plays
+ * the instance controller's part (settleInstance, fillPool). With one it runs the instance
+ * controller too, for the platform's namespaces (its caches see them all: hcp control planes
+ * live in namespaces of their own), reaching guest APIs through the platform's router.
+ */
+export async function startTestOperator(
+  kubeConfig: KubeConfig,
+  scope: OperatorScope,
+  options: TestOperatorOptions = {},
+): Promise<Manager> {
+  const { platform } = scope;
+  const defaults = testConfig();
+  const config = testConfig({
+    workersPerController: 2,
+    ...(platform
+      ? {
+          crcAgentImage: TEST_AGENT_IMAGE,
+          timings: {
+            ...defaults.timings,
+            instance: { ...defaults.timings.instance, ...TEST_INSTANCE_TIMINGS },
+          },
+          ...(platform.operatorNamespace ? { operatorNamespace: platform.operatorNamespace } : {}),
+        }
+      : { watchNamespace: scope.namespace }),
+    ...options.config,
+  });
+  const manager = new Manager({
+    ...managerOptions(config),
+    kubeConfig: options.access ?? kubeConfig,
+    clock: options.clock,
+    logger:
+      options.logger ??
+      pino({ level: process.env.OPERATOR_TEST_LOG_LEVEL ?? 'silent' }, process.stderr),
+    watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+    retryBackoff: { baseMs: 100, maxMs: 5000, jitter: 0.1 },
+  });
+  const controllers: ControllerName[] = [
+    'clusterpool',
+    'clusterlease',
+    ...(platform ? ['clusterinstance' as const] : []),
+    ...(options.bundles ? ['crcbundle' as const] : []),
+  ];
+  if (platform) {
+    // Route hosts resolve to the router, as DNS would send them on a real cluster; any other
+    // name is connected to as it is.
+    const probe = guestApiProbe((host, port) =>
+      host.endsWith(`.${platform.domain}`) ? platform.router.address : { host, port },
+    );
+    registerControllers(manager, config, {
+      controllers,
+      bundles: options.bundles,
+      namespaces: platform.namespaces,
+      crc: { probe },
+      hcp: { probe },
+    });
+  } else {
+    registerControllers(manager, config, { controllers, bundles: options.bundles });
+  }
+  await manager.start();
+  return manager;
+}
