@@ -75,6 +75,18 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
       description: `ClusterLease ${name} to be released`,
     });
 
+  it("fails before anything is leased when its TTL is above the pool's cap, naming it", async () => {
+    const job = await ActionJob.create({ GITHUB_RUN_ID: `${Date.now()}0` });
+    // The Action's default TTL, 6h, is above this pool's maxLeaseDuration.
+    const main = await job.main(actionInputs(access, ns.name, POOL)).done;
+    expect(main.exitCode).toBe(1);
+    expect(main.log).toContain(
+      `spec.ttl 6h is above what ClusterPool ${POOL} allows: spec.maxLeaseDuration 2h, counted from binding`,
+    );
+    expect((await ns.api.list(LEASES, { namespace: ns.name })).items).toEqual([]);
+    expect((await job.post(actionInputs(access, ns.name, POOL))).exitCode).toBe(0);
+  });
+
   it('releases as always when the job succeeded or was cancelled', async () => {
     for (const status of ['success', 'cancelled']) {
       const { job, leaseName, inputs } = await leasedJob();
