@@ -3,7 +3,7 @@ import { parseGoDuration } from '../operator/api/duration.js';
 import type { ClusterLease, ClusterPool } from '../operator/api/resources.js';
 import { LEASES, POOLS } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
-import { isNotFound } from '../operator/kube/api-error.js';
+import { isConflict, isNotFound } from '../operator/kube/api-error.js';
 import { belongsTo } from './acquire-lease.js';
 import { deadlineText } from './extend-lease.js';
 import type { ReleaseTarget } from './release-lease.js';
@@ -34,6 +34,25 @@ export async function holdLease(
   target: ReleaseTarget,
   holdMs: number,
   now = Date.now(),
+): Promise<HoldOutcome> {
+  // The operator writes the lease's status often: a write between the read and the patch is
+  // read again, a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await holdOnce(api, target, holdMs, now);
+    } catch (error) {
+      if (!isConflict(error) || attempt >= CONFLICT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const CONFLICT_ATTEMPTS = 5;
+
+async function holdOnce(
+  api: ApiClient,
+  target: ReleaseTarget,
+  holdMs: number,
+  now: number,
 ): Promise<HoldOutcome> {
   let lease: ClusterLease;
   try {

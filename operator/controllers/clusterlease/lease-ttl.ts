@@ -41,7 +41,7 @@ export function expiresAt(lease: ClusterLease): string | undefined {
   return deadline === undefined ? undefined : isoSeconds(deadline);
 }
 
-/** When the ExpiringSoon warning is due: the configured time before the deadline, at most a tenth of the TTL. */
+/** When ExpiringSoon is due: lease.expiryWarning before the deadline, at most a tenth of the TTL. */
 function warningTime(lease: ClusterLease, timings: LeaseTimings): number | undefined {
   const deadline = leaseDeadline(lease);
   if (deadline === undefined) return undefined;
