@@ -1,6 +1,7 @@
 // Builds the Action's committed bundles: `npm run bundle` (after `npm run build`).
-// One minified ncc bundle holds all code; the main and post entry points that action.yml names
-// are two-line modules importing it, so every rebuild adds its size to the history only once.
+// One minified ncc bundle holds all code; the entry points that action.yml (main, post) and
+// extend/action.yml (extend) name are two-line modules importing it, so every rebuild adds its
+// size to the history only once.
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +27,8 @@ await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
 for (const [entry, run] of [
   ['main', 'runMain'],
   ['post', 'runPost'],
+  // The companion action guestcluster/lease/extend (extend/action.yml).
+  ['extend', 'runExtend'],
 ]) {
   await mkdir(path.join(out, entry!), { recursive: true });
   await writeFile(

@@ -36,6 +36,7 @@ describe('readSettings', () => {
       timeoutMs: 30 * 60_000,
       onMismatch: 'fail',
       release: true,
+      holdOnFailureMs: 0,
       requestedBy: 'octo-org/app CI run 42 attempt 2 job e2e',
     });
     expect(result.leaseName).toMatch(/^gh-42-2-[0-9a-f]{8}$/);
@@ -57,6 +58,7 @@ describe('readSettings', () => {
       'expected-ocp-version': '4.16',
       'on-mismatch': 'warn',
       release: 'false',
+      'hold-on-failure': '30m',
       'kubeconfig-path': '/work/guest.kubeconfig',
     });
     expect(result).toMatchObject({
@@ -68,6 +70,7 @@ describe('readSettings', () => {
       expectedOcpVersion: '4.16',
       onMismatch: 'warn',
       release: false,
+      holdOnFailureMs: 30 * 60_000,
       kubeconfigPath: '/work/guest.kubeconfig',
     });
   });
@@ -86,6 +89,7 @@ describe('readSettings', () => {
     [{ 'expected-ocp-version': 'latest' }, 'Input "expected-ocp-version" is "latest"'],
     [{ 'on-mismatch': 'ignore' }, 'Input "on-mismatch" is "ignore"; expected one of: fail, warn'],
     [{ release: 'yes' }, 'Input "release" is "yes"; expected true or false'],
+    [{ 'hold-on-failure': 'a while' }, 'Input "hold-on-failure" is "a while"; expected a duration'],
     [
       { 'management-server': 'http://api:6443' },
       'Input "management-server" is "http://api:6443"; expected an https:// URL',

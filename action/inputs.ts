@@ -21,6 +21,8 @@ export interface Settings {
   expectedOcpVersion?: string;
   onMismatch: 'fail' | 'warn';
   release: boolean;
+  /** How long post keeps the cluster when the job failed (0: released as always). */
+  holdOnFailureMs: number;
   kubeconfigPath: string;
 }
 
@@ -167,6 +169,9 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
     expectedOcpVersion,
     onMismatch: choice(input, 'on-mismatch', ['fail', 'warn'], 'fail')!,
     release: boolean(input, 'release', true),
+    holdOnFailureMs: parseGoDuration(
+      atMost(duration(input, 'hold-on-failure', '0'), 'hold-on-failure', MAX_LEASE_TTL_MS, '8760h'),
+    )!,
     kubeconfigPath:
       input('kubeconfig-path') || path.join(runnerTemp, 'guestcluster', `${leaseName}.kubeconfig`),
   };

@@ -80,6 +80,7 @@ async function createLease(
     namespace,
     leaseUid: '',
     release: settings.release,
+    holdOnFailureMs: settings.holdOnFailureMs,
     kubeconfigPath: settings.kubeconfigPath,
   };
   // Before the create: should its response be lost, post still knows which lease to release.

@@ -7,6 +7,7 @@ import { gitHubRun } from './github-run.js';
 import { removeFile } from './guest-kubeconfig.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
+import { holdOnFailure, shouldHold } from './post-hold.js';
 import { releaseLease } from './release-lease.js';
 import { RetriesExhaustedError } from './retry.js';
 import type { SavedLease } from './state.js';
@@ -28,7 +29,8 @@ const RESULTS = {
 } as const;
 
 /**
- * The post step: release the lease main created and remove the kubeconfig file. A problem here
+ * The post step: release the lease main created and remove the kubeconfig file; after a failed
+ * job with hold-on-failure, keep the lease for that long instead (post-hold.ts). A problem here
  * is a warning, never a failure: it must not hide the job's own result. Running it twice is
  * harmless: the second run finds the lease gone.
  */
@@ -49,6 +51,7 @@ export async function runPost(actions: ActionCore = core, env = process.env): Pr
     );
     return;
   }
+  if (shouldHold(actions, saved) && (await holdOnFailure(actions, saved, env))) return;
   const where = `ClusterLease ${saved.namespace}/${saved.leaseName}`;
   try {
     await release(actions, saved, env);

@@ -20,6 +20,7 @@ describe('the state main leaves for post', () => {
       namespace: 'ci',
       leaseUid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
       release: false,
+      holdOnFailureMs: 1_800_000,
       kubeconfigPath: '/tmp/x.kubeconfig',
     };
     saveLease(store, lease);
@@ -37,6 +38,7 @@ describe('the state main leaves for post', () => {
       namespace: 'ci',
       leaseUid: '',
       release: true,
+      holdOnFailureMs: 0,
       kubeconfigPath: '/tmp/x.kubeconfig',
     });
     expect(loadLease(store)).toMatchObject({ leaseName: 'gh-1-1-abcd', leaseUid: '' });
@@ -49,6 +51,7 @@ describe('the state main leaves for post', () => {
       namespace: 'ci',
       leaseUid: '',
       release: true,
+      holdOnFailureMs: 0,
       kubeconfigPath: '/tmp/x.kubeconfig',
     });
     forgetLease(store);

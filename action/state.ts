@@ -12,6 +12,8 @@ export interface SavedLease {
    */
   leaseUid: string;
   release: boolean;
+  /** Input hold-on-failure, validated by main (0: none). */
+  holdOnFailureMs: number;
   kubeconfigPath: string;
 }
 
@@ -20,6 +22,7 @@ const KEYS = {
   namespace: 'namespace',
   leaseUid: 'lease-uid',
   release: 'release',
+  holdOnFailureMs: 'hold-on-failure-ms',
   kubeconfigPath: 'kubeconfig-path',
 } as const;
 
@@ -33,6 +36,7 @@ export function saveLease(store: StateStore, lease: SavedLease): void {
   store.saveState(KEYS.namespace, lease.namespace);
   store.saveState(KEYS.leaseUid, lease.leaseUid);
   store.saveState(KEYS.release, String(lease.release));
+  store.saveState(KEYS.holdOnFailureMs, String(lease.holdOnFailureMs));
   store.saveState(KEYS.kubeconfigPath, lease.kubeconfigPath);
 }
 
@@ -51,6 +55,7 @@ export function loadLease(store: StateStore): SavedLease | undefined {
     namespace,
     leaseUid: store.getState(KEYS.leaseUid),
     release: store.getState(KEYS.release) !== 'false',
+    holdOnFailureMs: Number(store.getState(KEYS.holdOnFailureMs)) || 0,
     kubeconfigPath: store.getState(KEYS.kubeconfigPath),
   };
 }

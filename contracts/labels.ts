@@ -10,6 +10,8 @@ export const LABEL_CLUSTER_INSTANCE = 'opdev.io/cluster-instance';
 export const LABEL_CLUSTER_INSTANCE_NAMESPACE = 'opdev.io/cluster-instance-namespace';
 /** On a CRCBundle's PVCs, prep Job, pod, SSH key Secret and metadata ConfigMap. */
 export const LABEL_CRC_BUNDLE = 'opdev.io/crc-bundle';
+/** On a lease a failed CI job keeps for debugging (the Action's hold-on-failure), value "true". */
+export const LABEL_LEASE_HELD = 'guestcluster.opdev.io/held';
 
 export const FINALIZER_LEASE_RELEASE = 'guestcluster.opdev.io/release';
 export const FINALIZER_INSTANCE_CLEANUP = 'guestcluster.opdev.io/cleanup';

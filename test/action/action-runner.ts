@@ -6,7 +6,7 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 
 /**
  * Runs the Action's committed bundles the way a GitHub runner does: Node 24 on
- * action/dist/{main,post}/index.js, inputs as INPUT_* variables, the runner's file commands
+ * action/dist/{main,post,extend}/index.js, inputs as INPUT_* variables, the runner's file commands
  * (GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STATE, GITHUB_STEP_SUMMARY) as files that are read back
  * afterwards, main's saved state handed to post as STATE_* variables, and `::add-mask::`
  * commands taken out of the visible log the way the runner consumes them.
@@ -73,8 +73,13 @@ export class ActionJob {
     return this.start('post', inputs, stateEnv).done;
   }
 
+  /** Runs the companion action guestcluster/lease/extend (extend/action.yml) as a later step. */
+  extend(inputs: Record<string, string>): Promise<StepResult> {
+    return this.start('extend', inputs, {}).done;
+  }
+
   private start(
-    entry: 'main' | 'post',
+    entry: 'main' | 'post' | 'extend',
     inputs: Record<string, string>,
     extraEnv: Record<string, string>,
   ): RunningStep {

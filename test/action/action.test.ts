@@ -1,12 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseAllDocuments } from 'yaml';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
 import {
@@ -18,38 +16,16 @@ import {
 } from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
-import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import type { StepResult } from './action-runner.js';
 import { ActionJob } from './action-runner.js';
+import type { CiAccess } from './ci-identity.js';
+import { ciIdentity } from './ci-identity.js';
 
 const world = useWorld({ namespace: 'action', enabled: true });
 const { ns } = world;
-
-/** What the CI identity of samples/ci-identity-rbac.yaml hands the Action. */
-interface CiAccess {
-  server: string;
-  ca: string;
-  token: string;
-}
-
-/** Installs the documented CI identity in the test namespace and mints a token for it. */
-async function ciIdentity(): Promise<CiAccess> {
-  const text = await readFile(path.join(projectRoot(), 'samples', 'ci-identity-rbac.yaml'), 'utf8');
-  const manifest = parseAllDocuments(text)
-    .map((document) => document.toString().replaceAll('namespace: ci', `namespace: ${ns.name}`))
-    .join('---\n');
-  await kubectl(['apply', '-f', '-'], manifest);
-  const token = await ns.core.createNamespacedServiceAccountToken({
-    name: 'guestcluster-ci',
-    namespace: ns.name,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const cluster = ns.kubeConfig.getCurrentCluster()!;
-  return { server: cluster.server, ca: cluster.caData!, token: token.status!.token! };
-}
 
 let access: CiAccess;
 let guestKubeconfig: string;
@@ -100,7 +76,7 @@ function expectNoSecretsLogged(result: StepResult): void {
 
 describe('the GitHub Action, run from its committed bundles', () => {
   beforeAll(async () => {
-    access = await ciIdentity();
+    access = await ciIdentity(ns);
     guestKubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
     manager = await world.startOperator();
   });

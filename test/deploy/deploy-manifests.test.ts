@@ -84,6 +84,8 @@ describe('the deploy manifests (operator/deploy)', () => {
       'Namespace',
       'ClusterRole',
       'ClusterRoleBinding',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
     for (const manifest of manifests.filter((m) => !clusterScoped.has(m.kind)))
       expect(manifest.metadata.namespace).toBe(OPERATOR_NAMESPACE);

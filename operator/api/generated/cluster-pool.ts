@@ -22,6 +22,14 @@ export interface ClusterPoolSpec {
    */
   warmSpares?: number;
   /**
+   * The longest spec.ttl a lease of this pool may have (Go duration, for example 8h), counted from binding as the TTL is. Admission refuses a lease created or extended beyond it, and one without a TTL. Absent: leases may have any TTL up to 8760h, or none.
+   */
+  maxLeaseDuration?: string;
+  /**
+   * The longest a failed CI job may keep its cluster for debugging (the Action's hold-on-failure), beyond maxLeaseDuration: a lease labelled guestcluster.opdev.io/held may have a TTL of up to maxLeaseDuration plus this. Absent: a hold must fit within maxLeaseDuration.
+   */
+  maxHoldDuration?: string;
+  /**
    * How each guest cluster is built (ClusterTemplate). Pools copy it into every ClusterInstance they create. crc disk sources, in order of preference: crcVersion (turnkey, a CRCBundle crc-<version>-<arch> is created and reused), crcBundleRef (a named CRCBundle), or releaseImage plus bundleSSHKeyRef (manual: URL of an extracted crc.qcow2). hcp uses releaseImage as the OpenShift release pullspec.
    */
   template: {

@@ -18,7 +18,7 @@ import {
   usableConditions,
   writeLeaseStatus,
 } from './lease-status.js';
-import { enforceTtl, expiresAt } from './lease-ttl.js';
+import { enforceTtl, expiresAt, expiryConditions } from './lease-ttl.js';
 
 /**
  * A bound lease keeps telling the truth about its cluster. Every pass: claims of this lease on
@@ -62,8 +62,11 @@ export class BoundLeases {
     if (expiry) next.expiresAt = expiry;
     else delete next.expiresAt;
     next.observedGeneration = lease.metadata.generation;
+    const now = this.ports.clock.now();
+    const conditions = expiryConditions({ ...lease, status: next }, this.timings, now);
+    if (conditions) next.conditions = conditions;
     const written = await writeLeaseStatus(this.ports, lease, next);
-    return enforceTtl(this.ports, this.timings, written);
+    return enforceTtl(this.ports, this.timings, written, lease);
   }
 
   /** Bound (and Ready) or NotReady, from how the bound instance stands. */

@@ -18,6 +18,10 @@ export const LeaseReason = {
   InstanceLost: 'InstanceLost',
   InvalidSpec: 'InvalidSpec',
   KubeconfigSecretConflict: 'KubeconfigSecretConflict',
+  /** ExpiringSoon True: the deadline is within the warning time (lease.expiryWarning). */
+  TTLExpiring: 'TTLExpiring',
+  /** ExpiringSoon False after it was True: spec.ttl was raised (or removed). */
+  TTLExtended: 'TTLExtended',
 } as const;
 
 /** Reasons of the Events on a lease (a failed lease's Event takes its condition's reason). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../api/resources.js';
-import { expiresAt, leaseTtl } from './lease-ttl.js';
+import { findCondition } from '../../api/conditions.js';
+import { DEFAULT_TIMINGS } from '../../timings.js';
+import { expiresAt, expiryConditions, leaseTtl } from './lease-ttl.js';
 
 const lease = (ttl: string | undefined, boundTime?: string): ClusterLease => ({
   apiVersion: 'guestcluster.opdev.io/v1alpha1',
@@ -32,5 +34,46 @@ describe('lease TTL', () => {
 
   it('gives a bound lease whose stored TTL is beyond the maximum the maximum, not an invalid date', () => {
     expect(expiresAt(lease('3000000000h', '2026-01-01T00:00:00Z'))).toBe('2027-01-01T00:00:00Z');
+  });
+});
+
+describe('the ExpiringSoon condition', () => {
+  const timings = { ...DEFAULT_TIMINGS.lease, expiryWarningMs: 10 * 60_000 };
+  const boundAt = Date.parse('2026-01-01T00:00:00Z');
+  const at = (minutes: number): number => boundAt + minutes * 60_000;
+  const expiring = (l: ClusterLease, now: number) =>
+    findCondition(expiryConditions(l, timings, now), 'ExpiringSoon');
+
+  it('turns True the configured time before the deadline, not sooner', () => {
+    const bound = lease('2h', '2026-01-01T00:00:00Z');
+    expect(expiring(bound, at(110) - 1)).toBeUndefined();
+    expect(expiring(bound, at(110))).toMatchObject({
+      status: 'True',
+      reason: 'TTLExpiring',
+      message:
+        'TTL 2h expires at 2026-01-01T02:00:00Z; the cluster will be released then unless spec.ttl is raised',
+    });
+  });
+
+  it('comes at a tenth of a TTL shorter than ten times the warning', () => {
+    const bound = lease('30m', '2026-01-01T00:00:00Z');
+    expect(expiring(bound, at(27) - 1)).toBeUndefined();
+    expect(expiring(bound, at(27))).toMatchObject({ status: 'True' });
+  });
+
+  it('turns False once the TTL is raised, and stays away from leases it never concerned', () => {
+    const warned = lease('2h', '2026-01-01T00:00:00Z');
+    warned.status!.conditions = expiryConditions(warned, timings, at(111));
+    expect(expiring({ ...warned, spec: { ...warned.spec, ttl: '3h' } }, at(112))).toMatchObject({
+      status: 'False',
+      reason: 'TTLExtended',
+      message: 'TTL 3h expires at 2026-01-01T03:00:00Z',
+    });
+    expect(expiring({ ...warned, spec: { ...warned.spec, ttl: '0' } }, at(112))).toMatchObject({
+      status: 'False',
+      message: 'the lease has no TTL any more',
+    });
+    expect(expiring(lease('0', '2026-01-01T00:00:00Z'), at(1000))).toBeUndefined();
+    expect(expiring(lease('2h'), at(1000))).toBeUndefined();
   });
 });

@@ -1,0 +1,3 @@
+import { runExtend } from '../lib/index.js';
+
+await runExtend();
