@@ -6,15 +6,13 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import {
-  enableNamespace,
   hcpPool,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from '../operator/pool-fixtures.js';
 import { TestClock } from '../operator/test-clock.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { canI } from '../support/tenant.js';
 import { testEnv } from '../support/test-env.js';
@@ -22,7 +20,8 @@ import { ActionJob } from './action-runner.js';
 import type { CiAccess } from './ci-identity.js';
 import { actionInputs, ciIdentity } from './ci-identity.js';
 
-const ns = useTestNamespace('hold');
+const world = useWorld({ namespace: 'hold', enabled: true });
+const { ns } = world;
 const POOL = 'hold';
 
 describe('the GitHub Action holds a failed job’s cluster (committed bundles)', () => {
@@ -33,7 +32,6 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
 
   beforeAll(async () => {
     access = await ciIdentity(ns);
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(
       POOLS,
       hcpPool(ns.name, POOL, { maxSize: 4, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
@@ -45,7 +43,7 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
       await settleInstance(ns.api, ns.name, `${POOL}-${n}`, 'Ready', kubeconfig);
     }
     await installLeaseTtlPolicy(ns.api, ns.name, POOL);
-    manager = await startOperator(ns.kubeConfig, clock, { namespace: ns.name });
+    manager = await world.startOperator({ clock });
   });
   afterAll(async () => {
     if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);

@@ -8,21 +8,20 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { loadTimings } from '../../operator/timings.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import {
-  enableNamespace,
   hcpPool,
   lease,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-  startOperator,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
-const ns = useTestNamespace('extend');
+const world = useWorld({ namespace: 'extend', enabled: true });
+const { ns } = world;
 const EVENTS = resourceType('v1', 'Event', 'events');
 type Event = KubeObject & {
   reason: string;
@@ -37,7 +36,6 @@ describe('bounded lease extension', () => {
   let manager: Manager;
 
   beforeAll(async () => {
-    await enableNamespace(ns.api, ns.name);
     await ns.api.create(
       POOLS,
       hcpPool(ns.name, 'capped', { maxSize: 1, maxLeaseDuration: '2h', maxHoldDuration: '30m' }),
@@ -52,10 +50,7 @@ describe('bounded lease extension', () => {
     const problems: string[] = [];
     const timings = loadTimings({ timings: 'lease.expiryWarning=10m' }, {}, problems);
     expect(problems).toEqual([]);
-    manager = await startOperator(ns.kubeConfig, clock, {
-      namespace: ns.name,
-      config: { timings },
-    });
+    manager = await world.startOperator({ clock, config: { timings } });
   });
 
   afterAll(async () => {
