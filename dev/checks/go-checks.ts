@@ -41,32 +41,39 @@ async function ensureChecks(
 
 /**
  * promtool (Prometheus' own rule checker and rule unit tests) and dashboard-check (Grafana's
- * dashboard schema and Prometheus' PromQL parser). One module: both need Prometheus. Built without
- * promtool's service discoveries (`remove_all_sd`), which no rule check uses and which would make
- * the first build several times bigger.
+ * dashboard schema and Prometheus' PromQL parser). promtool is built without its service
+ * discoveries (`remove_all_sd`), which no rule check uses and which would make the first build
+ * several times bigger; the two are cached apart, so that a change of our checker does not build
+ * promtool again.
  */
 export async function monitoringChecks(log: (message: string) => void): Promise<MonitoringChecks> {
-  const source = await ourSource('dashboard-check');
-  const bin = await ensureChecks(
+  const prometheus = `github.com/prometheus/prometheus ${PROMETHEUS_MODULE_VERSION}`;
+  const promtool = await ensureChecks(
     {
-      name: `monitoring-checks-prometheus-${PROMETHEUS_MODULE_VERSION}-grafana-sdk-${GRAFANA_SDK_VERSION}-${shortHash(source)}`,
-      requires: [
-        `github.com/prometheus/prometheus ${PROMETHEUS_MODULE_VERSION}`,
-        `github.com/grafana/grafana-foundation-sdk/go ${GRAFANA_SDK_VERSION}`,
-      ],
+      name: `promtool-prometheus-${PROMETHEUS_MODULE_VERSION}`,
+      requires: [prometheus],
       replaces: () => Promise.resolve([]),
       ldflags: '-s -w',
       tags: ['remove_all_sd'],
       tidy: false,
-      sources: { 'dashboard-check/main.go': source },
-      packages: {
-        promtool: 'github.com/prometheus/prometheus/cmd/promtool',
-        'dashboard-check': `${GENERATED_MODULE}/dashboard-check`,
-      },
+      packages: { promtool: 'github.com/prometheus/prometheus/cmd/promtool' },
     },
     log,
   );
-  return { promtool: bin('promtool'), dashboardCheck: bin('dashboard-check') };
+  const source = await ourSource('dashboard-check');
+  const dashboardCheck = await ensureChecks(
+    {
+      name: `dashboard-check-prometheus-${PROMETHEUS_MODULE_VERSION}-grafana-sdk-${GRAFANA_SDK_VERSION}-${shortHash(source)}`,
+      requires: [prometheus, `github.com/grafana/grafana-foundation-sdk/go ${GRAFANA_SDK_VERSION}`],
+      replaces: () => Promise.resolve([]),
+      ldflags: '-s -w',
+      tidy: false,
+      sources: { 'dashboard-check/main.go': source },
+      packages: { 'dashboard-check': `${GENERATED_MODULE}/dashboard-check` },
+    },
+    log,
+  );
+  return { promtool: promtool('promtool'), dashboardCheck: dashboardCheck('dashboard-check') };
 }
 
 /** olm-bundle-check: the operator-framework's bundle validators (github.com/operator-framework/api). */
