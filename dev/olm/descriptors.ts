@@ -18,10 +18,12 @@ interface Schema {
 }
 
 const ACRONYMS = new Set(['ttl', 'crc', 'hcp', 'ocp', 'url', 'ssh', 'sha256', 'pvc', 'uid', 'api']);
+/** Names spelled as their projects spell them. */
+const NAMES: [RegExp, string][] = [[/\bHyper Shift\b/g, 'HyperShift']];
 
 /** `maxLeaseDuration` → `Max Lease Duration`, `crcVersion` → `CRC Version`. */
 export function displayName(field: string): string {
-  return field
+  const words = field
     .split(/(?<=[a-z0-9])(?=[A-Z])/)
     .map((word) =>
       ACRONYMS.has(word.toLowerCase())
@@ -29,6 +31,7 @@ export function displayName(field: string): string {
         : word.charAt(0).toUpperCase() + word.slice(1),
     )
     .join(' ');
+  return NAMES.reduce((name, [pattern, spelled]) => name.replace(pattern, spelled), words);
 }
 
 function xDescriptors(field: string, schema: Schema, side: 'spec' | 'status'): string[] {
@@ -57,7 +60,12 @@ function xDescriptors(field: string, schema: Schema, side: 'spec' | 'status'): s
 
 export function descriptorsOf(schema: Schema | undefined, side: 'spec' | 'status'): Descriptor[] {
   return Object.entries(schema?.properties ?? {}).map(([field, property]) => {
-    const descriptor: Descriptor = { path: field, displayName: displayName(field) };
+    // A reference to a Secret is an object; the console's Secret link wants its name.
+    const secretName = /SecretRef$/.test(field) && property.properties?.name;
+    const descriptor: Descriptor = {
+      path: secretName ? `${field}.name` : field,
+      displayName: displayName(field),
+    };
     if (property.description) descriptor.description = property.description.trim();
     const x = xDescriptors(field, property, side);
     if (x.length > 0) descriptor['x-descriptors'] = x;
