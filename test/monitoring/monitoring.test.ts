@@ -213,6 +213,44 @@ describe('the monitoring kustomization (operator/monitoring)', () => {
     expect(stdout.trim().split('\n')).toHaveLength(kinds.length);
   });
 
+  it("scrapes operator/deploy's metrics Service by a port it has, under the name its certificate carries", async () => {
+    const { stdout } = await kubectl(['kustomize', path.join(ROOT, 'operator', 'deploy')]);
+    const services = parseAllDocuments(stdout)
+      .map(
+        (d) =>
+          d.toJS() as {
+            kind: string;
+            metadata: { name: string; namespace: string; labels?: Record<string, string> };
+            spec: { ports: { name: string }[] };
+          },
+      )
+      .filter((m) => m.kind === 'Service');
+    const monitor = parse(
+      await readFile(path.join(MONITORING_DIR, 'service-monitor.yaml'), 'utf8'),
+    ) as {
+      spec: {
+        selector: { matchLabels: Record<string, string> };
+        endpoints: { port: string; scheme: string; tlsConfig: { serverName: string } }[];
+      };
+    };
+    const selected = services.filter((service) =>
+      Object.entries(monitor.spec.selector.matchLabels).every(
+        ([key, value]) => service.metadata.labels?.[key] === value,
+      ),
+    );
+    expect(selected.map((service) => service.metadata.name)).toEqual([
+      'guestcluster-operator-metrics',
+    ]);
+    const [service] = selected;
+    for (const endpoint of monitor.spec.endpoints) {
+      expect(service!.spec.ports.map((port) => port.name)).toContain(endpoint.port);
+      expect(endpoint.scheme).toBe('https');
+      expect(endpoint.tlsConfig.serverName).toBe(
+        `${service!.metadata.name}.${service!.metadata.namespace}.svc`,
+      );
+    }
+  });
+
   it('keeps operator/deploy free of monitoring.coreos.com kinds', async () => {
     const { stdout } = await kubectl(['kustomize', path.join(ROOT, 'operator', 'deploy')]);
     expect(stdout).not.toContain('monitoring.coreos.com');
