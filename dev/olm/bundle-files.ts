@@ -41,8 +41,7 @@ function fileName(manifest: Manifest): string {
     const [plural, ...group] = manifest.metadata.name.split('.');
     return `${group.join('.')}_${plural}.yaml`;
   }
-  const apiVersion = manifest.apiVersion.includes('/') ? manifest.apiVersion : `v1`;
-  return `${manifest.metadata.name}_${apiVersion.replace('/', '_')}_${manifest.kind.toLowerCase()}.yaml`;
+  return `${manifest.metadata.name}_${manifest.apiVersion.replace('/', '_')}_${manifest.kind.toLowerCase()}.yaml`;
 }
 
 /**
