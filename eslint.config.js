@@ -28,7 +28,7 @@ const NO_TEST = {
   group: ['**/test/**'],
   message: 'dev/ is below the tests: it never imports them.',
 };
-const DEV_LAYERS = ['support', 'control-plane', 'guest', 'platform', 'local'];
+const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
 const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);

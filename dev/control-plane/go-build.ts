@@ -76,7 +76,19 @@ export interface GoModulePlan {
   replaces: () => Promise<string[]>;
   ldflags: string;
   packages: Record<string, string>;
+  /** `go build -tags`, e.g. to leave out parts of a program that a check does not need. */
+  tags?: string[];
+  /** Go files of our own, by path inside the generated module (GENERATED_MODULE/<path>). */
+  sources?: Record<string, string>;
+  /**
+   * false: skip `go mod tidy`, which fetches every module of every build tag, and let the build
+   * fetch only what the chosen tags compile (a tenth of it for promtool without its discoveries).
+   */
+  tidy?: boolean;
 }
+
+/** The module path of the generated module; packages of `sources` live under it. */
+export const GENERATED_MODULE = 'guestcluster.local/controlplane';
 
 const KUBERNETES_MODULE: GoModulePlan = {
   name: `kubernetes-${KUBERNETES_VERSION}`,
@@ -193,7 +205,7 @@ async function buildBinaries(
     try {
       await mkdir(outDir, { recursive: true });
       const goMod = [
-        'module guestcluster.local/controlplane',
+        `module ${GENERATED_MODULE}`,
         '',
         'go 1.26.0',
         '',
@@ -206,10 +218,23 @@ async function buildBinaries(
       // The `tools` build tag keeps this file out of builds; `go mod tidy` still resolves its imports.
       const toolsGo = `//go:build tools\n\npackage tools\n\nimport (\n${packages.map((p) => `\t_ "${p}"\n`).join('')})\n`;
       await writeFile(path.join(moduleDir, 'tools.go'), toolsGo);
-      await runCommand('go', ['mod', 'tidy'], { cwd: moduleDir, env });
+      for (const [file, content] of Object.entries(plan.sources ?? {})) {
+        await mkdir(path.dirname(path.join(moduleDir, file)), { recursive: true });
+        await writeFile(path.join(moduleDir, file), content);
+      }
+      if (plan.tidy !== false) await runCommand('go', ['mod', 'tidy'], { cwd: moduleDir, env });
       await runCommand(
         'go',
-        ['build', '-trimpath', '-ldflags', plan.ldflags, '-o', `${outDir}/`, ...packages],
+        [
+          'build',
+          '-trimpath',
+          ...(plan.tags ? ['-tags', plan.tags.join(',')] : []),
+          '-ldflags',
+          plan.ldflags,
+          '-o',
+          `${outDir}/`,
+          ...packages,
+        ],
         { cwd: moduleDir, env },
       );
       for (const target of targets)
