@@ -163,6 +163,11 @@ export class Manager {
     return this.leading;
   }
 
+  /** The caches hold the cluster's objects and the controllers run (never on a standby). */
+  get synced(): boolean {
+    return this.cachesSynced && !this.stopController.signal.aborted;
+  }
+
   /**
    * Caches only the objects of a kind that match `labelSelector` (the others are read live when
    * needed). Call before anything uses the kind's cache.
@@ -181,6 +186,7 @@ export class Manager {
   }
 
   addController(registration: ControllerRegistration): Controller {
+    this.metrics.initController(registration.name);
     const controller = new Controller({
       name: registration.name,
       reconcile: registration.reconcile,
