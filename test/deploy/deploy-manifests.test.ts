@@ -253,6 +253,9 @@ const NOT_REQUESTED_HERE = [
   'rbac.authorization.k8s.io/rolebindings:update',
   'rbac.authorization.k8s.io/rolebindings:delete',
   'core/events:list',
+  // Secure metrics: asked per scrape (test/operator/operator-metrics.test.ts).
+  'authentication.k8s.io/tokenreviews:create',
+  'authorization.k8s.io/subjectaccessreviews:create',
 ].sort();
 
 /** Log lines of the manager, to look for refused requests. */

@@ -218,7 +218,7 @@ export class LeaseBinder {
     else delete status.expiresAt;
     const bound = await this.ports.client.updateStatus(LEASES, { ...lease, status });
     context.logger.info({ instance: name }, 'Bound ClusterLease to ClusterInstance');
-    observeBound(this.metrics, bound, instance, now);
+    observeBound(this.metrics, lease, now);
     void this.ports.events.record(
       bound,
       'Normal',

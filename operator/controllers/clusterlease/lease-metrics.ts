@@ -1,7 +1,6 @@
 import type { Registry } from 'prom-client';
 import { Histogram } from 'prom-client';
-import { findCondition } from '../../api/conditions.js';
-import type { Instance, Lease } from '../binding/binding-model.js';
+import type { Lease } from '../binding/binding-model.js';
 
 /** Hive's claim-assignment-delay buckets: 1 s, 30 s, 2 m, 10 m, 30 m, 50 m, 2 h. */
 export const LEASE_WAIT_BUCKETS = [1, 30, 120, 600, 1800, 3000, 7200];
@@ -21,7 +20,7 @@ export function leaseMetrics(registry: Registry): LeaseMetrics {
     metrics = {
       wait: new Histogram({
         name: 'guestcluster_lease_wait_seconds',
-        help: 'Time from ClusterLease creation to Bound, by pool and whether a Ready spare was there when the lease was created.',
+        help: 'Time from ClusterLease creation to Bound, by pool and whether a Ready spare took it at once (spare_ready).',
         labelNames: ['namespace', 'pool', 'spare_ready'],
         buckets: LEASE_WAIT_BUCKETS,
         registers: [registry],
@@ -33,26 +32,18 @@ export function leaseMetrics(registry: Registry): LeaseMetrics {
 }
 
 /**
- * Records a lease that has just been bound to `instance`. A spare was ready when the instance
- * had become Ready no later than the lease was created (the lease did not wait for provisioning).
+ * Records a lease that has just been bound, as the version its binding pass read. A spare was
+ * ready when that pass is the lease's first: a lease that had to wait (for capacity, or for its
+ * pool) carries the Pending phase it was given then.
  */
-export function observeBound(
-  metrics: LeaseMetrics | undefined,
-  lease: Lease,
-  instance: Instance,
-  now: number,
-): void {
+export function observeBound(metrics: LeaseMetrics | undefined, lease: Lease, now: number): void {
   const created = Date.parse(lease.metadata.creationTimestamp ?? '');
   if (!metrics || Number.isNaN(created)) return;
-  const readySince = Date.parse(
-    findCondition(instance.status?.conditions, 'Ready')?.lastTransitionTime ?? '',
-  );
-  const spareReady = !Number.isNaN(readySince) && readySince <= created;
   metrics.wait.observe(
     {
       namespace: lease.metadata.namespace,
       pool: lease.spec.poolRef.name,
-      spare_ready: String(spareReady),
+      spare_ready: String(!lease.status?.phase),
     },
     Math.max(0, (now - created) / 1000),
   );
