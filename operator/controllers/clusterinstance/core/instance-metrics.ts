@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import { Counter, Histogram } from 'prom-client';
+import { findCondition } from '../../../api/conditions.js';
 import { LABEL_POOL } from '../../../api/labels.js';
 import { claimOf } from '../../binding/binding-model.js';
 import type { Instance, InstanceApi } from './instance-api.js';
@@ -66,16 +67,21 @@ const secondsSince = (api: InstanceApi, time: string | undefined): number | unde
   return Number.isNaN(since) ? undefined : Math.max(0, (api.now() - since) / 1000);
 };
 
-/** Records an instance that has just become Ready. */
-export function observeProvisioned(api: InstanceApi, instance: Instance): void {
-  const seconds = secondsSince(api, instance.metadata?.creationTimestamp);
-  if (seconds !== undefined)
-    instanceMetrics(api).provisioning.observe({ topology: instance.spec.type }, seconds);
-}
-
-/** Records an instance that has just become Failed. */
-export function observeFailed(api: InstanceApi, instance: Instance, reason: string): void {
-  instanceMetrics(api).failures.inc({ topology: instance.spec.type, reason });
+/**
+ * Records a status write that made the instance Ready (its provisioning time) or Failed (a
+ * failure, by the Ready condition's reason); `before` is the instance as the pass read it.
+ */
+export function observePhaseChange(api: InstanceApi, before: Instance, written: Instance): void {
+  const [was, is] = [before.status?.phase, written.status?.phase];
+  if (was === is) return;
+  const topology = written.spec.type;
+  if (is === 'Ready') {
+    const seconds = secondsSince(api, written.metadata?.creationTimestamp);
+    if (seconds !== undefined) instanceMetrics(api).provisioning.observe({ topology }, seconds);
+  } else if (is === 'Failed') {
+    const reason = findCondition(written.status?.conditions, 'Ready')?.reason ?? 'Unknown';
+    instanceMetrics(api).failures.inc({ topology, reason });
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { findCondition } from '../../../api/conditions.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { Instance, InstanceApi } from './instance-api.js';
-import { observeFailed, observeProvisioned } from './instance-metrics.js';
+import { observePhaseChange } from './instance-metrics.js';
 import { Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
 
@@ -19,11 +19,9 @@ export async function writeInstanceStatus(
 ): Promise<Instance> {
   if (!draft.changed) return draft.instance;
   const written = await api.updateStatus(INSTANCES, { ...draft.instance, status: draft.status });
-  if (draft.status.phase === 'Ready' && !draft.wasReady) observeProvisioned(api, written);
+  observePhaseChange(api, draft.instance, written);
   const before = findCondition(draft.instance.status?.conditions, 'Ready');
   const after = findCondition(draft.status.conditions, 'Ready');
-  if (draft.status.phase === 'Failed' && draft.instance.status?.phase !== 'Failed')
-    observeFailed(api, written, after?.reason ?? 'Unknown');
   if (after && (before?.reason !== after.reason || before.status !== after.status)) {
     const warning = draft.status.phase === 'Failed' || WARNING_REASONS.has(after.reason);
     api.event(written, warning ? 'Warning' : 'Normal', after.reason, after.message);
