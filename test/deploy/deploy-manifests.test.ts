@@ -148,6 +148,8 @@ describe('the deploy manifests (operator/deploy)', () => {
       'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
       'bundle-prep': 'guestcluster-operator-bundle-prep-role',
       'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
+      'tenant-edit': 'guestcluster-operator-tenant-edit',
+      'tenant-view': 'guestcluster-operator-tenant-view',
     };
     const documented = documentedPermissions(
       await readFile(path.join(projectRoot(), 'docs', 'permissions.md'), 'utf8'),
