@@ -29,7 +29,8 @@ describe('loadOperatorConfig', () => {
       crcAgentImage: 'opdev.io/guestcluster-operator-crc-agent:latest',
       crcBundleMirrorUrl:
         'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift',
-      metricsAddress: { host: '0.0.0.0', port: 8080 },
+      metricsAddress: { host: '0.0.0.0', port: 8443 },
+      secureMetrics: { hostname: 'guestcluster-operator-metrics.default.svc' },
       probeAddress: { host: '0.0.0.0', port: 8081 },
       leaderElection: {
         enabled: false,
@@ -59,6 +60,30 @@ describe('loadOperatorConfig', () => {
     );
     expect(config.metricsAddress).toEqual({ host: '127.0.0.1', port: 9090 });
     expect(config.probeAddress).toBeUndefined();
+  });
+
+  it('serves metrics over plain HTTP only when --metrics-secure=false, on :8080 unless told', () => {
+    const plain = loadOperatorConfig({ metricsSecure: 'false' }, {}, noPodFile);
+    expect(plain.secureMetrics).toBeUndefined();
+    expect(plain.metricsAddress).toEqual({ host: '0.0.0.0', port: 8080 });
+    const chosen = loadOperatorConfig(
+      { metricsSecure: 'false', metricsBindAddress: '127.0.0.1:9000' },
+      {},
+      noPodFile,
+    );
+    expect(chosen.metricsAddress).toEqual({ host: '127.0.0.1', port: 9000 });
+    const mounted = loadOperatorConfig(
+      { metricsCertPath: '/etc/certs' },
+      { OPERATOR_NAMESPACE: 'ops' },
+      noPodFile,
+    );
+    expect(mounted.secureMetrics).toEqual({
+      certDir: '/etc/certs',
+      hostname: 'guestcluster-operator-metrics.ops.svc',
+    });
+    expect(() => loadOperatorConfig({ metricsSecure: 'no' }, {}, noPodFile)).toThrow(
+      '--metrics-secure must be true or false (got "no")',
+    );
   });
 
   it.each<[string, OperatorFlags, NodeJS.ProcessEnv, string]>([
@@ -262,7 +287,8 @@ describe('loadOperatorConfig', () => {
       logLevel: 'debug',
       workersPerController: 3,
       namespace: 'team-a',
-      metricsAddress: { host: '0.0.0.0', port: 8080 },
+      metricsAddress: { host: '0.0.0.0', port: 8443 },
+      secureMetrics: { hostname: 'guestcluster-operator-metrics.ops.svc' },
       probeAddress: { host: '0.0.0.0', port: 8081 },
       leaderElection: {
         namespace: 'ops',

@@ -6,6 +6,7 @@ import type { ListenAddress } from './runtime/http-endpoints.js';
 import type { LogLevel } from './runtime/logger.js';
 import { LOG_LEVELS } from './runtime/logger.js';
 import type { ManagerOptions, RuntimeOptions } from './runtime/manager.js';
+import type { SecureMetricsSettings } from './runtime/metrics-endpoint.js';
 import type { Timings } from './timings.js';
 import { loadTimings } from './timings.js';
 
@@ -22,6 +23,8 @@ export interface OperatorConfig {
   crcAgentClusterRole: string;
   crcAgentServiceAccount: string;
   metricsAddress: ListenAddress | undefined;
+  /** HTTPS with TokenReview and SubjectAccessReview (--metrics-secure, the default); plain HTTP when unset. */
+  secureMetrics: SecureMetricsSettings | undefined;
   probeAddress: ListenAddress | undefined;
   leaderElection: {
     enabled: boolean;
@@ -54,6 +57,8 @@ export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 /** Settings as given on the command line (strings, as typed). */
 export interface OperatorFlags {
   metricsBindAddress?: string;
+  metricsSecure?: string;
+  metricsCertPath?: string;
   healthProbeBindAddress?: string;
   leaderElect?: boolean;
   leaderElectLeaseDuration?: string;
@@ -81,6 +86,8 @@ export const DEFAULT_CRC_AGENT_IMAGE = 'opdev.io/guestcluster-operator-crc-agent
 export const DEFAULT_CRC_BUNDLE_MIRROR_URL =
   'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift';
 export const LEADER_ELECTION_ID = '28494864.opdev.io';
+/** The metrics Service of operator/deploy: the self-signed certificate's host name. */
+export const METRICS_SERVICE = 'guestcluster-operator-metrics';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -133,6 +140,12 @@ class Checker {
     return value;
   }
 
+  boolean(setting: string, value: string): boolean {
+    if (value !== 'true' && value !== 'false')
+      this.problems.push(`${setting} must be true or false (got "${value}")`);
+    return value !== 'false';
+  }
+
   require(condition: boolean, problem: string): void {
     if (!condition) this.problems.push(problem);
   }
@@ -172,6 +185,27 @@ function leaderElectionConfig(
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
+  };
+}
+
+/** Where /metrics listens and how: HTTPS with authentication and authorization unless told otherwise. */
+function metricsConfig(
+  check: Checker,
+  flags: OperatorFlags,
+  namespace: string,
+): Pick<OperatorConfig, 'metricsAddress' | 'secureMetrics'> {
+  const secure = check.boolean('--metrics-secure', flags.metricsSecure ?? 'true');
+  return {
+    metricsAddress: check.address(
+      '--metrics-bind-address',
+      flags.metricsBindAddress ?? (secure ? ':8443' : ':8080'),
+    ),
+    secureMetrics: secure
+      ? {
+          certDir: flags.metricsCertPath || undefined,
+          hostname: `${METRICS_SERVICE}.${namespace}.svc`,
+        }
+      : undefined,
   };
 }
 
@@ -226,7 +260,7 @@ export function loadOperatorConfig(
     bundlePrepServiceAccount: env.BUNDLE_PREP_SERVICE_ACCOUNT || 'bundle-prep',
     crcAgentClusterRole: env.CRC_AGENT_CLUSTER_ROLE || 'crc-agent-instance-role',
     crcAgentServiceAccount: env.CRC_AGENT_SERVICE_ACCOUNT || 'crc-agent',
-    metricsAddress: check.address('--metrics-bind-address', flags.metricsBindAddress ?? ':8080'),
+    ...metricsConfig(check, flags, namespace),
     probeAddress: check.address(
       '--health-probe-bind-address',
       flags.healthProbeBindAddress ?? ':8081',
@@ -254,6 +288,7 @@ export function runtimeOptions(config: OperatorConfig): RuntimeOptions {
     workersPerController: config.workersPerController,
     namespace: config.watchNamespace,
     metricsAddress: config.metricsAddress,
+    secureMetrics: config.secureMetrics,
     probeAddress: config.probeAddress,
     leaderElection: election.enabled
       ? {

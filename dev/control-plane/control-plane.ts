@@ -50,6 +50,8 @@ const CONTROLLERS = [
   'garbage-collector-controller',
   'namespace-controller',
   'serviceaccount-controller',
+  // Folds ClusterRoles labelled aggregate-to-admin/edit/view into those roles, as on a cluster.
+  'clusterrole-aggregation-controller',
 ];
 
 /**

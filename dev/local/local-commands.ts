@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { QEMU_IMG, requireTools } from '../control-plane/required-tools.js';
 import type { DaemonMessage } from './local-daemon.js';
 import type { LocalState } from './local-state.js';
 import { isProcessAlive, localDir, localPaths, readLocalState } from './local-state.js';
@@ -33,6 +34,8 @@ export async function localUp(): Promise<void> {
     printEndpoints(existing);
     return;
   }
+  // Before anything starts: a missing program says what to install, not `spawn … ENOENT` later.
+  await requireTools([QEMU_IMG]);
   await mkdir(localDir(), { recursive: true });
   const logFd = openSync(localPaths.log(), 'a');
   const cli = process.argv[1]!;

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runMain } from '../../action/run-main.js';
+import { addProxyUrl } from './kubeconfig-proxy.js';
 import { isProcessAlive, localDir, readLocalState } from './local-state.js';
 import { terminalActions } from './terminal-actions.js';
 
@@ -51,12 +52,13 @@ export async function localLease(options: { pool?: string }): Promise<void> {
   const failure = run.failure();
   if (failure) throw new Error(failure);
 
+  // Route hosts have no DNS here: the kubeconfig names the router, also an HTTPS proxy, itself.
+  await addProxyUrl(kubeconfigPath, proxy);
   const kubectl = path.join(state.binDir, 'kubectl');
   say('');
   say(`Leased ${run.outputs.get('topology')} cluster ${run.outputs.get('instance')}.`);
-  say(`  kubeconfig: ${kubeconfigPath}`);
-  say('Its API host resolves through the local router, which is also an HTTPS proxy:');
-  say(`  HTTPS_PROXY=${proxy} ${kubectl} --kubeconfig ${shown(kubeconfigPath)} get nodes`);
+  say(`  kubeconfig: ${kubeconfigPath} (through the local router at ${proxy})`);
+  say(`  ${kubectl} --kubeconfig ${shown(kubeconfigPath)} get nodes`);
   say('Release it:');
   say(
     `  ${kubectl} --kubeconfig ${shown(state.kubeconfig)} -n ${namespace} delete clusterlease ${leaseName}`,

@@ -11,6 +11,7 @@ import zlib from 'node:zlib';
 import ssh2 from 'ssh2';
 import tar from 'tar-stream';
 import { runCommand } from '../control-plane/run-command.js';
+import { QEMU_IMG, requireTools } from '../control-plane/required-tools.js';
 import { embedAuthorizedKeys } from './simulated-disk.js';
 
 /** A disk of 16 MiB: qemu-img's smallest sizes are awkward, and this converts in milliseconds. */
@@ -58,6 +59,7 @@ async function makeQcow2(
   const rawPath = path.join(workDir, 'disk.raw');
   const qcow2Path = path.join(workDir, 'crc.qcow2');
   await writeFile(rawPath, raw);
+  await requireTools([QEMU_IMG]);
   await runCommand('qemu-img', ['convert', '-f', 'raw', '-O', 'qcow2', rawPath, qcow2Path]);
   return { qcow2: await readFile(qcow2Path), raw };
 }

@@ -17,8 +17,16 @@ export function buildProgram(): Command {
     .description('Run the operator against the current kubeconfig context')
     .option(
       '--metrics-bind-address <address>',
-      'where /metrics listens (host:port, :port, or 0 to disable)',
-      ':8080',
+      'where /metrics listens (host:port, :port, or 0 to disable; default :8443, or :8080 with --metrics-secure=false)',
+    )
+    .option(
+      '--metrics-secure <true|false>',
+      'serve /metrics over HTTPS to clients the apiserver authenticates and authorizes for get /metrics; false: plain HTTP to anyone',
+      'true',
+    )
+    .option(
+      '--metrics-cert-path <dir>',
+      "folder with the metrics serving certificate's tls.crt and tls.key (default: a self-signed one)",
     )
     .option(
       '--health-probe-bind-address <address>',

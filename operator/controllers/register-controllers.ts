@@ -9,6 +9,9 @@ import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
 import { PoolController } from './clusterpool/pool-controller.js';
+import { registerPoolMetrics } from './clusterpool/pool-metrics.js';
+import { leaseMetrics } from './clusterlease/lease-metrics.js';
+import { bundleFailures } from './crcbundle/bundle-metrics.js';
 import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
 import { BundleController } from './crcbundle/bundle-controller.js';
 
@@ -47,15 +50,27 @@ export function registerControllers(
   const add = (registration: ControllerRegistration): void =>
     void manager.addController(limitedTo(registration, options.namespaces));
   const { crc, timings } = config;
-  if (enabled.has('clusterpool'))
+  const metricsRegistry = manager.metrics.registry;
+  if (enabled.has('clusterpool')) {
     add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
+    registerPoolMetrics(metricsRegistry, {
+      cache: manager.ports.cache,
+      synced: () => manager.synced,
+      namespaces: options.namespaces,
+    });
+  }
   if (enabled.has('clusterlease'))
-    add(new LeaseController(manager.ports, { timings: timings.lease }).registration());
+    add(
+      new LeaseController(manager.ports, {
+        timings: timings.lease,
+        metrics: leaseMetrics(metricsRegistry),
+      }).registration(),
+    );
   if (enabled.has('clusterinstance'))
     add(
       instanceControllerRegistration(manager.ports, {
         settings: config,
-        metricsRegistry: manager.metrics.registry,
+        metricsRegistry,
         timings: timings.instance,
         hcp: options.hcp,
         crc: options.crc,
@@ -63,7 +78,10 @@ export function registerControllers(
     );
   if (enabled.has('crcbundle'))
     manager.addController(
-      new BundleController(manager.ports, config, options.bundles).registration(),
+      new BundleController(manager.ports, config, {
+        ...options.bundles,
+        failures: bundleFailures(metricsRegistry),
+      }).registration(),
     );
 }
 

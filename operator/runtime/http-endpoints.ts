@@ -1,5 +1,7 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { CertificateAndKey } from '../kube/self-signed-certificate.js';
 
 /** host:port to listen on. */
 export interface ListenAddress {
@@ -9,27 +11,47 @@ export interface ListenAddress {
 
 export type Route = () => Promise<{ status: number; body: string; contentType?: string }>;
 
-/** A plain HTTP server for probes or metrics: GET on a fixed set of paths. */
+/** Checks a request before its route runs: undefined lets it through, else the refusal to send. */
+export type Guard = (
+  request: http.IncomingMessage,
+  path: string,
+) => Promise<{ status: number; body: string } | undefined>;
+
+export interface EndpointOptions {
+  /** Serve HTTPS with this certificate (plain HTTP without). */
+  tls?: CertificateAndKey;
+  guard?: Guard;
+}
+
+/** An HTTP(S) server for probes or metrics: GET on a fixed set of paths. */
 export class HttpEndpoints {
-  private constructor(private readonly server: http.Server) {}
+  private constructor(private readonly server: http.Server | https.Server) {}
 
   static async listen(
     address: ListenAddress,
     routes: Record<string, Route>,
+    options: EndpointOptions = {},
   ): Promise<HttpEndpoints> {
-    const server = http.createServer((request, response) => {
+    const handler = (request: http.IncomingMessage, response: http.ServerResponse): void => {
       const [path = '/'] = (request.url ?? '/').split('?');
       const route = routes[path];
       if (request.method !== 'GET' || !route) {
         response.writeHead(404).end('not found\n');
         return;
       }
-      route().then(
-        ({ status, body, contentType }) =>
-          response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain' }).end(body),
-        (error: unknown) => response.writeHead(500).end(`${String(error)}\n`),
-      );
-    });
+      const guard = options.guard ?? (() => Promise.resolve(undefined));
+      guard(request, path)
+        .then(async (refusal) => refusal ?? (await route()))
+        .then(
+          ({ status, body, contentType }: Awaited<ReturnType<Route>>) =>
+            response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain' }).end(body),
+          (error: unknown) => response.writeHead(500).end(`${String(error)}\n`),
+        );
+    };
+    const { tls } = options;
+    const server = tls
+      ? https.createServer({ cert: tls.certificatePem, key: tls.keyPem }, handler)
+      : http.createServer(handler);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(address.port, address.host, () => {
@@ -42,6 +64,12 @@ export class HttpEndpoints {
 
   get port(): number {
     return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Serves new connections with another certificate (a rotated one); HTTPS servers only. */
+  setCertificate(tls: CertificateAndKey): void {
+    if (this.server instanceof https.Server)
+      this.server.setSecureContext({ cert: tls.certificatePem, key: tls.keyPem });
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,8 @@ import { LeaderElector } from './leader-election.js';
 import type { Logger, LogLevel } from './logger.js';
 import { createLogger } from './logger.js';
 import { RuntimeMetrics } from './metrics.js';
+import type { SecureMetricsSettings } from './metrics-endpoint.js';
+import { listenMetrics } from './metrics-endpoint.js';
 import { ownerKeys } from './owner-keys.js';
 import type { ControllerPorts } from './ports.js';
 
@@ -71,6 +73,8 @@ export interface RuntimeOptions {
   namespace?: string;
   /** Where /metrics listens; not served when unset. */
   metricsAddress?: ListenAddress;
+  /** /metrics over HTTPS to authenticated, authorized clients; plain HTTP to anyone when unset. */
+  secureMetrics?: SecureMetricsSettings;
   /** Where /healthz and /readyz listen; not served when unset. */
   probeAddress?: ListenAddress;
   /** Controllers run only while this process holds the Lease; always, when unset. */
@@ -110,6 +114,7 @@ export class Manager {
   private readonly cache: InformerCache;
   private readonly controllers: Controller[] = [];
   private readonly endpoints: HttpEndpoints[] = [];
+  private stopCertificateReload: () => void = () => undefined;
   private readonly stopController = new AbortController();
   private readonly elector: LeaderElector | undefined;
   /** The elector's own: its requests are cut off at the renew deadline (see ApiClientOptions). */
@@ -163,6 +168,11 @@ export class Manager {
     return this.leading;
   }
 
+  /** The caches hold the cluster's objects and the controllers run (never on a standby). */
+  get synced(): boolean {
+    return this.cachesSynced && !this.stopController.signal.aborted;
+  }
+
   /**
    * Caches only the objects of a kind that match `labelSelector` (the others are read live when
    * needed). Call before anything uses the kind's cache.
@@ -181,6 +191,7 @@ export class Manager {
   }
 
   addController(registration: ControllerRegistration): Controller {
+    this.metrics.initController(registration.name);
     const controller = new Controller({
       name: registration.name,
       reconcile: registration.reconcile,
@@ -238,6 +249,7 @@ export class Manager {
     if (this.leading) await this.elector?.release();
     this.leading = false;
     this.metrics.leader.set(0);
+    this.stopCertificateReload();
     await Promise.all(this.endpoints.map((e) => e.close()));
     await Promise.all([this.client.close(), this.electionClient?.close()]);
     this.finish(reason);
@@ -290,15 +302,14 @@ export class Manager {
       );
     }
     if (metricsAddress) {
-      this.endpoints.push(
-        await HttpEndpoints.listen(metricsAddress, {
-          '/metrics': async () => ({
-            status: 200,
-            body: await this.metrics.registry.metrics(),
-            contentType: this.metrics.registry.contentType,
-          }),
-        }),
+      const { endpoint, stop } = await listenMetrics(
+        metricsAddress,
+        this.metrics.registry,
+        this.options.runtime.secureMetrics,
+        { client: this.client, clock: this.clock, logger: this.logger },
       );
+      this.endpoints.push(endpoint);
+      this.stopCertificateReload = stop;
     }
   }
 

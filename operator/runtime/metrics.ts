@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The results a reconcile is counted under (controller.ts). */
+const RECONCILE_RESULTS = ['success', 'requeue', 'conflict', 'error'] as const;
+
 const LATENCY_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ];
@@ -68,5 +71,20 @@ export class RuntimeMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'guestcluster_' });
+  }
+
+  /**
+   * Gives a controller's reconcile and work-queue series their zero values, so that they are
+   * scraped from the start rather than from its first reconcile (a rate over a series that
+   * appears with its first sample misses that sample).
+   */
+  initController(controller: string): void {
+    for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    this.reconcileDuration.zero({ controller });
+    this.queueDepth.set({ controller }, 0);
+    this.queueLatency.zero({ controller });
+    this.queueAdds.inc({ controller }, 0);
+    this.queueRetries.inc({ controller }, 0);
   }
 }

@@ -142,6 +142,8 @@ describe('the deploy manifests (operator/deploy)', () => {
       'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
       'bundle-prep': 'guestcluster-operator-bundle-prep-role',
       'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
+      'tenant-edit': 'guestcluster-operator-tenant-edit',
+      'tenant-view': 'guestcluster-operator-tenant-view',
     };
     const documented = documentedPermissions(
       await readFile(path.join(projectRoot(), 'docs', 'permissions.md'), 'utf8'),
@@ -247,6 +249,9 @@ const NOT_REQUESTED_HERE = [
   'rbac.authorization.k8s.io/rolebindings:update',
   'rbac.authorization.k8s.io/rolebindings:delete',
   'core/events:list',
+  // Secure metrics: asked per scrape (test/operator/operator-metrics.test.ts).
+  'authentication.k8s.io/tokenreviews:create',
+  'authorization.k8s.io/subjectaccessreviews:create',
 ].sort();
 
 /** Log lines of the manager, to look for refused requests. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
+import { QEMU_IMG, requireTools } from '../../dev/control-plane/required-tools.js';
 import { TEST_ENV } from '../support/test-env.js';
 import { namespacesDeleted } from './namespaces-deleted.js';
 
@@ -9,6 +10,7 @@ let running: LocalControlPlane | undefined;
 /** Starts one control plane for the whole test run and tells the test files where it is. */
 export async function startTestControlPlane(): Promise<void> {
   const started = Date.now();
+  await requireTools([QEMU_IMG]);
   const log = (message: string): boolean => process.stderr.write(`[control plane] ${message}\n`);
   let crds: string[] = [];
   running = await LocalControlPlane.start({

@@ -141,6 +141,31 @@ describe('the local environment', () => {
     );
   }
 
+  it('hands out a `local lease` kubeconfig that answers kubectl alone, with no proxy variable', async () => {
+    const leased = await guestcluster('local', 'lease', '--pool', 'hcp-pool');
+    const file = /kubeconfig: (\S+)/.exec(leased.stdout)![1]!;
+    expect(leased.stdout).not.toContain('HTTPS_PROXY');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const noProxy = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(https?|all|no)_proxy$/i.test(name)),
+    );
+    const nodes = await runCommand(
+      path.join(state.binDir, 'kubectl'),
+      ['--kubeconfig', file, 'get', 'nodes', '-o', 'name'],
+      { env: noProxy },
+    );
+    expect(nodes.stdout.trim().split('\n')).toContain('node/crc');
+    // The operator's published kubeconfig stays without it.
+    const name = path.basename(file, '.kubeconfig');
+    const secret = await api.get<KubeObject & { data?: Record<string, string> }>(
+      SECRETS,
+      `${name}-kubeconfig`,
+      NAMESPACE,
+    );
+    expect(Buffer.from(secret.data!.kubeconfig!, 'base64').toString()).not.toContain('proxy-url');
+    await api.delete(LEASES, name, NAMESPACE);
+  });
+
   it(
     'completes 20 parallel leases on a pool of at most 5, binding no instance twice',
     async () => {

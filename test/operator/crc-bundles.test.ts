@@ -264,6 +264,8 @@ describe('CRCBundle download and prepare', () => {
     expect(job.status!.failed).toBe(3); // backoffLimit 2: three pods
     const events = await eventsOf(name, withReasons('PrepJobFailed'));
     expect(events.find((e) => e.reason === 'PrepJobFailed')).toMatchObject({ type: 'Warning' });
+    const counted = `guestcluster_bundle_failures_total{bundle="${name}",reason="VerifyFailed"} 1`;
+    expect(await manager.metrics.registry.metrics()).toContain(counted);
 
     // Once the backoff has passed, the Failed bundle prepares again, now successfully.
     await mirror.writeChecksums(v, bundle, bundle.archiveSha256);

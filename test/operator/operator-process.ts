@@ -32,6 +32,7 @@ export async function startOperatorProcess(options: {
       'operator',
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      '--metrics-secure=false',
       // Only the test's own namespace: other test files run operators on the same control plane.
       `--watch-namespace=${options.namespace}`,
       // CRCBundles are cluster-scoped: those of other test files running at the same time are not this operator's.

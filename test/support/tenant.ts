@@ -78,9 +78,11 @@ export async function canI(
   as: string,
   verb: string,
   resource: string,
+  subresource?: string,
 ): Promise<boolean> {
+  const sub = subresource ? [`--subresource=${subresource}`] : [];
   try {
-    await kubectl(['auth', 'can-i', verb, resource, '-n', namespace, `--as=${as}`]);
+    await kubectl(['auth', 'can-i', verb, resource, ...sub, '-n', namespace, `--as=${as}`]);
     return true;
   } catch (error) {
     if (error instanceof CommandFailedError && error.exitCode === 1 && /^no\b/.test(error.stdout))

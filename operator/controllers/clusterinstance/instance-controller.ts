@@ -4,7 +4,7 @@ import { INSTANCES, NAMESPACES } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { Instance, InstanceApi } from './core/instance-api.js';
-import { provisioningHistogram } from './core/instance-metrics.js';
+import { instanceMetrics, observeTornDown } from './core/instance-metrics.js';
 import { InstanceFailure, Reason } from './core/reasons.js';
 import { InstanceStatusDraft } from './core/status-draft.js';
 import type { InstanceTimings } from './core/timings.js';
@@ -29,7 +29,7 @@ export class InstanceController {
   ) {}
 
   registration(): ControllerRegistration {
-    provisioningHistogram(this.api);
+    instanceMetrics(this.api);
     return {
       name: 'clusterinstance',
       forType: INSTANCES,
@@ -205,6 +205,7 @@ export class InstanceController {
         finalizers: current.metadata.finalizers!.filter((f) => f !== FINALIZER_INSTANCE_CLEANUP),
       },
     });
+    observeTornDown(this.api, current);
     context.logger.info('Cleaned up ClusterInstance backing resources');
     return {};
   }

@@ -22,6 +22,8 @@ import {
   usableConditions,
   writeLeaseStatus,
 } from './lease-status.js';
+import type { LeaseMetrics } from './lease-metrics.js';
+import { observeBound } from './lease-metrics.js';
 import { enforceTtl, expiresAt, leaseTtl } from './lease-ttl.js';
 
 /**
@@ -43,6 +45,7 @@ export class LeaseBinder {
   constructor(
     private readonly ports: ControllerPorts,
     private readonly timings: LeaseTimings,
+    private readonly metrics?: LeaseMetrics,
   ) {
     this.secrets = new LeaseSecrets(ports);
   }
@@ -215,6 +218,7 @@ export class LeaseBinder {
     else delete status.expiresAt;
     const bound = await this.ports.client.updateStatus(LEASES, { ...lease, status });
     context.logger.info({ instance: name }, 'Bound ClusterLease to ClusterInstance');
+    observeBound(this.metrics, lease, now);
     void this.ports.events.record(
       bound,
       'Normal',

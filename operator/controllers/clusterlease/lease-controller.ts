@@ -10,6 +10,7 @@ import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
 import { claimOf, isPendingLease, legacyPhase, looksAvailable } from '../binding/binding-model.js';
 import { LeaseBinder } from './lease-binding.js';
+import type { LeaseMetrics } from './lease-metrics.js';
 import { BoundLeases } from './lease-bound.js';
 import { deleteOrphanedClaims, releaseLease } from './lease-release.js';
 import { LeaseReason } from './lease-status.js';
@@ -18,6 +19,8 @@ import { deleteLease } from './lease-ttl.js';
 /** What the lease controller takes from the operator's configuration. */
 export interface LeaseSettings {
   timings: LeaseTimings;
+  /** Where binds are recorded (guestcluster_lease_wait_seconds); none when unset. */
+  metrics?: LeaseMetrics;
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -35,7 +38,7 @@ export class LeaseController {
     private readonly ports: ControllerPorts,
     settings: LeaseSettings,
   ) {
-    this.binder = new LeaseBinder(ports, settings.timings);
+    this.binder = new LeaseBinder(ports, settings.timings, settings.metrics);
     this.bound = new BoundLeases(ports, settings.timings);
   }
 

@@ -15,6 +15,7 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { PHASE, preparedCondition, READY_REASON } from './bundle-conditions.js';
+import type { BundleFailures } from './bundle-metrics.js';
 import type { BundleNames } from './bundle-names.js';
 import { bundleNames } from './bundle-names.js';
 import { controlledBy } from './bundle-owner.js';
@@ -47,6 +48,8 @@ export interface BundleControllerOptions {
    */
   accept?: (bundle: CRCBundle) => boolean;
   retryBackoff?: BackoffPolicy;
+  /** Where failed preparations are counted (guestcluster_bundle_failures_total); none when unset. */
+  failures?: BundleFailures;
 }
 
 /** Per bundle: failed preps in a row, the Job that failed last, and when the next try may start. */
@@ -68,6 +71,7 @@ export class BundleController {
   private readonly accept: (bundle: CRCBundle) => boolean;
   private readonly retryBackoff: BackoffPolicy;
   private readonly slots: PreparationSlots;
+  private readonly failures: BundleFailures | undefined;
 
   constructor(
     private readonly ports: ControllerPorts,
@@ -76,6 +80,7 @@ export class BundleController {
   ) {
     this.accept = options.accept ?? (() => true);
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
+    this.failures = options.failures;
     this.slots = new PreparationSlots(ports.client, settings.crc.maxPreparing, this.accept);
   }
 
@@ -247,13 +252,17 @@ export class BundleController {
     const message =
       `bundle-prep Job ${job.metadata.name} failed${step} (backoffLimit exhausted): ${failure.message}. ` +
       `Retrying in ${formatDuration(wait)} (attempt ${state.attempts + 1})`;
+    const prepared = preparedCondition(
+      { step: failure.step, message: failure.message },
+      bundle.metadata?.generation,
+    );
+    const newlyFailed = bundle.status?.phase !== PHASE.failed;
     await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.failed }, [
       ready('False', READY_REASON.prepJobFailed, message),
-      preparedCondition(
-        { step: failure.step, message: failure.message },
-        bundle.metadata?.generation,
-      ),
+      prepared,
     ]);
+    // Counted when the bundle becomes Failed, not on every pass that sees it failed.
+    if (newlyFailed) this.failures?.inc({ bundle: key, reason: prepared.reason });
     context.logger.warn({ step: failure.step, attempts: state.attempts }, 'bundle-prep failed');
     void this.ports.events.record(bundle, 'Warning', READY_REASON.prepJobFailed, message);
     return { requeueAfterMs: wait };

@@ -1,7 +1,7 @@
 import { findCondition } from '../../../api/conditions.js';
 import { INSTANCES } from '../../../api/resources.js';
 import type { Instance, InstanceApi } from './instance-api.js';
-import { observeProvisioned } from './instance-metrics.js';
+import { observePhaseChange } from './instance-metrics.js';
 import { Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
 
@@ -19,7 +19,7 @@ export async function writeInstanceStatus(
 ): Promise<Instance> {
   if (!draft.changed) return draft.instance;
   const written = await api.updateStatus(INSTANCES, { ...draft.instance, status: draft.status });
-  if (draft.status.phase === 'Ready' && !draft.wasReady) observeProvisioned(api, written);
+  observePhaseChange(api, draft.instance, written);
   const before = findCondition(draft.instance.status?.conditions, 'Ready');
   const after = findCondition(draft.status.conditions, 'Ready');
   if (after && (before?.reason !== after.reason || before.status !== after.status)) {

@@ -1,0 +1,128 @@
+import type { Registry } from 'prom-client';
+import { Gauge } from 'prom-client';
+import { LABEL_POOL } from '../../api/labels.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
+import type { Stored } from '../../kube/objects.js';
+import type { CacheReader } from '../../runtime/cache.js';
+import type { Instance, Lease } from '../binding/binding-model.js';
+import { claimedInstances, poolDemand } from '../binding/binding-model.js';
+
+/** The states of guestcluster_pool_instances; every instance of a pool is in exactly one. */
+export const INSTANCE_STATES = [
+  'available',
+  'leased',
+  'provisioning',
+  'failed',
+  'terminating',
+] as const;
+export type InstanceState = (typeof INSTANCE_STATES)[number];
+
+/** What the gauges say of one pool. */
+export interface PoolFigures {
+  namespace: string;
+  pool: string;
+  instances: Record<InstanceState, number>;
+  pendingLeases: number;
+  /** spec.maxSize; undefined when the pool has no bound. */
+  capacity: number | undefined;
+}
+
+/**
+ * The state of each instance: being deleted, else claimed by a lease (whatever its phase), else
+ * by its phase.
+ */
+export function poolFigures(
+  pool: Stored<ClusterPool>,
+  instances: readonly Instance[],
+  leases: readonly Lease[],
+): PoolFigures {
+  const claimed = claimedInstances(instances, leases);
+  const counts = Object.fromEntries(INSTANCE_STATES.map((s) => [s, 0])) as PoolFigures['instances'];
+  for (const instance of instances) {
+    const phase = instance.status?.phase;
+    if (instance.metadata.deletionTimestamp) counts.terminating += 1;
+    else if (claimed.has(instance.metadata.name)) counts.leased += 1;
+    else if (phase === 'Ready') counts.available += 1;
+    else if (phase === 'Failed') counts.failed += 1;
+    else counts.provisioning += 1;
+  }
+  const { namespace, name } = pool.metadata;
+  return {
+    namespace,
+    pool: name,
+    instances: counts,
+    pendingLeases: poolDemand(name, leases, instances),
+    capacity: typeof pool.spec.maxSize === 'number' ? pool.spec.maxSize : undefined,
+  };
+}
+
+export interface PoolMetricsSource {
+  cache: CacheReader;
+  /** False until the caches hold the cluster's objects (and on a standby): nothing is reported. */
+  synced: () => boolean;
+  /** Report only pools in these namespaces (default: all the cache holds). */
+  namespaces?: readonly string[];
+}
+
+/**
+ * Figures of every pool, computed from the caches at each scrape rather than counted from events:
+ * they are right after a restart, and a deleted pool's series go with it.
+ */
+function allPools(source: PoolMetricsSource): PoolFigures[] {
+  if (!source.synced()) return [];
+  const pools = source.cache.view<ClusterPool>(POOLS).list();
+  const instances = source.cache.view<ClusterInstance>(INSTANCES);
+  const leases = source.cache.view<ClusterLease>(LEASES);
+  return pools
+    .filter((p) => !source.namespaces || source.namespaces.includes(p.metadata.namespace))
+    .map((pool) => {
+      const { namespace, name } = pool.metadata;
+      return poolFigures(
+        pool,
+        instances.list(namespace, (i) => i.metadata.labels?.[LABEL_POOL] === name),
+        leases.list(namespace),
+      );
+    });
+}
+
+/** Registers the pool gauges (guestcluster_pool_*) in the manager's registry. */
+export function registerPoolMetrics(registry: Registry, source: PoolMetricsSource): void {
+  new Gauge({
+    name: 'guestcluster_pool_instances',
+    help: 'ClusterInstances of a pool by state (available, leased, provisioning, failed, terminating).',
+    labelNames: ['namespace', 'pool', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const figures of allPools(source))
+        for (const state of INSTANCE_STATES)
+          this.set(
+            { namespace: figures.namespace, pool: figures.pool, state },
+            figures.instances[state],
+          );
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_pending_leases',
+    help: "ClusterLeases waiting in a pool's queue.",
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, pendingLeases } of allPools(source))
+        this.set({ namespace, pool }, pendingLeases);
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_capacity',
+    help: 'The most instances a pool may have (spec.maxSize); absent for a pool without a bound.',
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, capacity } of allPools(source))
+        if (capacity !== undefined) this.set({ namespace, pool }, capacity);
+    },
+  });
+}
