@@ -6,7 +6,7 @@ import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { canI, impersonating } from '../support/tenant.js';
 
@@ -15,7 +15,8 @@ import { canI, impersonating } from '../support/tenant.js';
  * once the kube-controller-manager has folded them into admin, edit and view: users bound to
  * those roles in one namespace, asked with `kubectl auth can-i`.
  */
-const ns = useTestNamespace('roles');
+const world = useWorld({ namespace: 'roles' });
+const { ns } = world;
 const ROLES_FILE = path.join(projectRoot(), 'operator', 'deploy', 'aggregated-roles.yaml');
 const GROUP = 'guestcluster.opdev.io';
 const WRITE = ['create', 'update', 'patch', 'delete', 'deletecollection'];

@@ -308,7 +308,7 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       instance.metadata!.uid,
     );
     expect(again.filter((i) => !i.metadata?.deletionTimestamp)).toHaveLength(1);
-    const figures = await operator.metrics.registry.metrics();
+    const figures = await world.operator.metrics.registry.metrics();
     expect(figures).toContain('guestcluster_instance_teardown_seconds_count{topology="hcp"} 1');
     expect(figures).toMatch(
       /guestcluster_lease_release_seconds_count\{namespace="[^"]+",pool="hcp"\} 1/,

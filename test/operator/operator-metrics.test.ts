@@ -7,23 +7,17 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { useTestNamespace } from '../support/cluster.js';
+import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
-import {
-  enableNamespace,
-  hcpPool,
-  lease,
-  releaseLeasesAndPools,
-  settleInstance,
-  startOperator,
-} from './pool-fixtures.js';
+import { hcpPool, lease, releaseLeasesAndPools, settleInstance } from './pool-fixtures.js';
 
 /**
  * The operator's /metrics as a cluster admin scrapes it: over HTTPS, for tokens the apiserver
  * authenticates and authorizes (the metrics-reader ClusterRole), with the pool and lease figures
  * moving through a lease flow and staying right across a restart.
  */
-const ns = useTestNamespace('metrics');
+const world = useWorld({ namespace: 'metrics', enabled: true });
+const { ns } = world;
 const READER_ROLE = path.join(projectRoot(), 'operator', 'deploy', 'metrics-reader-role.yaml');
 const POOL = 'metered';
 /** The self-signed certificate's peer is not known in advance: the test checks its name instead. */
@@ -100,14 +94,12 @@ async function token(account: string): Promise<string> {
 }
 
 const start = (): Promise<Manager> =>
-  startOperator(ns.kubeConfig, undefined, {
-    namespace: ns.name,
+  world.startOperator({
     config: { secureMetrics: { hostname: `guestcluster-operator-metrics.${ns.name}.svc` } },
   });
 
 beforeAll(async () => {
   pool.namespace = ns.name;
-  await enableNamespace(ns.api, ns.name);
   await kubectl(['apply', '-f', READER_ROLE]);
   [readerToken, strangerToken] = await Promise.all([token('scraper'), token('stranger')]);
   await kubectl([
