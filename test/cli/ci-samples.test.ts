@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse, parseAllDocuments } from 'yaml';
-import type { ClusterLease } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -240,7 +240,7 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
     });
     await gone(lease);
     // The pool tops up for the next job.
-    await waitForList(ns.kubeConfig, {
+    await waitForList<ClusterInstance>(ns.kubeConfig, {
       type: INSTANCES,
       namespace: ns.name,
       until: (items) => items.filter((i) => i.status?.phase === 'Ready').length >= 1,
