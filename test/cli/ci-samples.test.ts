@@ -6,13 +6,13 @@ import { parse, parseAllDocuments } from 'yaml';
 import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { waitFor, waitForList } from '../../dev/support/wait-for.js';
+import { waitForList } from '../../dev/support/wait-for.js';
 import { createPullSecret, HcpEnvironment } from '../hcp/hcp-environment.js';
 import { enableNamespace, hcpPool, instancesTornDown } from '../operator/pool-fixtures.js';
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';
-import { ciKubeconfig, installedCli, run } from './cli-run.js';
+import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
 
 /**
  * The shipped CI samples, run the way their CI systems run them: the Tekton Tasks' step scripts
@@ -29,15 +29,7 @@ let managementKubeconfig: string;
 /** PATH with guestcluster, kubectl (and `oc`, which kubectl plays here) and Node 24. */
 let searchPath: string;
 
-async function gone(name: string): Promise<void> {
-  await waitFor<ClusterLease>(ns.kubeConfig, {
-    type: LEASES,
-    name,
-    namespace: ns.name,
-    until: (lease) => lease === undefined,
-    description: `ClusterLease ${name} to be released`,
-  });
-}
+const gone = (name: string): Promise<void> => leaseGone(ns.kubeConfig, ns.name, name);
 
 /** Route hosts have no DNS here: the router is the guests' HTTPS proxy (what DNS is elsewhere). */
 const network = (): NodeJS.ProcessEnv => ({ HTTPS_PROXY: env.router.proxyUrl, NO_PROXY: '' });

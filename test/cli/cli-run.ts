@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { readFile } from 'node:fs/promises';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { LEASES } from '../../operator/api/resources.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import { kubectl } from '../support/kubectl.js';
 
 export interface Finished {
@@ -118,4 +120,19 @@ export async function ciKubeconfig(
     { mode: 0o600 },
   );
   return file;
+}
+
+/** Waits until the lease is gone (released: the operator has let go of its instance). */
+export async function leaseGone(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  await waitFor<ClusterLease>(kubeConfig, {
+    type: LEASES,
+    name,
+    namespace,
+    until: (lease) => lease === undefined,
+    description: `ClusterLease ${name} to be gone`,
+  });
 }

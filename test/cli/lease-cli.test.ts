@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { waitFor } from '../../dev/support/wait-for.js';
 import {
   enableNamespace,
   hcpPool,
@@ -17,7 +16,7 @@ import {
 import { useTestNamespace } from '../support/cluster.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';
-import { ciKubeconfig, installedCli, run } from './cli-run.js';
+import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
 
 /**
  * Every verb of `guestcluster lease`, run as a process with the documented CI identity against
@@ -47,15 +46,7 @@ async function readyInstance(pool: string, name: string): Promise<void> {
   await settleInstance(ns.api, ns.name, name, 'Ready', guestKubeconfig);
 }
 
-async function gone(name: string): Promise<void> {
-  await waitFor<ClusterLease>(ns.kubeConfig, {
-    type: LEASES,
-    name,
-    namespace: ns.name,
-    until: (lease) => lease === undefined,
-    description: `ClusterLease ${name} to be gone`,
-  });
-}
+const gone = (name: string): Promise<void> => leaseGone(ns.kubeConfig, ns.name, name);
 
 const leaseNames = async (): Promise<string[]> =>
   (await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name })).items.map(
