@@ -95,6 +95,10 @@ describe('guestcluster lease acquire', () => {
     const missing = await guestcluster('lease', 'acquire');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--pool <name>' not specified");
+    // The API's own validation: a pool name must be a DNS-1035 label.
+    const refused = await guestcluster('lease', 'acquire', '--pool', 'Not_A_Pool');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('spec.poolRef.name must be a valid ClusterPool name');
     expect(await leaseNames()).toEqual([]);
   });
 
@@ -166,7 +170,7 @@ describe('guestcluster lease acquire', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('Pending, 1st in the queue of pool "busy"');
     expect(result.stderr).toContain(
-      `ClusterLease ${ns.name}/cli-slow was not bound within 2s (--timeout)`,
+      `ClusterLease ${ns.name}/cli-slow was not bound within 1s (--timeout)`,
     );
     expect(result.stderr).toContain(`Released ClusterLease ${ns.name}/cli-slow (released)`);
     await gone('cli-slow');
@@ -249,6 +253,11 @@ describe('guestcluster lease list, extend, kubeconfig and release', () => {
     expect(answer.ttl).toBe('5h');
     expect(Date.parse(answer.expiresAt) - Date.parse(lease.status!.boundTime!)).toBe(5 * 3_600_000);
     expect((await guestcluster('lease', 'extend', 'cli-bound', '--ttl', 'soon')).code).toBe(2);
+    // A duration the API refuses (spec.ttl is at most 64 characters): bad input, nothing changed.
+    const tooLong = await guestcluster('lease', 'extend', 'cli-bound', '--ttl', '1s'.repeat(33));
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain(`ClusterLease ${ns.name}/cli-bound refused the ttl`);
+    expect((await ns.api.get<ClusterLease>(LEASES, 'cli-bound', ns.name)).spec.ttl).toBe('5h');
     const missing = await guestcluster('lease', 'extend', 'no-such-lease', '--ttl', '1h');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`ClusterLease ${ns.name}/no-such-lease not found`);
