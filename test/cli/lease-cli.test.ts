@@ -154,6 +154,7 @@ describe('guestcluster lease acquire', () => {
       waitSeconds: expect.any(Number),
     });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
   });
 
   it('deletes the lease and exits 3 when it is not bound within --timeout', async () => {
@@ -165,7 +166,7 @@ describe('guestcluster lease acquire', () => {
       '--name',
       'cli-slow',
       '--timeout',
-      '2s',
+      '1s',
     );
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('Pending, 1st in the queue of pool "busy"');

@@ -30,7 +30,9 @@ export async function extend(
   try {
     let lease: ClusterLease;
     try {
-      lease = await extendLease(api, namespace, name, ttl);
+      await extendLease(api, namespace, name, ttl);
+      // Read back rather than rely on the helper's answer: the Action's extend path shares it.
+      lease = await api.get<ClusterLease>(LEASES, name, namespace);
     } catch (error) {
       if (isNotFound(error)) throw new CommandExit(EXIT.error, `${where} not found`);
       if (isInvalid(error)) throw badInput(`${where} refused the ttl: ${(error as Error).message}`);
