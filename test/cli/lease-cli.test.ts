@@ -189,18 +189,21 @@ describe('guestcluster lease acquire', () => {
     await gone('spare-0');
   });
 
-  it('deletes the lease it created when interrupted (Ctrl-C)', async () => {
-    const acquiring = run(
-      'guestcluster',
-      ['lease', 'acquire', '--pool', 'busy', '--name', 'cli-ctrl-c'],
-      env,
-    );
-    await acquiring.told('Pending, 1st in the queue of pool "busy"');
-    acquiring.signal('SIGINT');
-    const result = await acquiring.done;
-    expect(result.code).toBe(130);
-    expect(result.stderr).toContain(`Released ClusterLease ${ns.name}/cli-ctrl-c`);
-    await gone('cli-ctrl-c');
+  it("deletes the lease it created when interrupted (Ctrl-C, or a cancelled job's SIGTERM)", async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const name = `cli-${signal.toLowerCase()}`;
+      const acquiring = run(
+        'guestcluster',
+        ['lease', 'acquire', '--pool', 'busy', '--name', name],
+        env,
+      );
+      await acquiring.told('Pending, 1st in the queue of pool "busy"');
+      acquiring.signal(signal);
+      const result = await acquiring.done;
+      expect([signal, result.code]).toEqual([signal, 130]);
+      expect(result.stderr).toContain(`Released ClusterLease ${ns.name}/${name}`);
+      await gone(name);
+    }
   });
 
   it('refuses a name that is taken, with exit 2, and leaves that lease alone', async () => {

@@ -9,7 +9,7 @@ export const EXIT = {
   timeout: 3,
   /** The lease failed (or its pool does not exist); it was deleted. */
   leaseFailed: 4,
-  /** Interrupted by SIGINT or SIGTERM (128 + the signal's number); the lease was deleted. */
+  /** Interrupted (Ctrl-C, or the SIGTERM of a cancelled CI job); the lease was deleted. As a shell reports Ctrl-C. */
   interrupted: 130,
 } as const;
 
