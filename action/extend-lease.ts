@@ -35,7 +35,8 @@ export async function extendLease(
   try {
     lease = await api.patch<ClusterLease>(LEASES, { name, namespace }, { spec: { ttl } });
   } catch (error) {
-    if (isNotFound(error)) throw new ExtendError(`ClusterLease ${namespace}/${name} not found`);
+    if (isNotFound(error))
+      throw new ExtendError(`ClusterLease ${namespace}/${name} not found`, { cause: error });
     if (error instanceof Error)
       throw new ExtendError(`ClusterLease ${namespace}/${name}: ${error.message}`, {
         cause: error,

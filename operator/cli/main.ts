@@ -1,16 +1,26 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import path from 'node:path';
+import { Command, CommanderError } from 'commander';
 import type { OperatorFlags } from '../config.js';
+import { completionScript } from './completion.js';
+import { addLeaseCommands } from './lease-commands.js';
 import { loadLocalEnvironment } from './local-environment.js';
+
+/** Run as `kubectl guestcluster …`, kubectl execs `kubectl-guestcluster`: help names it so. */
+const KUBECTL_PLUGIN = 'kubectl-guestcluster';
 
 /**
  * The `guestcluster` command. `local` lives with the local environment under dev/ and is loaded
  * only when used, so the operator's image does not carry it.
  */
-export function buildProgram(): Command {
-  const program = new Command('guestcluster')
+export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): Command {
+  const program = new Command(invokedAs === KUBECTL_PLUGIN ? KUBECTL_PLUGIN : 'guestcluster')
     .description('Disposable OpenShift clusters for CI jobs')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Wrong usage throws (exit 2 below) instead of exiting with commander's 1.
+    .exitOverride();
+  if (invokedAs === KUBECTL_PLUGIN)
+    program.usage('[options] [command]  (as: kubectl guestcluster …)');
 
   program
     .command('operator')
@@ -105,13 +115,36 @@ export function buildProgram(): Command {
       'Run the local environment in the foreground (what `local up` starts in the background)',
     )
     .action(async () => (await loadLocalEnvironment()).serve());
+
+  addLeaseCommands(program);
+  program
+    .command('completion')
+    .description('Print a shell completion script: source <(guestcluster completion bash)')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => {
+      if (shell !== 'bash' && shell !== 'zsh')
+        throw Object.assign(new Error(`shell is "${shell}"; expected bash or zsh`), {
+          exitCode: 2,
+        });
+      process.stdout.write(completionScript(program, shell));
+    });
   return program;
 }
 
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
+  process.exitCode = exitCodeOf(error);
+}
+
+/**
+ * 0 for help; 2: the command was used wrongly (a flag, invalid configuration); a lease command's
+ * own code (lease/exit-codes.ts); 1: it failed. Commander has printed its own errors already.
+ */
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   process.stderr.write(`guestcluster: ${error instanceof Error ? error.message : String(error)}\n`);
-  // 2: the command was used wrongly (invalid configuration); 1: it failed.
-  process.exitCode = error instanceof Error && error.name === 'ConfigError' ? 2 : 1;
+  const own = (error as { exitCode?: unknown }).exitCode;
+  if (typeof own === 'number') return own;
+  return error instanceof Error && error.name === 'ConfigError' ? 2 : 1;
 }

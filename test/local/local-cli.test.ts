@@ -7,7 +7,7 @@ import { CommandFailedError, runCommand } from '../../dev/control-plane/run-comm
 
 /**
  * `guestcluster local …` loads the local environment from dev/ at run time. What the images
- * carry (dist/operator, dist/contracts, dist/crc-agent) must still run the operator and answer
+ * carry (dist/operator, dist/contracts, dist/crc-agent, dist/action) must still run the operator and answer
  * `local` with a clear error; a build with dev/ runs the local commands.
  */
 const root = projectRoot();
@@ -33,7 +33,7 @@ async function guestcluster(
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'guestcluster-cli-'));
   productOnly = path.join(workDir, 'image');
-  for (const part of ['operator', 'contracts', 'crc-agent'])
+  for (const part of ['operator', 'contracts', 'crc-agent', 'action'])
     await cp(path.join(root, 'dist', part), path.join(productOnly, 'dist', part), {
       recursive: true,
     });
@@ -56,6 +56,15 @@ describe('the guestcluster CLI without dev/', () => {
     const result = await guestcluster(productOnly, 'operator', '--help');
     expect(result.code).toBe(0);
     expect(result.output).toContain('--leader-elect');
+  });
+
+  it("offers the lease commands, which load the Action's lease code", async () => {
+    const result = await guestcluster(
+      productOnly,
+      ...['lease', 'acquire', '--pool', 'p', '--kubeconfig', path.join(workDir, 'absent')],
+    );
+    expect(result.output).toContain('The kubeconfig');
+    expect(result.code).toBe(2);
   });
 });
 

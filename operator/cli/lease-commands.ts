@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import type { AcquireFlags } from './lease/acquire.js';
+import type { ManagementFlags } from './lease/management-access.js';
+
+type Flags = ManagementFlags & { output?: string };
+
+/** The flags every lease verb takes: where the management cluster is, and the output. */
+function withManagement(command: Command): Command {
+  return command
+    .option(
+      '--kubeconfig <file>',
+      "the management cluster (default: $KUBECONFIG, ~/.kube/config, or the pod's ServiceAccount)",
+    )
+    .option(
+      '-n, --namespace <namespace>',
+      "namespace of the pool and the lease (default: the context's or the pod's)",
+    )
+    .option('-o, --output <format>', 'text or json', 'text');
+}
+
+/**
+ * `guestcluster lease …`: lease guest clusters from any CI or a terminal with the Action's own
+ * code. Each verb is loaded when used, so `guestcluster operator` starts as before.
+ */
+export function addLeaseCommands(program: Command): void {
+  const lease = program
+    .command('lease')
+    .description('Lease guest clusters from a pool: acquire, release, extend, list, kubeconfig');
+  withManagement(lease.command('acquire'))
+    .description(
+      'Lease a cluster, wait until it is bound, write its kubeconfig (mode 0600) and print the path',
+    )
+    .requiredOption('--pool <name>', 'the ClusterPool to lease from')
+    .option('--ttl <duration>', "the lease's lifetime once bound, at most 8760h (0: none)", '6h')
+    .option(
+      '--timeout <duration>',
+      'how long to wait for binding; then the lease is deleted (exit 3)',
+      '30m',
+    )
+    .option('--name <name>', "the lease's name (default: lease-<random>)")
+    .option(
+      '--kubeconfig-out <file>',
+      'where to write the guest kubeconfig (default: ~/.kube/guestcluster/<namespace>.<name>.kubeconfig)',
+    )
+    .option(
+      '--requested-by <text>',
+      'recorded in spec.requestedBy (default: the CI job, or user@host)',
+    )
+    .action(async (flags: AcquireFlags) => (await import('./lease/acquire.js')).acquire(flags));
+  withManagement(lease.command('release').argument('<name>', 'the lease'))
+    .description('Release a lease and wait until it is gone (a lease already gone is fine)')
+    .action(async (name: string, flags: Flags) =>
+      (await import('./lease/release.js')).release(name, flags),
+    );
+  withManagement(lease.command('extend').argument('<name>', 'the lease'))
+    .description("Set a lease's ttl (counted from when it was bound) and show its new expiry")
+    .requiredOption('--ttl <duration>', "the new lifetime, within the pool's maxLeaseDuration")
+    .action(async (name: string, flags: Flags & { ttl: string }) =>
+      (await import('./lease/extend.js')).extend(name, flags),
+    );
+  withManagement(lease.command('list'))
+    .description(
+      "The namespace's leases: name, phase, pool, instance, queue position, expiry, requested by",
+    )
+    .option('--pool <name>', 'only the leases of this pool')
+    .action(async (flags: Flags & { pool?: string }) =>
+      (await import('./lease/list.js')).list(flags),
+    );
+  withManagement(lease.command('kubeconfig').argument('<name>', 'the lease'))
+    .description(
+      'Write (--kubeconfig-out, mode 0600) or print the guest kubeconfig of a bound lease',
+    )
+    .option('--kubeconfig-out <file>', 'write it to this file and print the path')
+    .action(async (name: string, flags: Flags & { kubeconfigOut?: string }) =>
+      (await import('./lease/kubeconfig.js')).kubeconfig(name, flags),
+    );
+}

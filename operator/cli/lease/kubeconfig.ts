@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { readGuestKubeconfig, writePrivateFile } from '../../../action/guest-kubeconfig.js';
+import type { ClusterLease } from '../../api/resources.js';
+import { LEASES } from '../../api/resources.js';
+import { isNotFound } from '../../kube/api-error.js';
+import { CommandExit, EXIT } from './exit-codes.js';
+import { leaseNameFlag, outputFormat } from './lease-flags.js';
+import type { ManagementFlags } from './management-access.js';
+import { managementAccess } from './management-access.js';
+import { say } from './terminal.js';
+
+/**
+ * `guestcluster lease kubeconfig NAME`: the guest kubeconfig of a bound lease, written to
+ * --kubeconfig-out (mode 0600; the path is printed) or printed, for `> file` or a pipe.
+ */
+export async function kubeconfig(
+  nameArgument: string,
+  flags: ManagementFlags & { kubeconfigOut?: string; output?: string },
+): Promise<void> {
+  const output = outputFormat(flags.output);
+  const name = leaseNameFlag('NAME', nameArgument);
+  const { api, namespace } = managementAccess(flags);
+  const where = `ClusterLease ${namespace}/${name}`;
+  try {
+    let lease: ClusterLease;
+    try {
+      lease = await api.get<ClusterLease>(LEASES, name, namespace);
+    } catch (error) {
+      if (isNotFound(error)) throw new CommandExit(EXIT.error, `${where} not found`);
+      throw error;
+    }
+    const phase = lease.status?.phase ?? 'Pending';
+    if (!['Bound', 'NotReady'].includes(phase))
+      throw new CommandExit(EXIT.error, `${where} is ${phase}: it has no cluster to reach`);
+    const text = await readGuestKubeconfig(api, lease);
+    if (flags.kubeconfigOut) {
+      const file = path.resolve(flags.kubeconfigOut);
+      await writePrivateFile(file, text);
+      say(
+        output === 'json' ? JSON.stringify({ name, namespace, kubeconfig: file }, null, 2) : file,
+      );
+    } else if (output === 'json') say(JSON.stringify({ name, namespace, content: text }, null, 2));
+    else process.stdout.write(text);
+  } finally {
+    await api.close();
+  }
+}

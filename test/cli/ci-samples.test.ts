@@ -1,0 +1,242 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse, parseAllDocuments } from 'yaml';
+import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
+import { waitForList } from '../../dev/support/wait-for.js';
+import { createPullSecret } from '../hcp/hcp-fixtures.js';
+import { hcpPool } from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
+import { testEnv } from '../support/test-env.js';
+import type { Finished } from './cli-run.js';
+import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
+
+/**
+ * The shipped CI samples, run the way their CI systems run them: the Tekton Tasks' step scripts
+ * (samples/tekton/lease-task.yaml) with Tekton's variables substituted, and the .gitlab-ci.yml
+ * job of docs/ci/gitlab.md with GitLab's variables, against the simulated platform with the
+ * operator (an hcp pool: its guests share one guest API, reached through the router).
+ */
+const world = useWorld({
+  namespace: 'ci-samples',
+  enabled: true,
+  platform: { hcp: true },
+  operator: true,
+});
+const { ns } = world;
+const POOL = 'hcp-pool';
+
+let dir: string;
+let managementKubeconfig: string;
+/** PATH with guestcluster, kubectl (and `oc`, which kubectl plays here) and Node 24. */
+let searchPath: string;
+
+const gone = (name: string): Promise<void> => leaseGone(ns.kubeConfig, ns.name, name);
+
+/** Route hosts have no DNS here: the router is the guests' HTTPS proxy (what DNS is elsewhere). */
+const network = (): NodeJS.ProcessEnv => ({
+  HTTPS_PROXY: world.platform.router.proxyUrl,
+  NO_PROXY: '',
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'gc-ci-samples-'));
+  await createPullSecret(ns.api, ns.name);
+  // Two warm guests: one for each CI system's job.
+  await ns.api.create(POOLS, hcpPool(ns.name, POOL, { maxSize: 2, warmSpares: 2 }));
+  managementKubeconfig = await ciKubeconfig(ns.kubeConfig, ns.name, dir);
+  const installed = await installedCli();
+  await symlink(testEnv('kubectl'), path.join(installed.bin, 'kubectl'));
+  await symlink(testEnv('kubectl'), path.join(installed.bin, 'oc'));
+  searchPath = installed.path;
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface TektonStep {
+  name: string;
+  env?: { name: string; value: string }[];
+  script: string;
+}
+
+interface TektonObject {
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    params?: { name: string; default?: string }[];
+    steps?: TektonStep[];
+    tasks?: { name: string; taskSpec?: { steps: TektonStep[] } }[];
+  };
+}
+
+/**
+ * Tekton's variable substitution, for the variables the samples use; a variable it does not
+ * know fails the test (Tekton would reject the Task). Shell command substitutions stay.
+ */
+function substitute(text: string, values: Record<string, string>): string {
+  return text.replace(
+    /\$\(((?:params|context|workspaces|results|tasks)\.[^)]+)\)/g,
+    (_, key: string) => {
+      if (!(key in values)) throw new Error(`the test does not know Tekton's $(${key})`);
+      return values[key]!;
+    },
+  );
+}
+
+/** Runs one step as Tekton does: its script as an executable file, with the step's env. */
+async function runStep(
+  step: TektonStep,
+  values: Record<string, string>,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<Finished> {
+  const file = path.join(dir, `${step.name}-${Object.keys(values).length}.sh`);
+  await writeFile(file, substitute(step.script, values));
+  await chmod(file, 0o755);
+  const stepEnv = Object.fromEntries(
+    (step.env ?? []).map((e) => [e.name, substitute(e.value, values)]),
+  );
+  return run(file, [], {
+    PATH: searchPath,
+    HOME: path.join(dir, 'tekton-home'),
+    ...stepEnv,
+    ...extraEnv,
+  }).done;
+}
+
+describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
+  let objects: TektonObject[];
+  const task = (name: string): TektonObject => objects.find((o) => o.metadata.name === name)!;
+  /** A Task's parameters: its defaults, overridden by the TaskRun's. */
+  const params = (of: TektonObject, given: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(
+      (of.spec.params ?? []).map((p) => [`params.${p.name}`, given[p.name] ?? p.default ?? '']),
+    );
+
+  beforeAll(async () => {
+    const text = await readFile(
+      path.join(projectRoot(), 'samples', 'tekton', 'lease-task.yaml'),
+      'utf8',
+    );
+    objects = parseAllDocuments(text).map((d) => d.toJS() as TektonObject);
+  });
+
+  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release gives it back', async () => {
+    const workspace = path.join(dir, 'workspace-guest');
+    const management = path.join(dir, 'workspace-management');
+    const results = path.join(dir, 'tekton-results');
+    for (const folder of [workspace, management, results]) await mkdir(folder, { recursive: true });
+    await writeFile(path.join(management, 'kubeconfig'), await readFile(managementKubeconfig));
+    const acquire = task('guestcluster-lease-acquire');
+    const taskRun = 'e2e-run-7-acquire';
+    const acquired = await runStep(acquire.spec.steps![0]!, {
+      ...params(acquire, { pool: POOL }),
+      'context.taskRun.name': taskRun,
+      'context.taskRun.namespace': ns.name,
+      'workspaces.kubeconfig.path': workspace,
+      'workspaces.management.bound': 'true',
+      'workspaces.management.path': management,
+      'results.lease-name.path': path.join(results, 'lease-name'),
+      'results.kubeconfig.path': path.join(results, 'kubeconfig'),
+    });
+    expect(acquired.stderr).toContain(`ClusterLease ${taskRun}: Bound`);
+    expect(acquired.code).toBe(0);
+    expect(await readFile(path.join(results, 'lease-name'), 'utf8')).toBe(taskRun);
+    const kubeconfig = path.join(workspace, 'kubeconfig');
+    expect(await readFile(path.join(results, 'kubeconfig'), 'utf8')).toBe(kubeconfig);
+    expect((await stat(kubeconfig)).mode & 0o777).toBe(0o600);
+    const lease = await ns.api.get<ClusterLease>(LEASES, taskRun, ns.name);
+    expect(lease.spec.requestedBy).toBe(`Tekton TaskRun ${ns.name}/${taskRun}`);
+    expect(lease.status?.phase).toBe('Bound');
+
+    const pipeline = objects.find((o) => o.kind === 'Pipeline')!;
+    const e2e = pipeline.spec.tasks!.find((t) => t.name === 'e2e')!.taskSpec!.steps[0]!;
+    const tested = await runStep(e2e, { 'workspaces.guest.path': workspace }, network());
+    expect(tested).toMatchObject({ code: 0, stderr: '' });
+    expect(tested.stdout).toMatch(/^NAME\s+VERSION[^\n]*\nversion\s/);
+
+    const release = task('guestcluster-lease-release');
+    const released = await runStep(release.spec.steps![0]!, {
+      ...params(release, {
+        'lease-name': await readFile(path.join(results, 'lease-name'), 'utf8'),
+      }),
+      'workspaces.management.bound': 'true',
+      'workspaces.management.path': management,
+    });
+    expect(released).toMatchObject({
+      code: 0,
+      stdout: `ClusterLease ${ns.name}/${taskRun}: released\n`,
+    });
+    await gone(taskRun);
+  });
+});
+
+describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
+  interface GitLabJob {
+    before_script: string[];
+    script: string[];
+    after_script: string[];
+  }
+
+  /** The predefined variables of one GitLab job, as a runner sets them. */
+  const PREDEFINED = {
+    GITLAB_CI: 'true',
+    CI: 'true',
+    CI_PROJECT_PATH: 'group/app',
+    CI_PIPELINE_ID: '501',
+    CI_JOB_ID: '90210',
+    CI_JOB_NAME: 'e2e',
+    CI_JOB_URL: 'https://gitlab.example/group/app/-/jobs/90210',
+    GITLAB_USER_LOGIN: 'dev1',
+  };
+
+  /** A GitLab runner runs before_script and script in one shell, after_script in another. */
+  const shell = (lines: string[], jobEnv: NodeJS.ProcessEnv): Promise<Finished> =>
+    run('sh', ['-e', '-c', lines.join('\n')], jobEnv).done;
+
+  it('acquires in before_script, the script uses the cluster, after_script releases it', async () => {
+    const markdown = await readFile(path.join(projectRoot(), 'docs', 'ci', 'gitlab.md'), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(markdown)![1]!;
+    const file = parse(yaml) as { variables: Record<string, string>; e2e: GitLabJob };
+    const jobEnv = {
+      PATH: searchPath,
+      HOME: path.join(dir, 'gitlab-home'),
+      ...PREDEFINED,
+      ...file.variables,
+      // The project's CI/CD variables override the file's.
+      GUESTCLUSTER_NAMESPACE: ns.name,
+      // A CI/CD variable of type File: GitLab writes its content to a file and passes the path.
+      GUESTCLUSTER_MANAGEMENT: managementKubeconfig,
+      ...network(),
+    };
+    const lease = `gitlab-${PREDEFINED.CI_JOB_ID}`;
+    const job = await shell([...file.e2e.before_script, ...file.e2e.script], jobEnv);
+    expect(job.stderr).toContain(`ClusterLease ${lease}: Bound`);
+    expect(job.code).toBe(0);
+    expect(job.stdout.split('\n')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^openshift-config\s+Active/)]),
+    );
+    const bound = await ns.api.get<ClusterLease>(LEASES, lease, ns.name);
+    expect(bound.spec.requestedBy).toBe(
+      `GitLab group/app pipeline 501 job 90210 (e2e) by dev1 ${PREDEFINED.CI_JOB_URL}`,
+    );
+
+    const after = await shell(file.e2e.after_script, jobEnv);
+    expect(after).toMatchObject({
+      code: 0,
+      stdout: `ClusterLease ${ns.name}/${lease}: released\n`,
+    });
+    await gone(lease);
+    // The pool tops up for the next job.
+    await waitForList<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      until: (items) => items.filter((i) => i.status?.phase === 'Ready').length >= 1,
+      description: 'a Ready instance in the pool',
+    });
+  });
+});

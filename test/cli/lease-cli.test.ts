@@ -1,0 +1,370 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ClusterLease } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import {
+  hcpPool,
+  poolInstance,
+  releaseLeasesAndPools,
+  settleInstance,
+} from '../operator/pool-fixtures.js';
+import { useWorld } from '../support/world.js';
+import { testEnv } from '../support/test-env.js';
+import type { Finished } from './cli-run.js';
+import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
+
+/**
+ * Every verb of `guestcluster lease`, run as a process with the documented CI identity against
+ * the real pool and lease controllers; the test settles the instances (the guest kubeconfig is
+ * the test control plane's own, so it works).
+ */
+const world = useWorld({ namespace: 'cli', enabled: true });
+const { ns } = world;
+
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let guestKubeconfig: string;
+let manager: Manager;
+
+const GITLAB_JOB = {
+  GITLAB_CI: 'true',
+  CI_PROJECT_PATH: 'group/app',
+  CI_PIPELINE_ID: '77',
+  CI_JOB_ID: '4242',
+  CI_JOB_NAME: 'e2e',
+  CI_JOB_URL: 'https://gitlab.example/group/app/-/jobs/4242',
+};
+
+const guestcluster = (...args: string[]): Promise<Finished> => run('guestcluster', args, env).done;
+
+async function readyInstance(pool: string, name: string): Promise<void> {
+  await ns.api.create(INSTANCES, poolInstance(ns.name, pool, name));
+  await settleInstance(ns.api, ns.name, name, 'Ready', guestKubeconfig);
+}
+
+const gone = (name: string): Promise<void> => leaseGone(ns.kubeConfig, ns.name, name);
+
+const leaseNames = async (): Promise<string[]> =>
+  (await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name })).items.map(
+    (l) => l.metadata!.name!,
+  );
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'gc-lease-cli-'));
+  guestKubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
+  const installed = await installedCli();
+  env = {
+    PATH: installed.path,
+    HOME: dir,
+    KUBECONFIG: await ciKubeconfig(ns.kubeConfig, ns.name, dir),
+    ...GITLAB_JOB,
+  };
+  manager = await world.startOperator();
+  await ns.api.create(POOLS, hcpPool(ns.name, 'ready', { maxSize: 2 }));
+  await readyInstance('ready', 'ready-0');
+  await readyInstance('ready', 'ready-1');
+  // One instance that never becomes Ready (no instance controller runs): leases wait.
+  await ns.api.create(POOLS, hcpPool(ns.name, 'busy', { maxSize: 1 }));
+});
+
+afterAll(async () => {
+  if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
+  await manager?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('guestcluster lease acquire', () => {
+  it('refuses bad input with exit 2 and creates nothing', async () => {
+    for (const args of [
+      ['--ttl', 'forever'],
+      ['--ttl', '9000h'],
+      ['--timeout', '0'],
+      ['--name', 'Not_A_Name'],
+      ['--output', 'yaml'],
+      ['--kubeconfig', path.join(dir, 'absent')],
+    ]) {
+      const result = await guestcluster('lease', 'acquire', '--pool', 'ready', ...args);
+      expect([args, result.code]).toEqual([args, 2]);
+      expect(result.stderr).toMatch(/--ttl|--timeout|--name|--output|kubeconfig/);
+    }
+    const missing = await guestcluster('lease', 'acquire');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--pool <name>' not specified");
+    // The API's own validation: a pool name must be a DNS-1035 label.
+    const refused = await guestcluster('lease', 'acquire', '--pool', 'Not_A_Pool');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('spec.poolRef.name must be a valid ClusterPool name');
+    expect(await leaseNames()).toEqual([]);
+  });
+
+  it('binds (exit 0), writes the kubeconfig with mode 0600 and prints its path', async () => {
+    const out = path.join(dir, 'guest', 'bound.kubeconfig');
+    const result = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'ready', '--name', 'cli-bound', '--ttl', '2h'],
+      ...['--kubeconfig-out', out],
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${out}\n`);
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    expect(await readFile(out, 'utf8')).toBe(guestKubeconfig);
+    expect(result.stderr).toContain(`Created ClusterLease ${ns.name}/cli-bound`);
+    expect(result.stderr).toContain('ClusterLease cli-bound: Bound');
+    expect(result.stderr).toMatch(
+      /Bound to ClusterInstance ready-[01] \(hcp, OpenShift 4\.16\.10\)/,
+    );
+    expect(result.stderr).not.toContain('client-key-data');
+    const lease = await ns.api.get<ClusterLease>(LEASES, 'cli-bound', ns.name);
+    expect(lease.spec).toMatchObject({
+      poolRef: { name: 'ready' },
+      ttl: '2h',
+      requestedBy: `GitLab group/app pipeline 77 job 4242 (e2e) ${GITLAB_JOB.CI_JOB_URL}`,
+      subjects: [{ kind: 'ServiceAccount', namespace: ns.name, name: 'guestcluster-ci' }],
+    });
+    expect(lease.metadata!.labels).toEqual({ 'app.kubernetes.io/created-by': 'guestcluster-cli' });
+  });
+
+  it('answers with the lease as JSON with --output json', async () => {
+    const result = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'ready', '--name', 'cli-json', '--output', 'json'],
+    );
+    expect(result.code).toBe(0);
+    const answer = JSON.parse(result.stdout) as Record<string, unknown>;
+    const file = path.join(dir, '.kube', 'guestcluster', `${ns.name}.cli-json.kubeconfig`);
+    expect(answer).toEqual({
+      name: 'cli-json',
+      namespace: ns.name,
+      phase: 'Bound',
+      pool: 'ready',
+      ttl: '6h',
+      requestedBy: expect.stringContaining('GitLab group/app'),
+      instance: expect.stringMatching(/^ready-[01]$/),
+      queuePosition: null,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      topology: 'hcp',
+      ocpVersion: '4.16.10',
+      apiEndpoint: expect.stringMatching(/^https:\/\/api\.ready-[01]\.example:6443$/),
+      reason: 'InstanceBound',
+      message: expect.any(String),
+      kubeconfig: file,
+      waitSeconds: expect.any(Number),
+    });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+  });
+
+  it('deletes the lease and exits 3 when it is not bound within --timeout', async () => {
+    const result = await guestcluster(
+      'lease',
+      'acquire',
+      '--pool',
+      'busy',
+      '--name',
+      'cli-slow',
+      '--timeout',
+      '1s',
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('Pending, 1st in the queue of pool "busy"');
+    expect(result.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-slow was not bound within 1s (--timeout)`,
+    );
+    expect(result.stderr).toContain(`Released ClusterLease ${ns.name}/cli-slow (released)`);
+    await gone('cli-slow');
+  });
+
+  it('deletes the lease and exits 4 when the lease fails', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'spare', { maxSize: 1 }));
+    await readyInstance('spare', 'spare-0');
+    // The instance published spare-0-kubeconfig: a lease named spare-0 would copy into it.
+    const result = await guestcluster('lease', 'acquire', '--pool', 'spare', '--name', 'spare-0');
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      `ClusterLease ${ns.name}/spare-0 failed: KubeconfigSecretConflict: Secret ${ns.name}/spare-0-kubeconfig`,
+    );
+    await gone('spare-0');
+  });
+
+  it("deletes the lease it created when interrupted (Ctrl-C, or a cancelled job's SIGTERM)", async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const name = `cli-${signal.toLowerCase()}`;
+      const acquiring = run(
+        'guestcluster',
+        ['lease', 'acquire', '--pool', 'busy', '--name', name],
+        env,
+      );
+      await acquiring.told('Pending, 1st in the queue of pool "busy"');
+      acquiring.signal(signal);
+      const result = await acquiring.done;
+      expect([signal, result.code]).toEqual([signal, 130]);
+      expect(result.stderr).toContain(`Released ClusterLease ${ns.name}/${name}`);
+      await gone(name);
+    }
+  });
+
+  it('refuses a name that is taken, with exit 2, and leaves that lease alone', async () => {
+    const result = await guestcluster('lease', 'acquire', '--pool', 'ready', '--name', 'cli-bound');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('already exists; give another --name');
+    expect((await ns.api.get<ClusterLease>(LEASES, 'cli-bound', ns.name)).status?.phase).toBe(
+      'Bound',
+    );
+  });
+});
+
+describe('guestcluster lease list, extend, kubeconfig and release', () => {
+  it('lists the leases as a table, as JSON and by name', async () => {
+    const table = await guestcluster('lease', 'list');
+    expect(table.code).toBe(0);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    expect(header!.split(/ {3,}/)).toEqual([
+      'NAME',
+      'PHASE',
+      'POOL',
+      'INSTANCE',
+      'QUEUE',
+      'EXPIRES',
+      'REQUESTED BY',
+    ]);
+    expect(rows.map((row) => row.split(/\s+/).slice(0, 3))).toEqual([
+      ['cli-bound', 'Bound', 'ready'],
+      ['cli-json', 'Bound', 'ready'],
+    ]);
+    const json = JSON.parse((await guestcluster('lease', 'list', '-o', 'json')).stdout) as {
+      namespace: string;
+      items: { name: string; phase: string }[];
+    };
+    expect(json.namespace).toBe(ns.name);
+    expect(json.items.map((i) => [i.name, i.phase])).toEqual([
+      ['cli-bound', 'Bound'],
+      ['cli-json', 'Bound'],
+    ]);
+    expect((await guestcluster('lease', 'list', '--output', 'name')).stdout).toBe(
+      'cli-bound\ncli-json\n',
+    );
+  });
+
+  it('extends a lease: the new ttl counts from when it was bound', async () => {
+    const result = await guestcluster('lease', 'extend', 'cli-bound', '--ttl', '5h', '-o', 'json');
+    expect(result.code).toBe(0);
+    const answer = JSON.parse(result.stdout) as { ttl: string; expiresAt: string };
+    const lease = await ns.api.get<ClusterLease>(LEASES, 'cli-bound', ns.name);
+    expect(lease.spec.ttl).toBe('5h');
+    expect(answer.ttl).toBe('5h');
+    expect(Date.parse(answer.expiresAt) - Date.parse(lease.status!.boundTime!)).toBe(5 * 3_600_000);
+    expect((await guestcluster('lease', 'extend', 'cli-bound', '--ttl', 'soon')).code).toBe(2);
+    // A duration the API refuses (spec.ttl is at most 64 characters): bad input, nothing changed.
+    const tooLong = await guestcluster('lease', 'extend', 'cli-bound', '--ttl', '1s'.repeat(33));
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain(`ClusterLease ${ns.name}/cli-bound refused the ttl`);
+    expect((await ns.api.get<ClusterLease>(LEASES, 'cli-bound', ns.name)).spec.ttl).toBe('5h');
+    const missing = await guestcluster('lease', 'extend', 'no-such-lease', '--ttl', '1h');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`ClusterLease ${ns.name}/no-such-lease not found`);
+  });
+
+  it('writes the kubeconfig with mode 0600, or prints it', async () => {
+    const file = path.join(dir, 'again.kubeconfig');
+    await writeFile(file, 'old', { mode: 0o644 });
+    const written = await guestcluster(
+      'lease',
+      'kubeconfig',
+      'cli-bound',
+      '--kubeconfig-out',
+      file,
+    );
+    expect(written.code).toBe(0);
+    expect(written.stdout).toBe(`${file}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readFile(file, 'utf8')).toBe(guestKubeconfig);
+    expect((await guestcluster('lease', 'kubeconfig', 'cli-bound')).stdout).toBe(guestKubeconfig);
+    const json = await guestcluster(
+      'lease',
+      'kubeconfig',
+      'cli-bound',
+      '-o',
+      'json',
+      '--kubeconfig-out',
+      file,
+    );
+    expect(JSON.parse(json.stdout)).toEqual({
+      name: 'cli-bound',
+      namespace: ns.name,
+      kubeconfig: file,
+    });
+  });
+
+  it('releases a lease and waits until it is gone; a second release is harmless', async () => {
+    const released = await guestcluster('lease', 'release', 'cli-json', '-o', 'json');
+    expect(released.code).toBe(0);
+    expect(JSON.parse(released.stdout)).toEqual({
+      name: 'cli-json',
+      namespace: ns.name,
+      result: 'released',
+    });
+    expect(await leaseNames()).not.toContain('cli-json');
+    const again = await guestcluster('lease', 'release', 'cli-json');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`ClusterLease ${ns.name}/cli-json: already-gone\n`);
+  });
+});
+
+describe('guestcluster as a kubectl plugin, and its shell completion', () => {
+  it('runs as `kubectl guestcluster` through kubectl-guestcluster on the PATH', async () => {
+    const plugins = await run(testEnv('kubectl'), ['plugin', 'list', '--name-only'], env).done;
+    expect(plugins.stdout.split('\n')).toContain('kubectl-guestcluster');
+    const listed = await run(
+      testEnv('kubectl'),
+      ['guestcluster', 'lease', 'list', '-o', 'name'],
+      env,
+    ).done;
+    expect(listed).toMatchObject({ code: 0, stdout: 'cli-bound\n' });
+    const help = await run(testEnv('kubectl'), ['guestcluster', '--help'], env).done;
+    expect(help.stdout).toContain('Usage: kubectl-guestcluster');
+  });
+
+  /** What bash offers after `words` (the last one being completed). */
+  async function complete(script: string, words: string[]): Promise<string[]> {
+    const file = path.join(dir, 'completion.bash');
+    await writeFile(file, script);
+    const program = [
+      `source ${file}`,
+      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
+      '_guestcluster_complete',
+      'printf "%s\\n" "${COMPREPLY[@]}"',
+    ].join('\n');
+    const result = await run('bash', ['-c', program], env).done;
+    expect(result.stderr).toBe('');
+    return result.stdout.split('\n').filter(Boolean);
+  }
+
+  it('completes commands, flags, formats and lease names in bash', async () => {
+    const generated = await guestcluster('completion', 'bash');
+    expect(generated.code).toBe(0);
+    const script = generated.stdout;
+    expect(await complete(script, ['guestcluster', ''])).toEqual([
+      'operator',
+      'local',
+      'lease',
+      'completion',
+    ]);
+    expect(await complete(script, ['guestcluster', 'lease', 'e'])).toEqual(['extend']);
+    expect(await complete(script, ['guestcluster', 'lease', 'acquire', '--po'])).toEqual([
+      '--pool',
+    ]);
+    expect(await complete(script, ['guestcluster', 'lease', 'list', '-o', ''])).toEqual([
+      'text',
+      'json',
+    ]);
+    expect(
+      await complete(script, ['guestcluster', 'lease', '-n', ns.name, 'release', 'cli']),
+    ).toEqual(['cli-bound']);
+    const zsh = await guestcluster('completion', 'zsh');
+    expect(zsh.stdout).toBe(
+      `autoload -U +X bashcompinit && bashcompinit\n${script.replace('# bash', '# zsh').replace('completion bash', 'completion zsh')}`,
+    );
+    expect((await guestcluster('completion', 'fish')).code).toBe(2);
+  });
+});
