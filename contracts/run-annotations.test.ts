@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { leaseObject } from '../action/acquire-lease.js';
 import { gitHubRun, runAnnotations } from '../action/github-run.js';
-import { RUN_ANNOTATIONS } from './run-annotations.js';
+import { ANNOTATION_KEEP_AFTER_JOB, RUN_ANNOTATIONS } from './run-annotations.js';
 
 describe('run annotations', () => {
   it('are the keys the Action writes and the operator reads', () => {
@@ -22,5 +23,21 @@ describe('run annotations', () => {
       [RUN_ANNOTATIONS.job]: 'e2e',
       [RUN_ANNOTATIONS.runUrl]: 'https://github.com/acme/app/actions/runs/101/attempts/2',
     });
+  });
+
+  it('mark a lease the Action keeps after its job (release: false) for the operator', () => {
+    const request = {
+      name: 'gh-101-1-abcd',
+      namespace: 'ci',
+      pool: 'p',
+      ttl: '6h',
+      requestedBy: 'x',
+      run: gitHubRun({ GITHUB_REPOSITORY: 'acme/app', GITHUB_RUN_ID: '101' }),
+    };
+    const annotations = (keepAfterJob: boolean): Record<string, string> | undefined =>
+      leaseObject({ ...request, keepAfterJob }).metadata?.annotations;
+    expect(annotations(true)?.[ANNOTATION_KEEP_AFTER_JOB]).toBe('true');
+    expect(annotations(false)).not.toHaveProperty([ANNOTATION_KEEP_AFTER_JOB]);
+    expect(annotations(false)?.[RUN_ANNOTATIONS.runId]).toBe('101');
   });
 });

@@ -19,3 +19,12 @@ export const RUN_ANNOTATIONS = {
   jobId: `${RUN_ANNOTATION_PREFIX}job-id`,
   runUrl: `${RUN_ANNOTATION_PREFIX}run-url`,
 } as const;
+
+/**
+ * On a lease that is to outlive its job (the Action's input `release: false`): the operator does
+ * not release it when the job completes; its TTL or a delete does.
+ */
+export const ANNOTATION_KEEP_AFTER_JOB = 'guestcluster.opdev.io/keep-after-job';
+
+/** On a lease held after a failed job for someone to look at: released at the end of the hold, not with its job. */
+export const LABEL_HELD = 'guestcluster.opdev.io/held';

@@ -1,7 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { RUN_ANNOTATIONS } from '../../contracts/run-annotations.js';
+import {
+  ANNOTATION_KEEP_AFTER_JOB,
+  LABEL_HELD,
+  RUN_ANNOTATIONS,
+} from '../../contracts/run-annotations.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, SECRETS } from '../../operator/api/resources.js';
@@ -160,6 +164,24 @@ describe('releasing leases whose GitHub job has completed', () => {
     await ns.api.delete(LEASES, 'foreign', ns.name);
   });
 
+  it('leaves alone a lease held after a failure or kept after its job', async () => {
+    standIn.setJobs(REPO, 1008, 1, [
+      { id: 81, name: 'e2e', status: 'completed', conclusion: 'failure' },
+    ]);
+    const held = runLease('held', { runId: 1008 });
+    held.metadata!.labels = { [LABEL_HELD]: 'true' };
+    const kept = runLease('kept', { runId: 1008 });
+    kept.metadata!.annotations![ANNOTATION_KEEP_AFTER_JOB] = 'true';
+    await ns.api.create(LEASES, held);
+    await ns.api.create(LEASES, kept);
+    await settled();
+    expect(await exists('held')).toBe(true);
+    expect(await exists('kept')).toBe(true);
+    expect(standIn.jobRequests(REPO, 1008)).toHaveLength(0);
+    await ns.api.delete(LEASES, 'held', ns.name);
+    await ns.api.delete(LEASES, 'kept', ns.name);
+  });
+
   it("releases a completed job's lease, with a condition and an Event naming the run and its conclusion", async () => {
     standIn.setJobs(REPO, 1001, 1, [
       { id: 11, name: 'e2e', status: 'completed', conclusion: 'failure' },
@@ -246,7 +268,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const first = await nextRequest('unknown-run', 1004, 1, 'RunNotFound');
     expect(first.afterMs).toBeGreaterThanOrEqual(30 * MINUTE);
     expect(first.afterMs).toBeLessThan(30 * MINUTE + 2000);
-    advanceTo(first.atMs - 1000);
+    advanceTo(first.atMs - MINUTE);
     await settled();
     expect(standIn.jobRequests(REPO, 1004)).toHaveLength(1);
 
@@ -255,7 +277,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const second = await nextRequest('unknown-run', 1004, 2, 'RunNotFound');
     expect(second.afterMs).toBeGreaterThanOrEqual(60 * MINUTE);
     expect(second.afterMs).toBeLessThan(60 * MINUTE + 2000);
-    advanceTo(second.atMs - 1000);
+    advanceTo(second.atMs - MINUTE);
     await settled();
     expect(await exists('unknown-run')).toBe(true);
     expect(standIn.jobRequests(REPO, 1004).map((r) => r.status)).toEqual([404, 404]);
@@ -278,7 +300,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const first = await nextRequest('outage', 1005, 1, 'GitHubUnavailable');
     expect(first.afterMs).toBeGreaterThanOrEqual(30 * MINUTE);
     expect(first.afterMs).toBeLessThan(30 * MINUTE + 2000);
-    advanceTo(first.atMs - 1000);
+    advanceTo(first.atMs - MINUTE);
     await settled();
     expect(standIn.jobRequests(REPO, 1005)).toHaveLength(1);
 
@@ -287,7 +309,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const second = await nextRequest('outage', 1005, 2, 'GitHubUnavailable');
     expect(second.afterMs).toBeGreaterThanOrEqual(60 * MINUTE);
     expect(second.afterMs).toBeLessThan(60 * MINUTE + 2000);
-    advanceTo(second.atMs - 1000);
+    advanceTo(second.atMs - MINUTE);
     await settled();
     expect(await exists('outage')).toBe(true);
     expect(standIn.jobRequests(REPO, 1005).map((r) => r.status)).toEqual([503, 0]);
@@ -312,7 +334,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const reset = await nextRequest('limited', 1006, 1, 'RateLimited');
     expect(Math.abs(reset.afterMs - 40 * MINUTE)).toBeLessThan(2000);
     expect(reset.atMs % 1000).toBe(0);
-    advanceTo(reset.atMs - 1000);
+    advanceTo(reset.atMs - MINUTE);
     await settled();
     expect(standIn.jobRequests(REPO, 1006)).toHaveLength(1);
 
@@ -320,7 +342,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     const retryAfter = await nextRequest('limited', 1006, 2, 'RateLimited');
     expect(retryAfter.afterMs).toBeGreaterThanOrEqual(600_000);
     expect(retryAfter.afterMs).toBeLessThan(600_000 + 2000);
-    advanceTo(retryAfter.atMs - 1000);
+    advanceTo(retryAfter.atMs - MINUTE);
     await settled();
     expect(await exists('limited')).toBe(true);
     expect(standIn.jobRequests(REPO, 1006).map((r) => r.status)).toEqual([403, 429]);

@@ -1,3 +1,4 @@
+import { ANNOTATION_KEEP_AFTER_JOB, LABEL_HELD } from '../../../contracts/run-annotations.js';
 import { setCondition } from '../../api/conditions.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
@@ -74,7 +75,7 @@ export class ReclaimController {
     const lease = (await this.ports.cache.read<ClusterLease>(LEASES)).get(name, namespace);
     if (!lease || lease.metadata.deletionTimestamp) return {};
     const run = leaseRun(lease);
-    if (!run) return {};
+    if (!run || outlivesItsJob(lease)) return {};
     if ('invalid' in run) {
       await this.tell(lease, {
         status: 'Unknown',
@@ -124,4 +125,12 @@ export class ReclaimController {
     );
     return writeLeaseStatus(this.ports, lease, { ...lease.status, conditions });
   }
+}
+
+/** Kept past its job on purpose: held after a failure, or made with the Action's `release: false`. */
+function outlivesItsJob(lease: Lease): boolean {
+  return (
+    lease.metadata.labels?.[LABEL_HELD] === 'true' ||
+    lease.metadata.annotations?.[ANNOTATION_KEEP_AFTER_JOB] === 'true'
+  );
 }
