@@ -152,6 +152,27 @@ describe('releasing leases whose GitHub job has completed', () => {
     });
     return { afterMs: announced(told) - answered.atMs, atMs: announced(told) };
   };
+  /**
+   * After the run's `count`th request, the lease says `reason` and that the next request goes out
+   * `waitMs` later (give or take two seconds of the test's own time); a minute before that, GitHub
+   * has been asked nothing more and the lease is still there. Returns when the next request is due.
+   */
+  const waitsBeforeAsking = async (
+    name: string,
+    runId: number,
+    count: number,
+    reason: string,
+    waitMs: number,
+  ): Promise<number> => {
+    const next = await nextRequest(name, runId, count, reason);
+    expect(next.afterMs).toBeGreaterThanOrEqual(waitMs);
+    expect(next.afterMs).toBeLessThan(waitMs + 2000);
+    advanceTo(next.atMs - MINUTE);
+    await settled();
+    expect(standIn.jobRequests(REPO, runId)).toHaveLength(count);
+    expect(await exists(name)).toBe(true);
+    return next.atMs;
+  };
   /** Moves the test clock to `at` (epoch ms). */
   const advanceTo = (at: number): void => clock.advance(at - clock.now());
 
@@ -264,29 +285,16 @@ describe('releasing leases whose GitHub job has completed', () => {
 
   it('never releases on a 404, says RunNotFound, and asks again with backoff', async () => {
     await ns.api.create(LEASES, runLease('unknown-run', { runId: 1004 }));
-    // The backoff (30 minutes, longer than the 10-minute poll); nothing is asked before it.
-    const first = await nextRequest('unknown-run', 1004, 1, 'RunNotFound');
-    expect(first.afterMs).toBeGreaterThanOrEqual(30 * MINUTE);
-    expect(first.afterMs).toBeLessThan(30 * MINUTE + 2000);
-    advanceTo(first.atMs - MINUTE);
-    await settled();
-    expect(standIn.jobRequests(REPO, 1004)).toHaveLength(1);
-
-    // The second 404 in a row doubles the wait.
-    advanceTo(first.atMs);
-    const second = await nextRequest('unknown-run', 1004, 2, 'RunNotFound');
-    expect(second.afterMs).toBeGreaterThanOrEqual(60 * MINUTE);
-    expect(second.afterMs).toBeLessThan(60 * MINUTE + 2000);
-    advanceTo(second.atMs - MINUTE);
-    await settled();
-    expect(await exists('unknown-run')).toBe(true);
+    // The backoff (30 minutes, longer than the 10-minute poll), then twice that.
+    advanceTo(await waitsBeforeAsking('unknown-run', 1004, 1, 'RunNotFound', 30 * MINUTE));
+    const third = await waitsBeforeAsking('unknown-run', 1004, 2, 'RunNotFound', 60 * MINUTE);
     expect(standIn.jobRequests(REPO, 1004).map((r) => r.status)).toEqual([404, 404]);
 
     // Once GitHub knows the run, the lease follows it.
     standIn.setJobs(REPO, 1004, 1, [
       { id: 41, name: 'e2e', status: 'completed', conclusion: 'success' },
     ]);
-    advanceTo(second.atMs);
+    advanceTo(third);
     await gone('unknown-run');
     expect(standIn.jobRequests(REPO, 1004)).toHaveLength(3);
   });
@@ -295,26 +303,14 @@ describe('releasing leases whose GitHub job has completed', () => {
     standIn.setJobs(REPO, 1005, 1, [
       { id: 51, name: 'e2e', status: 'completed', conclusion: 'success' },
     ]);
+    // A 503, then the connection cut before any answer.
     standIn.failNext(REPO, 1005, { kind: 'status', status: 503 }, { kind: 'drop' });
     await ns.api.create(LEASES, runLease('outage', { runId: 1005 }));
-    const first = await nextRequest('outage', 1005, 1, 'GitHubUnavailable');
-    expect(first.afterMs).toBeGreaterThanOrEqual(30 * MINUTE);
-    expect(first.afterMs).toBeLessThan(30 * MINUTE + 2000);
-    advanceTo(first.atMs - MINUTE);
-    await settled();
-    expect(standIn.jobRequests(REPO, 1005)).toHaveLength(1);
-
-    // The connection cut: no answer at all, and twice the wait.
-    advanceTo(first.atMs);
-    const second = await nextRequest('outage', 1005, 2, 'GitHubUnavailable');
-    expect(second.afterMs).toBeGreaterThanOrEqual(60 * MINUTE);
-    expect(second.afterMs).toBeLessThan(60 * MINUTE + 2000);
-    advanceTo(second.atMs - MINUTE);
-    await settled();
-    expect(await exists('outage')).toBe(true);
+    advanceTo(await waitsBeforeAsking('outage', 1005, 1, 'GitHubUnavailable', 30 * MINUTE));
+    const third = await waitsBeforeAsking('outage', 1005, 2, 'GitHubUnavailable', 60 * MINUTE);
     expect(standIn.jobRequests(REPO, 1005).map((r) => r.status)).toEqual([503, 0]);
 
-    advanceTo(second.atMs);
+    advanceTo(third);
     await gone('outage');
     expect(standIn.jobRequests(REPO, 1005).map((r) => r.status)).toEqual([503, 0, 200]);
   });
@@ -330,24 +326,14 @@ describe('releasing leases whose GitHub job has completed', () => {
       { kind: 'secondary-rate-limit', retryAfterSeconds: 600 },
     );
     await ns.api.create(LEASES, runLease('limited', { runId: 1006 }));
-    // x-ratelimit-reset is in whole seconds.
-    const reset = await nextRequest('limited', 1006, 1, 'RateLimited');
-    expect(Math.abs(reset.afterMs - 40 * MINUTE)).toBeLessThan(2000);
-    expect(reset.atMs % 1000).toBe(0);
-    advanceTo(reset.atMs - MINUTE);
-    await settled();
-    expect(standIn.jobRequests(REPO, 1006)).toHaveLength(1);
-
-    advanceTo(reset.atMs);
-    const retryAfter = await nextRequest('limited', 1006, 2, 'RateLimited');
-    expect(retryAfter.afterMs).toBeGreaterThanOrEqual(600_000);
-    expect(retryAfter.afterMs).toBeLessThan(600_000 + 2000);
-    advanceTo(retryAfter.atMs - MINUTE);
-    await settled();
-    expect(await exists('limited')).toBe(true);
+    // x-ratelimit-reset is in whole seconds: up to one more than asked for.
+    const reset = await waitsBeforeAsking('limited', 1006, 1, 'RateLimited', 40 * MINUTE - 1000);
+    expect(reset % 1000).toBe(0);
+    advanceTo(reset);
+    const third = await waitsBeforeAsking('limited', 1006, 2, 'RateLimited', 600_000);
     expect(standIn.jobRequests(REPO, 1006).map((r) => r.status)).toEqual([403, 429]);
 
-    advanceTo(retryAfter.atMs);
+    advanceTo(third);
     await gone('limited');
     expect(standIn.jobRequests(REPO, 1006)).toHaveLength(3);
   });
