@@ -9,10 +9,14 @@ import { RunReason } from './reclaim-reasons.js';
  * Whether a lease's job has completed, from its run attempt's jobs. A lease that names its job id
  * follows that job. One that does not follows the whole attempt: the job that made the lease had
  * started before the lease existed, so it is among the listed jobs, and once every listed job has
- * completed it has too. Matching by name is not safe (a job's display name can be anything,
- * another job's included), so it is not tried.
+ * completed it has too, provided the list is complete (`complete`). Matching by name is not safe
+ * (a job's display name can be anything, another job's key included), so it is not tried.
  */
-export function judgeJobs(run: LeaseRun, jobs: readonly WorkflowJob[]): RunVerdict {
+export function judgeJobs(
+  run: LeaseRun,
+  jobs: readonly WorkflowJob[],
+  complete = true,
+): RunVerdict {
   const where = describeRun(run);
   if (run.jobId !== undefined) {
     const job = jobs.find((j) => j.id === run.jobId);
@@ -38,6 +42,12 @@ export function judgeJobs(run: LeaseRun, jobs: readonly WorkflowJob[]): RunVerdi
       message: `GitHub lists no jobs for ${where}`,
     };
   const running = jobs.filter((j) => j.status !== 'completed');
+  if (running.length === 0 && !complete)
+    return {
+      status: 'Unknown',
+      reason: RunReason.JobNotFound,
+      message: `${where} has more jobs than the operator reads (${jobs.length}); without annotation ${RUN_ANNOTATIONS.jobId} it cannot tell that the lease's job completed`,
+    };
   if (running.length === 0)
     return {
       status: 'True',

@@ -94,7 +94,7 @@ export class ReclaimController {
       return {};
     }
     const state = await this.answers.state(run);
-    const verdict = state.kind === 'jobs' ? judgeJobs(run, state.jobs) : state;
+    const verdict = state.kind === 'jobs' ? judgeJobs(run, state.jobs, state.complete) : state;
     const told = await this.tell(lease, verdict);
     if (verdict.status === 'True') {
       await this.ports.events.record(

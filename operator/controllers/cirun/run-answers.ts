@@ -10,7 +10,15 @@ import type { UnknownRun } from './reclaim-reasons.js';
 import { RunReason } from './reclaim-reasons.js';
 
 /** What the leases of a run are told: its jobs, or why they are unknown. */
-export type RunState = { kind: 'jobs'; jobs: WorkflowJob[]; retryAtMs: number } | UnknownRun;
+export type RunState =
+  | {
+      kind: 'jobs';
+      jobs: WorkflowJob[];
+      /** Whether these are all of the attempt's jobs (an attempt of more than MAX_PAGES pages is not). */
+      complete: boolean;
+      retryAtMs: number;
+    }
+  | UnknownRun;
 
 /** GitHub pages the jobs list by 100 at most; a run attempt with more than this many pages is read in part. */
 const MAX_PAGES = 10;
@@ -64,6 +72,7 @@ export class RunAnswers {
       return this.gate.closedAt(this.clock.now()) ?? this.unknownNow(api.invalid);
     }
     const jobs: WorkflowJob[] = [];
+    let total = 0;
     for (let page = 1; page <= MAX_PAGES; page++) {
       const known = entry.pages[page - 1];
       const answer = await api.attemptJobs(run, page, known?.etag);
@@ -83,11 +92,17 @@ export class RunAnswers {
           this.gate.closedAt(now) ?? this.unknownNow(`GitHub gave no jobs for ${describeRun(run)}`)
         );
       jobs.push(...data.jobs);
-      if (jobs.length >= data.total_count || data.jobs.length === 0) break;
+      total = data.total_count;
+      if (jobs.length >= total || data.jobs.length === 0) break;
     }
     entry.notFoundInRow = 0;
     entry.pages.length = Math.ceil(jobs.length / 100) || 1;
-    return { kind: 'jobs', jobs, retryAtMs: this.clock.now() + this.pollIntervalMs };
+    return {
+      kind: 'jobs',
+      jobs,
+      complete: jobs.length >= total,
+      retryAtMs: this.clock.now() + this.pollIntervalMs,
+    };
   }
 
   private notFound(run: LeaseRun, entry: RunEntry, now: number, message: string): UnknownRun {
