@@ -40,10 +40,10 @@ describe('the reclaim controller on fake ports', () => {
     );
   });
 
-  const seedSecret = (): void =>
+  const seedSecret = (token = 'ghp_unit'): void =>
     void ports.api.seed(SECRETS, {
       metadata: { name: 'github', namespace: 'operator' },
-      data: { token: Buffer.from('ghp_unit').toString('base64') },
+      data: { token: Buffer.from(token).toString('base64') },
     });
   const seedLease = (name: string, runId: number): void =>
     void ports.api.seed<ClusterLease>(LEASES, {
@@ -82,7 +82,7 @@ describe('the reclaim controller on fake ports', () => {
     expect(standIn.jobRequests('acme/app', 501)).toHaveLength(1);
   });
 
-  it('deletes a completed job’s lease by its UID, after the condition and the Event', async () => {
+  it('deletes a completed job’s lease as its TTL would, after the condition and the Event', async () => {
     seedSecret();
     standIn.setJobs('acme/app', 502, 1, [
       { id: 2, name: 'e2e', status: 'completed', conclusion: 'success' },
@@ -114,5 +114,21 @@ describe('the reclaim controller on fake ports', () => {
       message: expect.stringContaining('Secret github does not exist in the operator namespace'),
     });
     expect(standIn.jobRequests('acme/app', 503)).toHaveLength(0);
+  });
+
+  it('a refused token says CredentialRejected, backs off, and never releases', async () => {
+    seedSecret('ghp_revoked');
+    standIn.setJobs('acme/app', 504, 1, [
+      { id: 4, name: 'e2e', status: 'completed', conclusion: 'success' },
+    ]);
+    seedLease('refused', 504);
+    expect(await controller.reconcile(`${NS}/refused`)).toEqual({ requeueAfterMs: MINUTE });
+    expect(condition('refused')).toMatchObject({
+      status: 'Unknown',
+      reason: 'CredentialRejected',
+      message: expect.stringContaining('401 Bad credentials'),
+    });
+    expect(ports.api.peek(LEASES, 'refused', NS)).toBeDefined();
+    expect(standIn.jobRequests('acme/app', 504).map((r) => r.status)).toEqual([401]);
   });
 });
