@@ -5,6 +5,7 @@ import { isAlreadyExists, isNotFound } from '../operator/kube/api-error.js';
 import type { GitHubRun } from './github-run.js';
 import { RUN_ANNOTATION_PREFIX, runAnnotations } from './github-run.js';
 import type { LeaseSubject } from './own-identity.js';
+import { ANNOTATION_KEEP_AFTER_JOB } from '../contracts/run-annotations.js';
 
 export interface LeaseRequest {
   name: string;
@@ -15,6 +16,8 @@ export interface LeaseRequest {
   run: GitHubRun;
   /** Who may read the lease's kubeconfig (spec.subjects); none: the namespace's own RBAC decides. */
   subjects?: LeaseSubject[];
+  /** The lease outlives the job (input `release: false`): the operator does not release it with the job. */
+  keepAfterJob?: boolean;
 }
 
 export function leaseObject(request: LeaseRequest): ClusterLease {
@@ -25,7 +28,10 @@ export function leaseObject(request: LeaseRequest): ClusterLease {
       name: request.name,
       namespace: request.namespace,
       labels: { 'app.kubernetes.io/created-by': 'guestcluster-action' },
-      annotations: runAnnotations(request.run),
+      annotations: {
+        ...runAnnotations(request.run),
+        ...(request.keepAfterJob ? { [ANNOTATION_KEEP_AFTER_JOB]: 'true' } : {}),
+      },
     },
     spec: {
       poolRef: { name: request.pool },

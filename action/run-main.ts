@@ -93,6 +93,7 @@ async function createLease(
     requestedBy: settings.requestedBy,
     run,
     subjects,
+    keepAfterJob: !settings.release,
   }).catch((error: unknown) => {
     if (error instanceof LeaseConflictError) forgetLease(actions);
     throw error;

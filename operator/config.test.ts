@@ -41,7 +41,7 @@ describe('loadOperatorConfig', () => {
       },
       logLevel: 'info',
       workersPerController: 1,
-      controllers: ['clusterpool', 'clusterlease', 'clusterinstance', 'crcbundle'],
+      controllers: ['clusterpool', 'clusterlease', 'clusterinstance', 'crcbundle', 'cirun'],
     });
   });
 
@@ -146,7 +146,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',

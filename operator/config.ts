@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import type { GitHubFlags, GitHubReclaimSettings } from './controllers/cirun/github-settings.js';
+import { gitHubReclaimSettings } from './controllers/cirun/github-settings.js';
 import type { CrcBounds } from './crc-bounds.js';
 import { crcBounds } from './crc-bounds.js';
 import type { ListenAddress } from './runtime/http-endpoints.js';
@@ -44,6 +46,8 @@ export interface OperatorConfig {
   crc: CrcBounds;
   /** The lease and pool controllers' waits. */
   timings: Timings;
+  /** Releasing leases whose GitHub job has completed; off (undefined) without a credentials Secret. */
+  github?: GitHubReclaimSettings;
 }
 
 export const CONTROLLER_NAMES = [
@@ -51,11 +55,12 @@ export const CONTROLLER_NAMES = [
   'clusterlease',
   'clusterinstance',
   'crcbundle',
+  'cirun',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */
-export interface OperatorFlags {
+export interface OperatorFlags extends GitHubFlags {
   metricsBindAddress?: string;
   metricsSecure?: string;
   metricsCertPath?: string;
@@ -274,6 +279,7 @@ export function loadOperatorConfig(
     controllers: controllerNames(check, flags.controllers),
     crc: crcBounds(flags, env, check.problems),
     timings: loadTimings(flags, env, check.problems),
+    github: gitHubReclaimSettings(flags, env, check.problems, readFile),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

@@ -67,7 +67,7 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     )
     .option(
       '--controllers <names>',
-      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle); default all',
+      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun); default all',
     )
     .option(
       '--allowed-crc-versions <versions>',
@@ -76,6 +76,26 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     .option(
       '--max-preparing-bundles <count>',
       'CRCBundles prepared at once; the others wait (default 2; env MAX_PREPARING_BUNDLES)',
+    )
+    .option(
+      '--github-credentials-secret <name>',
+      'Secret in the operator namespace with a GitHub token or App credentials: release leases whose job has completed (default: off; env GITHUB_CREDENTIALS_SECRET)',
+    )
+    .option(
+      '--github-api-url <url>',
+      'GitHub REST API root, https://HOST/api/v3 for GitHub Enterprise Server (default https://api.github.com; env GITHUB_API_URL)',
+    )
+    .option(
+      '--github-allowed-repositories <list>',
+      'comma-separated owner/repo or owner/* whose runs may be asked about; required with the Secret (env GITHUB_ALLOWED_REPOSITORIES)',
+    )
+    .option(
+      '--github-ca-file <path>',
+      "PEM file to check the GitHub API's certificate against (default: system roots; env GITHUB_CA_FILE)",
+    )
+    .option(
+      '--github-poll-interval <duration>',
+      "how often a lease's run is asked about (default 2m; env GITHUB_POLL_INTERVAL)",
     )
     .option(
       '--timings <key=duration,...>',

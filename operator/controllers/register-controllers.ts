@@ -6,6 +6,7 @@ import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
+import { ReclaimController } from './cirun/reclaim-controller.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
 import { PoolController } from './clusterpool/pool-controller.js';
@@ -65,6 +66,15 @@ export function registerControllers(
         timings: timings.lease,
         metrics: leaseMetrics(metricsRegistry),
       }).registration(),
+    );
+  // Asks GitHub about leases' runs only with a credential configured (--github-credentials-secret).
+  if (enabled.has('cirun') && config.github)
+    add(
+      new ReclaimController(
+        manager.ports,
+        { github: config.github, operatorNamespace: config.operatorNamespace },
+        manager.logger,
+      ).registration(),
     );
   if (enabled.has('clusterinstance'))
     add(

@@ -18,6 +18,11 @@ export interface TestOperatorOptions {
   /** Without a platform: the namespace to act in, if not the world's (one the test made). */
   namespace?: string;
   /**
+   * The controllers to run, if not the usual ones: the pool and lease controllers, with a platform
+   * the instance controller, with `bundles` the CRCBundle controller.
+   */
+  controllers?: readonly ControllerName[];
+  /**
    * Who the operator talks to the apiserver as (its own ServiceAccount, a proxy that breaks
    * connections); the world's admin by default.
    */
@@ -77,7 +82,7 @@ export async function startTestOperator(
     watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
     retryBackoff: { baseMs: 100, maxMs: 5000, jitter: 0.1 },
   });
-  const controllers: ControllerName[] = [
+  const controllers = options.controllers ?? [
     'clusterpool',
     'clusterlease',
     ...(platform ? ['clusterinstance' as const] : []),
