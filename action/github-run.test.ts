@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { defaultLeaseName, gitHubRun } from './github-run.js';
+import { RUN_ANNOTATIONS } from '../contracts/run-annotations.js';
+import { defaultLeaseName, gitHubRun, jobIdInput, runAnnotations } from './github-run.js';
 
 const ENV = {
   GITHUB_REPOSITORY: 'octo-org/app',
@@ -29,5 +30,20 @@ describe('defaultLeaseName', () => {
 
   it('needs a run to derive it from', () => {
     expect(defaultLeaseName(gitHubRun({}))).toBeUndefined();
+  });
+});
+
+describe('the job id', () => {
+  it('is written on the lease when the runner gives one, and left out otherwise', () => {
+    expect(runAnnotations({ ...gitHubRun(ENV), jobId: jobIdInput(' 51725241954 ') })).toMatchObject(
+      {
+        [RUN_ANNOTATIONS.jobId]: '51725241954',
+        [RUN_ANNOTATIONS.job]: 'e2e',
+      },
+    );
+    for (const unusable of ['', '${{ job.check_run_id }}', '12a', '-1'])
+      expect(runAnnotations({ ...gitHubRun(ENV), jobId: jobIdInput(unusable) })).not.toHaveProperty(
+        RUN_ANNOTATIONS.jobId,
+      );
   });
 });

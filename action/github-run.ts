@@ -13,6 +13,13 @@ export interface GitHubRun {
   /** Tells the jobs of a matrix apart: they share the job id but run on different runners. */
   runner: string;
   url: string;
+  /** The job's numeric id (job.check_run_id), when the runner gives it; "" otherwise. */
+  jobId?: string;
+}
+
+/** The input job-check-run-id as a job id: digits only (GitHub Enterprise Server gives none). */
+export function jobIdInput(value: string): string {
+  return /^\d{1,20}$/.test(value.trim()) ? value.trim() : '';
 }
 
 export function gitHubRun(env: NodeJS.ProcessEnv): GitHubRun {
@@ -66,6 +73,7 @@ export function runAnnotations(run: GitHubRun): Record<string, string> {
     'run-id': run.runId,
     'run-attempt': run.attempt,
     job: run.job,
+    'job-id': run.jobId ?? '',
     'run-url': run.url,
   };
   return Object.fromEntries(

@@ -7,7 +7,7 @@ import { errorMessage } from './action-core.js';
 import { cancelSignal } from './cancel-signal.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { mismatches } from './expectations.js';
-import { gitHubRun } from './github-run.js';
+import { gitHubRun, jobIdInput } from './github-run.js';
 import { readGuestKubeconfig, writePrivateFile } from './guest-kubeconfig.js';
 import type { Settings } from './inputs.js';
 import { readSettings } from './inputs.js';
@@ -41,7 +41,7 @@ export async function runMain(actions: ActionCore = core, env = process.env): Pr
   let api: ApiClient | undefined;
   try {
     maskManagementInputs(actions);
-    const run = gitHubRun(env);
+    const run = { ...gitHubRun(env), jobId: jobIdInput(actions.getInput('job-check-run-id')) };
     const settings = readSettings((name) => actions.getInput(name), run, env);
     api = new ApiClient(clusterAccess(settings.access));
     const lease = await actions.group('Create the ClusterLease', () =>

@@ -90,7 +90,12 @@ describe('the GitHub Action, run from its committed bundles', () => {
     await poolWithReadyInstance('ready');
     const job = await newJob();
     const main = await job.main(
-      inputs('ready', { 'expected-topology': 'hcp', 'expected-ocp-version': '4.16' }),
+      inputs('ready', {
+        'expected-topology': 'hcp',
+        'expected-ocp-version': '4.16',
+        // What the runner makes of the input's default, ${{ job.check_run_id }}, on github.com.
+        'job-check-run-id': '51725241954',
+      }),
     ).done;
     expect(main.exitCode).toBe(0);
 
@@ -127,6 +132,10 @@ describe('the GitHub Action, run from its committed bundles', () => {
     expect(lease.spec.ttl).toBe('6h');
     expect(lease.metadata?.annotations?.['guestcluster.opdev.io/github-run-url']).toMatch(
       /^https:\/\/github.com\/octo-org\/app\/actions\/runs\/\d+\/attempts\/1$/,
+    );
+    // The job's own id: the operator's GitHub check follows this job, not the whole attempt.
+    expect(lease.metadata?.annotations?.['guestcluster.opdev.io/github-job-id']).toBe(
+      '51725241954',
     );
     expectNoSecretsLogged(main);
     expect(main.masks).toContain(/client-key-data: (\S+)/.exec(guestKubeconfig)![1]);

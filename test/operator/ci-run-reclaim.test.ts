@@ -160,6 +160,12 @@ describe('releasing leases whose GitHub job has completed', () => {
   };
   /** Moves the test clock to `at` (epoch ms). */
   const advanceTo = (at: number): void => clock.advance(at - clock.now());
+  /**
+   * Moves the test clock just past `at`, an announced time of the next request. The operator's
+   * timer for it counts from the moment it was set, a moment of real time after `at` was
+   * computed, so it is due a little after `at`: advancing to `at` exactly may leave it unfired.
+   */
+  const advancePast = (at: number): void => advanceTo(at + 1000);
 
   it('asks GitHub nothing about a repository outside the allowed list, and says so', async () => {
     await ns.api.create(LEASES, runLease('foreign', { repository: 'other/repo', runId: 900 }));
@@ -271,7 +277,7 @@ describe('releasing leases whose GitHub job has completed', () => {
   it('never releases on a 404, says RunNotFound, and asks again with backoff', async () => {
     await ns.api.create(LEASES, runLease('unknown-run', { runId: 1004 }));
     // The backoff (30 minutes, longer than the 10-minute poll), then twice that.
-    advanceTo(await waitsBeforeAsking('unknown-run', 1004, 1, 'RunNotFound', 30 * MINUTE));
+    advancePast(await waitsBeforeAsking('unknown-run', 1004, 1, 'RunNotFound', 30 * MINUTE));
     const third = await waitsBeforeAsking('unknown-run', 1004, 2, 'RunNotFound', 60 * MINUTE);
     expect(standIn.jobRequests(REPO, 1004).map((r) => r.status)).toEqual([404, 404]);
 
@@ -279,7 +285,7 @@ describe('releasing leases whose GitHub job has completed', () => {
     standIn.setJobs(REPO, 1004, 1, [
       { id: 41, name: 'e2e', status: 'completed', conclusion: 'success' },
     ]);
-    advanceTo(third);
+    advancePast(third);
     await gone('unknown-run');
     expect(standIn.jobRequests(REPO, 1004)).toHaveLength(3);
   });
@@ -291,11 +297,11 @@ describe('releasing leases whose GitHub job has completed', () => {
     // A 503, then the connection cut before any answer.
     standIn.failNext(REPO, 1005, { kind: 'status', status: 503 }, { kind: 'drop' });
     await ns.api.create(LEASES, runLease('outage', { runId: 1005 }));
-    advanceTo(await waitsBeforeAsking('outage', 1005, 1, 'GitHubUnavailable', 30 * MINUTE));
+    advancePast(await waitsBeforeAsking('outage', 1005, 1, 'GitHubUnavailable', 30 * MINUTE));
     const third = await waitsBeforeAsking('outage', 1005, 2, 'GitHubUnavailable', 60 * MINUTE);
     expect(standIn.jobRequests(REPO, 1005).map((r) => r.status)).toEqual([503, 0]);
 
-    advanceTo(third);
+    advancePast(third);
     await gone('outage');
     expect(standIn.jobRequests(REPO, 1005).map((r) => r.status)).toEqual([503, 0, 200]);
   });
@@ -314,11 +320,11 @@ describe('releasing leases whose GitHub job has completed', () => {
     // x-ratelimit-reset is in whole seconds: up to one more than asked for.
     const reset = await waitsBeforeAsking('limited', 1006, 1, 'RateLimited', 40 * MINUTE - 1000);
     expect(reset % 1000).toBe(0);
-    advanceTo(reset);
+    advancePast(reset);
     const third = await waitsBeforeAsking('limited', 1006, 2, 'RateLimited', 600_000);
     expect(standIn.jobRequests(REPO, 1006).map((r) => r.status)).toEqual([403, 429]);
 
-    advanceTo(third);
+    advancePast(third);
     await gone('limited');
     expect(standIn.jobRequests(REPO, 1006)).toHaveLength(3);
   });
