@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -209,6 +210,41 @@ describe('pools and leases', () => {
     });
     const instance = await ns.api.get<ClusterInstance>(INSTANCES, 'named-0', ns.name);
     expect(instance.status?.leaseRef).toBeUndefined();
+  });
+
+  it('fails a lease whose kubeconfig Secret name is taken by a Secret the operator does not cache', async () => {
+    await enableNamespace(ns.api, ns.name);
+    await ns.api.create(POOLS, hcpPool(ns.name, 'plain', { maxSize: 1 }));
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'plain', 'plain-0'));
+    await settleInstance(ns.api, ns.name, 'plain-0');
+    // Someone's own Secret, without the labels of the Secrets the operator caches.
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'mine-kubeconfig', namespace: ns.name },
+      data: { note: Buffer.from('not a lease kubeconfig').toString('base64') },
+    } as KubeObject);
+    await start();
+    await ns.api.create(LEASES, lease(ns.name, 'mine', 'plain'));
+    const failed = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      namespace: ns.name,
+      name: 'mine',
+      until: (l) => phase(l) === 'Failed',
+    });
+    expect(condition(failed, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'KubeconfigSecretConflict',
+      message: `Secret ${ns.name}/mine-kubeconfig, where this lease's kubeconfig would go, is another object; recreate the lease under another name`,
+    });
+    const instance = await ns.api.get<ClusterInstance>(INSTANCES, 'plain-0', ns.name);
+    expect(instance.status?.leaseRef).toBeUndefined();
+    const untouched = await ns.api.get<KubeObject & { data?: Record<string, string> }>(
+      SECRETS,
+      'mine-kubeconfig',
+      ns.name,
+    );
+    expect(Object.keys(untouched.data ?? {})).toEqual(['note']);
   });
 
   it('does not name a new instance like a lease, whose kubeconfig Secret it would take', async () => {

@@ -111,12 +111,14 @@ export class LeaseSecrets {
   /**
    * Why `<lease>-kubeconfig` cannot be this lease's: an object of that name that the lease does
    * not own (an instance named like the lease publishes its kubeconfig under the same name).
-   * Undefined when the name is free or the lease's. Checked before claiming anything.
+   * Undefined when the name is free or the lease's. Checked before claiming anything, and read
+   * live: the operator caches only the Secrets it labels, and a Secret of someone else's is not
+   * among them.
    */
   async foreignOwner(lease: Lease): Promise<string | undefined> {
     const { namespace, uid } = lease.metadata;
     const name = leaseSecretName(lease);
-    const existing = (await this.ports.cache.read<Secret>(SECRETS)).get(name, namespace);
+    const existing = await this.ports.client.getOrUndefined<Secret>(SECRETS, name, namespace);
     if (!existing || existing.metadata.ownerReferences?.some((ref) => ref.uid === uid))
       return undefined;
     const owner = existing.metadata.ownerReferences?.find((ref) => ref.controller);
