@@ -21,8 +21,9 @@ const config = {
   testTimeout: 120_000,
   // The slowest files first, by a recorded run: a fresh checkout has no timings of its own.
   testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
-  // Two cores: more workers only compete with the apiserver and etcd for CPU.
-  maxWorkers: 2,
+  // Most of a test file's time is waiting (for the namespace controller's 5 s grace, guests,
+  // agents, watches): with two workers on two cores the run used under half of the CPU.
+  maxWorkers: 3,
 };
 
 export default config;
