@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { issueCertificate } from '../../crc-agent/certificates.js';
+import { LocalHttpsServer } from './local-https-server.js';
 
 /** One request that reached the listener. */
 export interface Received {
@@ -20,39 +18,29 @@ export interface Received {
  */
 export class CredentialListener {
   readonly received: Received[] = [];
-  private readonly server: https.Server;
-  readonly ca: string;
-
-  private constructor() {
-    const pair = issueCertificate({
-      commonName: 'localhost',
-      isCa: true,
-      keyCertSign: true,
-      serverAuth: true,
-      dnsNames: ['localhost'],
-      validityDays: 1,
-    });
-    this.ca = pair.certificatePem;
-    this.server = https.createServer(
-      { cert: pair.certificatePem, key: pair.keyPem, requestCert: true, rejectUnauthorized: false },
-      (request, response) => this.record(request, response),
-    );
-  }
+  private server!: LocalHttpsServer;
 
   static async start(): Promise<CredentialListener> {
     const listener = new CredentialListener();
-    await new Promise<void>((resolve) => listener.server.listen(0, '127.0.0.1', resolve));
+    listener.server = await LocalHttpsServer.start(
+      (request, response) => listener.record(request, response),
+      { requestCert: true, rejectUnauthorized: false },
+    );
     return listener;
+  }
+
+  /** What a crafted kubeconfig trusts. */
+  get ca(): string {
+    return this.server.ca;
   }
 
   /** `https://localhost:<port>`: the server a crafted kubeconfig names. */
   get url(): string {
-    return `https://localhost:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
   private record(request: IncomingMessage, response: ServerResponse): void {

@@ -1,9 +1,7 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { issueCertificate } from '../../crc-agent/certificates.js';
+import { LocalHttpsServer } from './local-https-server.js';
 
 /** A workflow job in the REST API's shape ("Get a job for a workflow run"), the fields that matter here. */
 export interface StandInJob {
@@ -55,8 +53,7 @@ const RATE_LIMIT = 5000;
  */
 export class GitHubStandIn {
   readonly requests: StandInRequest[] = [];
-  readonly ca: string;
-  private readonly server: https.Server;
+  private server!: LocalHttpsServer;
   private readonly runs = new Map<string, StandInJob[]>();
   private readonly failures = new Map<string, Failure[]>();
   private readonly tokens = new Set<string>();
@@ -64,35 +61,26 @@ export class GitHubStandIn {
   private readonly emitter = new EventEmitter();
   private remaining = RATE_LIMIT;
 
-  private constructor(private readonly now: () => number) {
-    const pair = issueCertificate({
-      commonName: 'localhost',
-      isCa: true,
-      keyCertSign: true,
-      serverAuth: true,
-      dnsNames: ['localhost'],
-      validityDays: 1,
-    });
-    this.ca = pair.certificatePem;
-    this.server = https.createServer({ cert: pair.certificatePem, key: pair.keyPem }, (req, res) =>
-      this.answer(req, res),
-    );
-  }
+  private constructor(private readonly now: () => number) {}
 
   static async start(now: () => number): Promise<GitHubStandIn> {
     const standIn = new GitHubStandIn(now);
-    await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
+    standIn.server = await LocalHttpsServer.start((req, res) => standIn.answer(req, res));
     return standIn;
+  }
+
+  /** What the operator trusts (--github-ca-file). */
+  get ca(): string {
+    return this.server.ca;
   }
 
   /** The API root, as --github-api-url takes it (a GitHub Enterprise Server's is https://HOST/api/v3). */
   get url(): string {
-    return `https://localhost:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 
   /** A personal access token or installation token the API accepts. */
