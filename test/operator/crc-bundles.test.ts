@@ -355,6 +355,40 @@ describe('CRCBundle download and prepare', () => {
     expect(golden).toBeDefined();
   });
 
+  it("accepts the reference's build example as written, and says that it does not build it", async () => {
+    // The reference's example (its digest filled in): every referenced object in the operator's
+    // namespace, the versioned VM profile.
+    const name = `crc-4-22-custom-${suffix}`;
+    created.push(name);
+    await ns.api.create(BUNDLES, {
+      apiVersion: BUNDLES.apiVersion,
+      kind: BUNDLES.kind,
+      metadata: { name },
+      spec: {
+        arch: 'amd64',
+        storageClassName: 'fast-storage',
+        goldenVolumeSize: '80Gi',
+        build: {
+          releaseImage: `quay.io/example/ocp-release@sha256:${'a'.repeat(64)}`,
+          pullSecretRef: { name: 'bundle-build-pull-secret' },
+          profile: 'crc-kubevirt-v1',
+          installationManifestRefs: [{ name: 'custom-machineconfigs' }],
+          postInstallManifestRefs: [{ name: 'custom-cluster-resources' }],
+          vm: { cores: 8, memory: '24Gi', diskSize: '64Gi' },
+        },
+      },
+    });
+    const failed = await waitForBundle(name, (b) => b?.status?.phase === 'Failed');
+    expect(condition(failed, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'BuildNotSupported',
+      message: expect.stringContaining('spec.version') as unknown as string,
+    });
+    // The defaults the API filled in: certificate rotation as snc does it.
+    expect(failed!.spec.build?.certificateRotation).toBe('Enabled');
+    await eventsOf(name, withReasons('BuildNotSupported'));
+  });
+
   it('leaves nothing behind when the bundle is deleted', async () => {
     const { name } = ready;
     await ns.api.delete(BUNDLES, name);

@@ -38,24 +38,24 @@ export interface CRCBundleSpec {
      */
     releaseImage: string;
     /**
-     * Secret with data key .dockerconfigjson used to pull the release during the build. It is removed from the guest before the disk is sealed.
+     * Secret in the operator's namespace with data key .dockerconfigjson, used to pull the release during the build. It is removed from the guest before the disk is sealed. Like every object a bundle refers to, it lives in the operator's namespace: a CRCBundle is cluster-scoped, and reads no other namespace.
      */
     pullSecretRef: {
       /**
        * Secret name.
        */
       name: string;
-      /**
-       * Secret namespace.
-       */
-      namespace: string;
     };
     /**
-     * How certificates are handled. Standard (snc's default): install one day in the past (installer VM and VM clock offset), then rotate into 30-day certificates before sealing. NoCertRotation: no time shift; the bundle keeps short-lived certificates that the consumer renews at start (also for releases patched for long-lived certificates).
+     * The versioned KubeVirt VM profile (firmware, networking and clock settings) of the build VM and of every VM that boots the bundle; recorded in status. crc-kubevirt-v1 is the first.
      */
-    profile?: 'Standard' | 'NoCertRotation';
+    profile?: 'crc-kubevirt-v1';
     /**
-     * Extra manifests added to the installer's directory before the ignition is generated (like snc's MachineConfigs). Every data key of each object is one manifest file, applied in key order.
+     * How certificates are handled. Enabled (snc's default): install one day in the past (installer VM and VM clock offset), then rotate into 30-day certificates before sealing. Disabled: no time shift; the bundle keeps short-lived certificates that the consumer renews at start (also for releases patched for long-lived certificates).
+     */
+    certificateRotation?: 'Enabled' | 'Disabled';
+    /**
+     * Extra manifests added to the installer's directory before the ignition is generated (like snc's MachineConfigs): ConfigMaps or Secrets in the operator's namespace. Every data key of each object is one manifest file, applied in key order.
      *
      * @maxItems 32
      */
@@ -68,13 +68,9 @@ export interface CRCBundleSpec {
        * Object name.
        */
       name: string;
-      /**
-       * Object namespace.
-       */
-      namespace: string;
     }[];
     /**
-     * Extra manifests applied in the guest (oc apply) after the install has settled and before the disk is sealed. Every data key of each object is one manifest file, applied in key order.
+     * Extra manifests applied in the guest (oc apply) after the install has settled and before the disk is sealed: ConfigMaps or Secrets in the operator's namespace. Every data key of each object is one manifest file, applied in key order.
      *
      * @maxItems 32
      */
@@ -87,10 +83,6 @@ export interface CRCBundleSpec {
        * Object name.
        */
       name: string;
-      /**
-       * Object namespace.
-       */
-      namespace: string;
     }[];
     /**
      * Size of the build VM, which becomes the bundle's node.
@@ -206,7 +198,7 @@ export interface CRCBundleStatus {
      */
     releaseDigest?: string;
     /**
-     * Build profile that was used.
+     * The VM profile the build used (spec.build.profile), which every VM of the bundle boots with.
      */
     profile?: string;
     /**

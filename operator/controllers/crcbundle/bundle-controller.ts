@@ -103,8 +103,7 @@ export class BundleController {
     if (!bundle) this.retries.delete(key);
     // No finalizer: everything the bundle has is owned by it and garbage-collected with it.
     if (!bundle || bundle.metadata.deletionTimestamp || !this.accept(bundle)) return {};
-    // The build source (spec.build) is not prepared by this controller.
-    if (!bundle.spec.version) return {};
+    if (!bundle.spec.version) return this.buildNotSupported(bundle);
     const names = bundleNames(key);
     switch (bundle.status?.phase) {
       case PHASE.preparing:
@@ -116,6 +115,22 @@ export class BundleController {
       default:
         return this.pending(bundle, names, context);
     }
+  }
+
+  /**
+   * The build source (spec.build) is accepted by the API but not built by this operator: the
+   * bundle says so, once, instead of leaving its pools waiting with no word.
+   */
+  private async buildNotSupported(bundle: Bundle): Promise<ReconcileResult> {
+    const reason = READY_REASON.buildNotSupported;
+    if (findCondition(bundle.status?.conditions, 'Ready')?.reason === reason) return {};
+    const message =
+      'this operator does not build CRC bundles in the cluster yet (spec.build): create a CRCBundle that downloads a published bundle (spec.version) instead, or give the pool template.crcVersion';
+    await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.failed }, [
+      ready('False', reason, message),
+    ]);
+    void this.ports.events.record(bundle, 'Warning', reason, message);
+    return {};
   }
 
   /** Pending: waits for a preparation slot (the admin's cap), then starts preparing. */

@@ -59,9 +59,17 @@ export async function bindBootKey(
   const bundle = await objects.current<PlatformObject>(BUNDLES, bundleName);
   const pending = (message: string): Wait => ({ reason: Reason.CRCBackingPending, message });
   if (!bundle) return pending(`CRCBundle ${bundleName} not found yet, waiting`);
-  const phase = (bundle.status as { phase?: string } | undefined)?.phase;
-  if (phase !== 'Ready')
-    return pending(`CRCBundle "${bundleName}" is not Ready yet (phase=${phase ?? ''})`);
+  const status = bundle.status as
+    | { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] }
+    | undefined;
+  const phase = status?.phase;
+  if (phase !== 'Ready') {
+    // The bundle's own account (a failed preparation, a source it cannot prepare) is the
+    // instance's too: it is what the person reading the pool can act on.
+    const why = status?.conditions?.find((c) => c.type === 'Ready');
+    const detail = why?.reason && why.message ? `: ${why.reason}: ${why.message}` : '';
+    return pending(`CRCBundle "${bundleName}" is not Ready yet (phase=${phase ?? ''})${detail}`);
+  }
   const disk = crcDiskName(objects.instance);
   if (await objects.current(DATA_VOLUMES, disk))
     throw new BootKeyError(
