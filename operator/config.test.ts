@@ -41,7 +41,15 @@ describe('loadOperatorConfig', () => {
       },
       logLevel: 'info',
       workersPerController: 1,
-      controllers: ['clusterpool', 'clusterlease', 'clusterinstance', 'crcbundle', 'cirun'],
+      controllers: [
+        'clusterpool',
+        'clusterlease',
+        'clusterinstance',
+        'crcbundle',
+        'cirun',
+        'versionstream',
+      ],
+      versionStreams: { updateServiceUrl: 'https://api.openshift.com', intervalMs: 300_000 },
     });
   });
 
@@ -146,7 +154,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',

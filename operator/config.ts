@@ -11,6 +11,11 @@ import type { ManagerOptions, RuntimeOptions } from './runtime/manager.js';
 import type { SecureMetricsSettings } from './runtime/metrics-endpoint.js';
 import type { Timings } from './timings.js';
 import { loadTimings } from './timings.js';
+import type {
+  VersionStreamFlags,
+  VersionStreamSettings,
+} from './controllers/versionstream/stream-settings.js';
+import { versionStreamSettings } from './controllers/versionstream/stream-settings.js';
 
 export type { ListenAddress };
 
@@ -48,6 +53,8 @@ export interface OperatorConfig {
   timings: Timings;
   /** Releasing leases whose GitHub job has completed; off (undefined) without a credentials Secret. */
   github?: GitHubReclaimSettings;
+  /** Where VersionStreams are resolved (the update service) and how often. */
+  versionStreams: VersionStreamSettings;
 }
 
 export const CONTROLLER_NAMES = [
@@ -56,11 +63,12 @@ export const CONTROLLER_NAMES = [
   'clusterinstance',
   'crcbundle',
   'cirun',
+  'versionstream',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */
-export interface OperatorFlags extends GitHubFlags {
+export interface OperatorFlags extends GitHubFlags, VersionStreamFlags {
   metricsBindAddress?: string;
   metricsSecure?: string;
   metricsCertPath?: string;
@@ -280,6 +288,7 @@ export function loadOperatorConfig(
     crc: crcBounds(flags, env, check.problems),
     timings: loadTimings(flags, env, check.problems),
     github: gitHubReclaimSettings(flags, env, check.problems, readFile),
+    versionStreams: versionStreamSettings(flags, env, check.problems),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

@@ -67,7 +67,7 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     )
     .option(
       '--controllers <names>',
-      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun); default all',
+      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream); default all',
     )
     .option(
       '--allowed-crc-versions <versions>',
@@ -96,6 +96,14 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     .option(
       '--github-poll-interval <duration>',
       "how often a lease's run is asked about (default 2m; env GITHUB_POLL_INTERVAL)",
+    )
+    .option(
+      '--update-service-url <url>',
+      'OpenShift update service that VersionStreams are resolved through, or a mirror of it (default https://api.openshift.com; env UPDATE_SERVICE_URL)',
+    )
+    .option(
+      '--version-stream-interval <duration>',
+      'how often each VersionStream is checked again (default 5m; env VERSION_STREAM_INTERVAL)',
     )
     .option(
       '--timings <key=duration,...>',

@@ -15,6 +15,9 @@ import { leaseMetrics } from './clusterlease/lease-metrics.js';
 import { bundleFailures } from './crcbundle/bundle-metrics.js';
 import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
 import { BundleController } from './crcbundle/bundle-controller.js';
+import type { VersionStreamControllerOptions } from './versionstream/version-stream-controller.js';
+import { VersionStreamController } from './versionstream/version-stream-controller.js';
+import { streamResolutionErrors } from './versionstream/stream-metrics.js';
 
 export interface RegisterOptions {
   /** Which controllers run; default: those of the configuration (--controllers). */
@@ -28,6 +31,7 @@ export interface RegisterOptions {
    */
   namespaces?: readonly string[];
   bundles?: BundleControllerOptions;
+  versionStreams?: VersionStreamControllerOptions;
 }
 
 /**
@@ -92,6 +96,15 @@ export function registerControllers(
         ...options.bundles,
         failures: bundleFailures(metricsRegistry),
       }).registration(),
+    );
+  // Cluster-scoped like bundles: not limited to namespaces.
+  if (enabled.has('versionstream'))
+    manager.addController(
+      new VersionStreamController(
+        manager.ports,
+        { ...config.versionStreams, crcBundleMirrorUrl: config.crcBundleMirrorUrl },
+        { ...options.versionStreams, errors: streamResolutionErrors(metricsRegistry) },
+      ).registration(),
     );
 }
 
