@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CLUSTER_ROLES, ROLE_BINDINGS } from '../../operator/api/core-resources.js';
-import { BUNDLES } from '../../operator/api/resources.js';
+import { BUNDLES, VERSION_STREAMS } from '../../operator/api/resources.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
@@ -111,15 +111,31 @@ describe('the aggregated roles', () => {
     },
   );
 
-  it('grant nothing on the cluster-scoped CRCBundles through a namespace binding', async () => {
-    // A namespaced can-i would count the RoleBinding: the real, cluster-scoped request decides.
-    for (const role of ['admin', 'edit', 'view']) {
-      const api = new ApiClient(impersonating(ns.kubeConfig, user(role)));
-      try {
-        await expect(api.list(BUNDLES)).rejects.toMatchObject({ status: 403 });
-      } finally {
-        await api.close();
+  it.each([BUNDLES, VERSION_STREAMS])(
+    'grant nothing on the cluster-scoped $plural through a namespace binding',
+    async (type) => {
+      // A namespaced can-i would count the RoleBinding: the real, cluster-scoped request decides.
+      for (const role of ['admin', 'edit', 'view']) {
+        const api = new ApiClient(impersonating(ns.kubeConfig, user(role)));
+        try {
+          await expect(api.list(type)).rejects.toMatchObject({ status: 403 });
+        } finally {
+          await api.close();
+        }
       }
+    },
+  );
+
+  it('let a cluster-wide viewer read VersionStreams', async () => {
+    const name = `${ns.name}-cluster-view`;
+    await kubectl(['create', 'clusterrolebinding', name, '--clusterrole=view', `--user=${name}`]);
+    const api = new ApiClient(impersonating(ns.kubeConfig, name));
+    try {
+      await expect(api.list(VERSION_STREAMS)).resolves.toBeDefined();
+      expect(await canI(ns.name, name, 'update', `versionstreams.${GROUP}`, 'status')).toBe(false);
+    } finally {
+      await api.close();
+      await kubectl(['delete', 'clusterrolebinding', name]);
     }
   });
 });
