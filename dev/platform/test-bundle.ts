@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -133,6 +133,22 @@ export async function writeChecksumFile(
   await writeFile(path.join(dir, name), lines.join(''));
 }
 
+/** An index page of a folder's entries, folders with a trailing `/`. */
+function listFolder(folder: string, res: http.ServerResponse): void {
+  readdir(folder, { withFileTypes: true }).then(
+    (entries) => {
+      const links = entries
+        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+        .sort()
+        .map((href) => `<a href="${encodeURI(href)}">${href}</a>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<html><body><pre>\n${links.join('\n')}\n</pre></body></html>\n`);
+    },
+    () => res.writeHead(404).end(),
+  );
+}
+
 export interface FileServer {
   /** `http://127.0.0.1:<port>`. */
   baseUrl: string;
@@ -141,17 +157,23 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-/** Serves the files of `dir` and its subfolders over HTTP on 127.0.0.1; anything else is 404. */
+/**
+ * Serves the files of `dir` and its subfolders over HTTP on 127.0.0.1, and for a folder's path
+ * (ending in `/`) an index page linking its entries, as a web server's directory listing does
+ * (the CRC mirror's version list); anything else is 404.
+ */
 export async function serveFolder(dir: string): Promise<FileServer> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     const name = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.slice(1));
     requests.push(`/${name}`);
-    const segments = name.split('/');
-    if (!name || segments.some((segment) => !segment || segment === '.' || segment === '..')) {
+    const folder = name === '' || name.endsWith('/');
+    const segments = name.split('/').slice(0, folder ? -1 : undefined);
+    if (segments.some((segment) => !segment || segment === '.' || segment === '..')) {
       res.writeHead(404).end();
       return;
     }
+    if (folder) return void listFolder(path.join(dir, name), res);
     const file = path.join(dir, name);
     stat(file).then(
       (stats) => {

@@ -4,6 +4,7 @@ import type { ControllerName, OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
+import type { VersionStreamControllerOptions } from '../../operator/controllers/versionstream/version-stream-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import type { Clock } from '../../operator/runtime/clock.js';
@@ -37,6 +38,8 @@ export interface TestOperatorOptions {
    * test file's bundles are not this operator's.
    */
   bundles?: BundleControllerOptions;
+  /** Resolves these VersionStreams only (with `controllers` naming versionstream): they are cluster-scoped too. */
+  versionStreams?: VersionStreamControllerOptions;
 }
 
 /** Where the operator acts: the namespace of a file without a platform, or the platform's. */
@@ -97,12 +100,17 @@ export async function startTestOperator(
     registerControllers(manager, config, {
       controllers,
       bundles: options.bundles,
+      versionStreams: options.versionStreams,
       namespaces: platform.namespaces,
       crc: { probe },
       hcp: { probe },
     });
   } else {
-    registerControllers(manager, config, { controllers, bundles: options.bundles });
+    registerControllers(manager, config, {
+      controllers,
+      bundles: options.bundles,
+      versionStreams: options.versionStreams,
+    });
   }
   await manager.start();
   return manager;

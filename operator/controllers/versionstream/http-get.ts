@@ -55,15 +55,24 @@ export function httpGetter(
         }
         return { kind: 'ok', text: await response.text() };
       } catch (error) {
-        const reason = error instanceof Error ? describe(error, timeoutMs) : String(error);
-        return { kind: 'failed', message: `${url} could not be read: ${reason}` };
+        return {
+          kind: 'failed',
+          message: `${url} could not be read: ${describe(error, timeoutMs)}`,
+        };
       }
     },
   };
 }
 
-function describe(error: Error, timeoutMs: number): string {
-  if (error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+/** A fetch failure in words; errors may come from another realm (a DOMException), so by shape. */
+function describe(error: unknown, timeoutMs: number): string {
+  const { name, message, cause } = (error ?? {}) as {
+    name?: string;
+    message?: string;
+    cause?: unknown;
+  };
+  if (name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
+  const detail = (cause as { message?: string } | undefined)?.message;
+  const text = message ?? String(error);
+  return detail ? `${text} (${detail})` : text;
 }
