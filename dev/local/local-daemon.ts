@@ -7,6 +7,7 @@ import { installProjectCrds } from '../control-plane/install-crds.js';
 import { TestMirror } from '../platform/bundle-fixtures.js';
 import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
 import { LocalOperator } from './local-operator.js';
+import { LOCAL_STREAM, startLocalUpdateService } from './local-update-service.js';
 import { DEMO, seedLocalEnvironment } from './local-seed.js';
 import type { LocalState } from './local-state.js';
 import { localDir, localPaths, removeLocalState, writeLocalState } from './local-state.js';
@@ -36,8 +37,9 @@ type Stoppable = { stop(): Promise<void> };
 /**
  * Runs the local environment in the foreground until SIGTERM or SIGINT, or until one of its
  * components dies: the control plane, the simulated platform (crc and hcp, one router that is
- * also an HTTPS proxy), a bundle mirror serving a small test bundle, the operator as a process of
- * its own with its ServiceAccount's rights, and the samples' namespace and pools. `local up` runs
+ * also an HTTPS proxy), a bundle mirror serving a small test bundle, an update-service stand-in,
+ * the operator as a process of its own with its ServiceAccount's rights, and the samples'
+ * namespace and pools and a VersionStream. `local up` runs
  * this in a detached process; its components die with it.
  */
 export async function serveLocalEnvironment(): Promise<void> {
@@ -76,9 +78,12 @@ export async function serveLocalEnvironment(): Promise<void> {
     parts.unshift(mirror);
     await mirror.publish(DEMO.crcVersion);
     log(`Serving a test CRC bundle ${DEMO.crcVersion} at ${mirror.baseUrl}`);
+    const updateService = await startLocalUpdateService();
+    parts.unshift(updateService);
+    log(`Serving an update-service stand-in (${LOCAL_STREAM.channel}) at ${updateService.url}`);
     await seedLocalEnvironment(plane.binaries.kubectl, plane.kubeconfigPath);
     log(
-      `Applied the deploy manifests and the samples: namespace ${DEMO.namespace}, pools ${DEMO.pools.join(', ')}`,
+      `Applied the deploy manifests and the samples: namespace ${DEMO.namespace}, pools ${DEMO.pools.join(', ')}, VersionStream ${LOCAL_STREAM.name}`,
     );
     state = {
       pid: process.pid,
@@ -98,6 +103,7 @@ export async function serveLocalEnvironment(): Promise<void> {
       env: {
         CRC_AGENT_IMAGE: TEST_AGENT_IMAGE,
         CRC_BUNDLE_MIRROR_URL: mirror.baseUrl,
+        UPDATE_SERVICE_URL: updateService.url,
         HTTPS_PROXY: platform.router.proxyUrl,
         NO_PROXY: '127.0.0.1,localhost',
       },

@@ -21,7 +21,7 @@ export const DEMO = {
 /**
  * Installs what a cluster administrator installs (the deploy manifests without the Deployment)
  * and what a CI team creates (the samples: an enabled namespace, its pull secret, a crc pool on
- * a published bundle version and an hcp pool), with kubectl, as they would.
+ * a published bundle version and an hcp pool) and a VersionStream, with kubectl, as they would.
  */
 export async function seedLocalEnvironment(kubectl: string, kubeconfig: string): Promise<void> {
   const root = projectRoot();
@@ -35,4 +35,6 @@ export async function seedLocalEnvironment(kubectl: string, kubeconfig: string):
     path.join(root, 'dev', 'local', 'deploy'),
   );
   await run('apply', ...SAMPLES.flatMap((sample) => ['-f', path.join(root, 'samples', sample)]));
+  // The stream the local update-service stand-in answers for (dev/local/local-update-service.ts).
+  await run('apply', '-f', path.join(root, 'dev', 'local', 'version-stream.yaml'));
 }

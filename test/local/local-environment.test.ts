@@ -6,8 +6,17 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { JOBS } from '../../operator/api/core-resources.js';
 import { LABEL_CLUSTER_INSTANCE, LABEL_POOL } from '../../operator/api/labels.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
-import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease, VersionStream } from '../../operator/api/resources.js';
+import {
+  INSTANCES,
+  LEASES,
+  POOLS,
+  SECRETS,
+  VERSION_STREAMS,
+} from '../../operator/api/resources.js';
+import { findCondition } from '../../operator/api/conditions.js';
+import { LOCAL_STREAM } from '../../dev/local/local-update-service.js';
+import { releaseImage } from '../../dev/platform/update-service-stand-in.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { ActionJob } from '../action/action-runner.js';
@@ -97,6 +106,20 @@ describe('the local environment', () => {
     expect(status.stdout).toMatch(/operator\s+pid \d+\s+running/);
     const again = await guestcluster('local', 'up');
     expect(again.stdout).toContain(`already running (pid ${state.pid})`);
+  });
+
+  it('resolves its VersionStream through its update-service stand-in and CRC mirror', async () => {
+    const stream = await waitFor<VersionStream>(admin, {
+      type: VERSION_STREAMS,
+      name: LOCAL_STREAM.name,
+      until: (s) => findCondition(s?.status?.conditions, 'Resolved')?.reason === 'Resolved',
+      description: `VersionStream ${LOCAL_STREAM.name} to be resolved`,
+    });
+    expect(stream!.status).toMatchObject({
+      resolvedVersion: LOCAL_STREAM.resolvedVersion,
+      releaseImage: releaseImage(LOCAL_STREAM.resolvedVersion, 'amd64'),
+      crcBundleVersion: '4.16.0',
+    });
   });
 
   for (const [pool, topology, warm] of [
