@@ -27,6 +27,7 @@ const EXPORTED_METRICS = [
   'guestcluster_instance_teardown_seconds',
   'guestcluster_instance_failures_total',
   'guestcluster_bundle_failures_total',
+  'guestcluster_version_stream_resolution_errors_total',
   'guestcluster_leader',
   'guestcluster_reconcile_errors_total',
 ];
