@@ -189,6 +189,8 @@ describe('version streams', () => {
     updates.offer('stable-4.20', 'amd64', releases('4.20.0', '4.20.1', '4.20.2'));
     expect((await nextCheck('forward')).resolvedVersion).toBe('4.20.2');
     await movedEvent('forward', 'moved from 4.20.1 to 4.20.2');
+    // One request per check: the operator's own status writes do not make it ask again.
+    expect(updates.requests.filter((r) => r.channel === 'stable-4.20')).toHaveLength(2);
 
     // 4.20.2 is pulled from the channel: the stream stays on it.
     updates.offer('stable-4.20', 'amd64', releases('4.20.0', '4.20.1'));
