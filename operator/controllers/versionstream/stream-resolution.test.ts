@@ -123,6 +123,19 @@ describe('resolving a stream', () => {
     });
   });
 
+  it('keeps no answer of a minor the spec has left when the update service does not answer', () => {
+    const resolution = resolveStream(
+      input({
+        spec: { minor: '4.20', channelGroup: 'stable', arch: 'amd64' },
+        previous: { resolvedVersion: '4.19.6', releaseImage: image(2) },
+        graph: { kind: 'failed', message: 'connection refused' },
+        mirror: none,
+      }),
+    );
+    expect(resolution.answer).toEqual({});
+    expect(resolution.condition.message).toContain('connection refused; no version resolved yet');
+  });
+
   it('reports an empty channel', () => {
     const resolution = resolveStream(
       input({

@@ -109,11 +109,16 @@ export function resolveStream(input: ResolutionInput): Resolution {
   const errors = crc.failed ? [CRC_MIRROR_UNREACHABLE] : [];
   const crcNote = crc.note ? [crc.note] : [];
   if (graph.kind === 'failed') {
-    const keeping = previous.resolvedVersion
-      ? `keeping ${previous.resolvedVersion}`
+    // The last good answer, if it answers this spec's minor (not one the spec has left).
+    const last =
+      previous.resolvedVersion && inMinor(previous.resolvedVersion, spec.minor)
+        ? { resolvedVersion: previous.resolvedVersion, releaseImage: previous.releaseImage }
+        : {};
+    const keeping = last.resolvedVersion
+      ? `keeping ${last.resolvedVersion}`
       : 'no version resolved yet';
     return {
-      answer: { ...previous, crcBundleVersion: crc.version },
+      answer: { ...last, crcBundleVersion: crc.version },
       reached: false,
       condition: {
         status: 'False',
