@@ -213,7 +213,7 @@ describe('the OLM bundle (bundle/)', () => {
     ]);
   });
 
-  it('owns the four CRDs, with descriptors of fields their schemas have', () => {
+  it('owns the five CRDs, with descriptors of fields their schemas have', () => {
     const crds = deploy.filter((m) => m.kind === 'CustomResourceDefinition') as unknown as {
       metadata: { name: string };
       spec: {
