@@ -264,11 +264,19 @@ describe('version streams', () => {
     expect(missing.crcBundleVersion).toBeUndefined();
   });
 
-  it('refuses a spec no update service can answer, without asking', async () => {
+  it('refuses a spec no update service can answer, without asking, and forgets its errors once deleted', async () => {
     await create('eus-odd', { minor: '4.19', channelGroup: 'eus' });
     const status = await withReason('eus-odd', 'InvalidSpec', 'there is no channel eus-4.19');
     expect(findCondition(status.conditions, 'Resolved')?.status).toBe('False');
     expect(updates.requests.map((r) => r.channel)).not.toContain('eus-4.19');
     expect(await errorCount('eus-odd', 'InvalidSpec')).toBe(1);
+
+    // Deleted, its series go: the counter follows the cache, so it is read until it does.
+    const stream = await ns.api.get<VersionStream>(VERSION_STREAMS, name('eus-odd'));
+    await ns.api.delete(VERSION_STREAMS, name('eus-odd'), undefined, { uid: stream.metadata!.uid });
+    const deadline = Date.now() + 20_000;
+    while ((await errorCount('eus-odd', 'InvalidSpec')) !== 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await errorCount('eus-odd', 'InvalidSpec')).toBe(0);
   });
 });

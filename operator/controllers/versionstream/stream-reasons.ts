@@ -13,3 +13,11 @@ export const RESOLVED_CONDITION = 'Resolved';
 export const MOVED_EVENT = 'VersionStreamMoved';
 /** The metric reason of a CRC mirror that could not be read; the stream's condition does not change for it. */
 export const CRC_MIRROR_UNREACHABLE = 'CRCMirrorUnreachable';
+
+/** Every reason guestcluster_version_stream_resolution_errors_total counts. */
+export const ERROR_REASONS = [
+  ResolvedReason.UpdateServiceUnreachable,
+  ResolvedReason.NoReleaseInChannel,
+  ResolvedReason.InvalidSpec,
+  CRC_MIRROR_UNREACHABLE,
+] as const;

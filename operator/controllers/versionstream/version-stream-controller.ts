@@ -12,7 +12,12 @@ import { newestMirrorBundle } from './crc-mirror.js';
 import type { HttpGetter } from './http-get.js';
 import { httpGetter } from './http-get.js';
 import type { StreamResolutionErrors } from './stream-metrics.js';
-import { MOVED_EVENT, RESOLVED_CONDITION, ResolvedReason } from './stream-reasons.js';
+import {
+  ERROR_REASONS,
+  MOVED_EVENT,
+  RESOLVED_CONDITION,
+  ResolvedReason,
+} from './stream-reasons.js';
 import type { Resolution, StreamAnswer } from './stream-resolution.js';
 import { resolveStream } from './stream-resolution.js';
 import type { VersionStreamSettings } from './stream-settings.js';
@@ -77,6 +82,8 @@ export class VersionStreamController {
     const stream = (await this.ports.cache.read<VersionStream>(VERSION_STREAMS)).get(key);
     if (!stream || stream.metadata.deletionTimestamp) {
       this.schedules.delete(key);
+      // A deleted stream's series go with it.
+      for (const reason of ERROR_REASONS) this.options.errors?.remove({ stream: key, reason });
       return {};
     }
     if (!this.accept(stream)) return {};
