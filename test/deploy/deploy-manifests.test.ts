@@ -211,6 +211,7 @@ const NOT_REQUESTED_HERE = [
   'guestcluster.opdev.io/crcbundles/status:update',
   // The VersionStream controller: not in this test's flows (test/operator/version-streams.test.ts
   // runs it; the local environment runs it with this identity, as above).
+  'guestcluster.opdev.io/versionstreams:get',
   'guestcluster.opdev.io/versionstreams:list',
   'guestcluster.opdev.io/versionstreams:watch',
   'guestcluster.opdev.io/versionstreams/status:update',

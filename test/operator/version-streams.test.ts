@@ -153,6 +153,19 @@ describe('version streams', () => {
       );
     return line ? Number(line.split(' ').at(-1)) : 0;
   };
+  /**
+   * The error counter once it shows `count` (it is counted just after the status is written, so
+   * it may trail the status a test has seen), or its last value after 20 s.
+   */
+  const errorsReach = async (suffix: string, reason: string, count: number): Promise<number> => {
+    const deadline = Date.now() + 20_000;
+    let seen = await errorCount(suffix, reason);
+    while (seen !== count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = await errorCount(suffix, reason);
+    }
+    return seen;
+  };
 
   it('resolves the newest release of the minor and its newest CRC bundle, passing over a conditional-only release', async () => {
     updates.offer('stable-4.19', 'amd64', [
@@ -211,15 +224,20 @@ describe('version streams', () => {
     clock.advance(NEXT_CHECK);
     const failed = await withReason('outage', 'UpdateServiceUnreachable', '503');
     expect(failed).toMatchObject({ resolvedVersion: '4.18.9', crcBundleVersion: '4.18.9' });
-    expect(findCondition(failed.conditions, 'Resolved')?.message).toContain('keeping 4.18.9');
-    expect(await errorCount('outage', 'UpdateServiceUnreachable')).toBe(1);
+    const message = findCondition(failed.conditions, 'Resolved')!.message;
+    expect(message).toContain('keeping 4.18.9');
+    // The next try comes after the backoff (30 min here), not the interval (10 min).
+    const retryAt = Date.parse(/asking again at (\S+)$/.exec(message)![1]!);
+    expect(retryAt - clock.now()).toBeGreaterThan(BACKOFF.baseMs - MINUTE);
+    expect(retryAt - clock.now()).toBeLessThanOrEqual(BACKOFF.baseMs);
+    expect(await errorsReach('outage', 'UpdateServiceUnreachable', 1)).toBe(1);
 
     // No answer at all: the request times out. The retry comes after the backoff, not the interval.
     updates.fail('fast-4.18', 'amd64', 'hang');
     clock.advance(BACKOFF.baseMs);
     const silent = await withReason('outage', 'UpdateServiceUnreachable', 'no answer within 1s');
     expect(silent.resolvedVersion).toBe('4.18.9');
-    expect(await errorCount('outage', 'UpdateServiceUnreachable')).toBe(2);
+    expect(await errorsReach('outage', 'UpdateServiceUnreachable', 2)).toBe(2);
 
     updates.heal('fast-4.18', 'amd64');
     clock.advance(2 * BACKOFF.baseMs);
@@ -235,7 +253,7 @@ describe('version streams', () => {
       'channel candidate-4.21 (amd64) has no release of 4.21',
     );
     expect(status.resolvedVersion).toBeUndefined();
-    expect(await errorCount('empty', 'NoReleaseInChannel')).toBe(1);
+    expect(await errorsReach('empty', 'NoReleaseInChannel', 1)).toBe(1);
   });
 
   it('goes back to a pinned version, and says so when the pin is not in the channel', async () => {
@@ -269,14 +287,11 @@ describe('version streams', () => {
     const status = await withReason('eus-odd', 'InvalidSpec', 'there is no channel eus-4.19');
     expect(findCondition(status.conditions, 'Resolved')?.status).toBe('False');
     expect(updates.requests.map((r) => r.channel)).not.toContain('eus-4.19');
-    expect(await errorCount('eus-odd', 'InvalidSpec')).toBe(1);
+    expect(await errorsReach('eus-odd', 'InvalidSpec', 1)).toBe(1);
 
     // Deleted, its series go: the counter follows the cache, so it is read until it does.
     const stream = await ns.api.get<VersionStream>(VERSION_STREAMS, name('eus-odd'));
     await ns.api.delete(VERSION_STREAMS, name('eus-odd'), undefined, { uid: stream.metadata!.uid });
-    const deadline = Date.now() + 20_000;
-    while ((await errorCount('eus-odd', 'InvalidSpec')) !== 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await errorCount('eus-odd', 'InvalidSpec')).toBe(0);
+    expect(await errorsReach('eus-odd', 'InvalidSpec', 0)).toBe(0);
   });
 });

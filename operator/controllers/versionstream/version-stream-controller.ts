@@ -88,10 +88,24 @@ export class VersionStreamController {
     }
     if (!this.accept(stream)) return {};
     const now = this.ports.clock.now();
-    const generation = stream.metadata.generation;
     const schedule = this.schedules.get(key);
-    const wait = waitFor(schedule, generation, now);
+    const wait = waitFor(schedule, stream.metadata.generation, now);
     if (wait) return wait;
+    return this.check(key, schedule, now);
+  }
+
+  /**
+   * One check. The stream is read live: its previous answer (forward only) and resourceVersion
+   * must be the latest, not a cache that may not have the last write yet.
+   */
+  private async check(
+    key: string,
+    schedule: Schedule | undefined,
+    now: number,
+  ): Promise<ReconcileResult> {
+    const stream = await this.ports.client.getOrUndefined<VersionStream>(VERSION_STREAMS, key);
+    if (!stream || stream.metadata.deletionTimestamp) return {};
+    const generation = stream.metadata.generation;
     const spec = withDefaults(stream.spec);
     const invalid = invalidSpec(spec);
     if (invalid) return this.refuse(key, stream, invalid);
@@ -110,8 +124,6 @@ export class VersionStreamController {
       graph,
       mirror,
     });
-    for (const reason of resolution.errors) this.options.errors?.inc({ stream: key, reason });
-    await this.record(stream, previous, resolution, now);
     const failures = resolution.reached ? 0 : (schedule?.failures ?? 0) + 1;
     const delay = resolution.reached
       ? backoffDelay(
@@ -120,6 +132,11 @@ export class VersionStreamController {
           this.random,
         )
       : backoffDelay(this.settings.backoff, failures, this.random);
+    if (!resolution.reached)
+      resolution.condition.message += `; asking again at ${timestamp(now + delay)}`;
+    await this.record(stream, previous, resolution, now);
+    // Counted once written: a write that fails repeats the whole check.
+    for (const reason of resolution.errors) this.options.errors?.inc({ stream: key, reason });
     this.schedules.set(key, { generation, dueAt: now + delay, failures });
     return { requeueAfterMs: delay };
   }
@@ -127,8 +144,6 @@ export class VersionStreamController {
   /** An invalid spec: nothing to ask until the spec changes. */
   private async refuse(key: string, stream: Stream, message: string): Promise<ReconcileResult> {
     const generation = stream.metadata.generation;
-    this.schedules.set(key, { generation, dueAt: Infinity, failures: 0 });
-    this.options.errors?.inc({ stream: key, reason: ResolvedReason.InvalidSpec });
     await this.writeStatus(
       stream,
       { ...stream.status },
@@ -138,6 +153,8 @@ export class VersionStreamController {
         message,
       },
     );
+    this.options.errors?.inc({ stream: key, reason: ResolvedReason.InvalidSpec });
+    this.schedules.set(key, { generation, dueAt: Infinity, failures: 0 });
     void this.ports.events.record(stream, 'Warning', ResolvedReason.InvalidSpec, message);
     return {};
   }
@@ -158,9 +175,7 @@ export class VersionStreamController {
         resolvedVersion: answer.resolvedVersion,
         releaseImage: answer.releaseImage,
         crcBundleVersion: answer.crcBundleVersion,
-        lastResolved: resolution.reached
-          ? new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z')
-          : stream.status?.lastResolved,
+        lastResolved: resolution.reached ? timestamp(now) : stream.status?.lastResolved,
       },
       condition,
     );
@@ -213,6 +228,9 @@ function moved(what: string, from: string | undefined, to: string | undefined): 
   if (!to || from === to) return undefined;
   return `${what} from ${from ?? '(none)'} to ${to}`;
 }
+
+/** RFC 3339 to the second, as Kubernetes writes times. */
+const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
