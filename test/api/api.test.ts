@@ -10,7 +10,7 @@ import { kubectl } from '../support/kubectl.js';
 
 const { ns } = useWorld({ namespace: 'api' });
 const samplesDir = path.join(projectRoot(), 'samples');
-const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle', 'VersionStream']);
 
 /** Moves a namespaced object into the test namespace; references inside specs stay as written. */
 function intoTestNamespace<T extends KubernetesObject>(object: T): T {
@@ -62,6 +62,7 @@ describe('the guestcluster API', () => {
         'ClusterInstance',
         'ClusterLease',
         'CRCBundle',
+        'VersionStream',
         'Namespace',
         'Secret',
       ]),
@@ -72,6 +73,23 @@ describe('the guestcluster API', () => {
       manifest,
     );
     expect(stdout.trim().split('\n')).toHaveLength(samples.length);
+  });
+
+  it('accepts a pinned stream and defaults its channel group and arch', async () => {
+    const stream = {
+      apiVersion: 'guestcluster.opdev.io/v1alpha1',
+      kind: 'VersionStream',
+      metadata: { name: 'api-pinned-stream' },
+      spec: { minor: '4.19', pin: '4.19.0-rc.3' },
+    };
+    const accepted = await ns.objects.create<typeof stream>(stream);
+    created.push(accepted);
+    expect(accepted.spec).toEqual({
+      minor: '4.19',
+      pin: '4.19.0-rc.3',
+      channelGroup: 'stable',
+      arch: 'amd64',
+    });
   });
 
   it('has a table of at least 25 invalid objects', () => {
@@ -294,6 +312,42 @@ describe('kubectl get', () => {
     const { headers, row } = await table('clusterinstances', instance.metadata!.name!, true);
     expect(headers).toEqual(['NAME', 'TYPE', 'PHASE', 'VERSION', 'TOPOLOGY', 'LEASE', 'AGE']);
     expect(row.slice(1, 6)).toEqual(['crc', 'Ready', '4.16.0', 'crc', 'ci-job-1234-lease']);
+  });
+
+  it('shows a stream with its minor, channel, version and reason, and its pin when wide', async () => {
+    const stream = (await samples).get('versionstream.yaml')!;
+    await applyWithStatus(
+      {
+        ...stream,
+        spec: { minor: '4.19', channelGroup: 'stable', pin: '4.19.7' },
+      } as KubernetesObject,
+      {
+        resolvedVersion: '4.19.7',
+        conditions: [
+          {
+            type: 'Resolved',
+            status: 'True',
+            reason: 'Resolved',
+            message: 'pinned',
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
+      },
+    );
+    const { headers, row } = await table('versionstreams', stream.metadata!.name!, false);
+    expect(headers).toEqual(['NAME', 'MINOR', 'CHANNEL', 'VERSION', 'RESOLVED', 'AGE']);
+    expect(row.slice(0, 5)).toEqual(['ocp-4.19', '4.19', 'stable', '4.19.7', 'Resolved']);
+    const { stdout } = await kubectl(['get', copied('versionstreams'), 'ocp-4.19', '-o', 'wide']);
+    expect(stdout.split('\n')[0]!.trim().split(/\s+/)).toEqual([
+      'NAME',
+      'MINOR',
+      'CHANNEL',
+      'VERSION',
+      'PIN',
+      'RESOLVED',
+      'AGE',
+    ]);
+    expect(stdout).toContain('4.19.7');
   });
 
   it('shows a bundle with its version, arch, phase and release version', async () => {

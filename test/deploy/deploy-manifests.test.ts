@@ -67,7 +67,7 @@ describe('the deploy manifests (operator/deploy)', () => {
     expect(stdout.trim().split('\n')).toHaveLength(manifests.length);
   });
 
-  it('hold the four CRDs and put everything else in the operator namespace', () => {
+  it('hold the five CRDs and put everything else in the operator namespace', () => {
     expect(
       manifests
         .filter((m) => m.kind === 'CustomResourceDefinition')
@@ -78,6 +78,7 @@ describe('the deploy manifests (operator/deploy)', () => {
       'clusterleases.guestcluster.opdev.io',
       'clusterpools.guestcluster.opdev.io',
       'crcbundles.guestcluster.opdev.io',
+      'versionstreams.guestcluster.opdev.io',
     ]);
     const clusterScoped = new Set([
       'CustomResourceDefinition',
