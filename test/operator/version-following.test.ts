@@ -118,6 +118,16 @@ const leaseState = (
     description,
   });
 
+/** guestcluster_pool_stale_instances of a pool, as the world's operator reports it now. */
+async function staleGauge(name: string): Promise<number | undefined> {
+  const text = await world.operator.metrics.registry.getSingleMetricAsString(
+    'guestcluster_pool_stale_instances',
+  );
+  const labels = `namespace="${ns.name}",pool="${name}"`;
+  const line = text.split('\n').find((l) => l.includes(labels));
+  return line ? Number(line.split(' ').pop()) : undefined;
+}
+
 const reason = (l: ClusterLease | undefined): string => condition(l, 'Ready')?.reason ?? '';
 const version = (i: ClusterInstance): string => i.spec.template.ocpVersion;
 const deleting = (i: ClusterInstance): boolean => !!i.metadata?.deletionTimestamp;
@@ -237,6 +247,7 @@ describe('a pool that follows a VersionStream', () => {
     const meanwhile = await ns.api.get<ClusterInstance>(INSTANCES, newer!.metadata!.name!, ns.name);
     expect(meanwhile.metadata!.uid).toBe(newer!.metadata!.uid);
     expect(deleting(meanwhile)).toBe(false);
+    expect(await staleGauge('follow')).toBe(1);
 
     await settleInstance(ns.api, ns.name, successor.metadata!.name!);
     const next = await instancesOf(
@@ -262,6 +273,7 @@ describe('a pool that follows a VersionStream', () => {
       leasedInstances: 1,
       totalInstances: 3,
     });
+    expect(await staleGauge('follow')).toBe(0);
 
     // The claimed instance of 4.19.7 is untouched, and its lease still bound to it.
     const kept = await ns.api.get<ClusterInstance>(INSTANCES, claimed.metadata!.name!, ns.name);
