@@ -13,7 +13,7 @@ const SAMPLES = [
 /** What the applied samples hold, for `local lease` and `local status`. */
 export const DEMO = {
   namespace: 'ci',
-  pools: ['crc-pool', 'hcp-pool'],
+  pools: ['crc-pool', 'hcp-pool', 'hcp-stream-pool'],
   /** The bundle version of the crc sample pool, which the local mirror serves. */
   crcVersion: '4.16.0',
 } as const;
@@ -35,4 +35,6 @@ export async function seedLocalEnvironment(kubectl: string, kubeconfig: string):
     path.join(root, 'dev', 'local', 'deploy'),
   );
   await run('apply', ...SAMPLES.flatMap((sample) => ['-f', path.join(root, 'samples', sample)]));
+  // A pool that follows the local VersionStream (dev/local/stream-pool.yaml).
+  await run('apply', '-f', path.join(root, 'dev', 'local', 'stream-pool.yaml'));
 }
