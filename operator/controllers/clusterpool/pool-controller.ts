@@ -1,14 +1,7 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
-import {
-  BUNDLES,
-  INSTANCES,
-  LEASES,
-  NAMESPACES,
-  POOLS,
-  VERSION_STREAMS,
-} from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, VERSION_STREAMS } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { isConflict, orUndefined } from '../../kube/api-error.js';
@@ -24,6 +17,7 @@ import { deleteInstanceIf } from '../binding/instance-deletion.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
+import { ensureBundle } from './pool-bundle.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool } from './pool-accounting.js';
 import type { Pool } from './pool-conditions.js';
@@ -40,7 +34,6 @@ import {
 import { replaceStale } from './stale-rollout.js';
 import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
-import { crcBundleName, DEFAULT_CRC_ARCH } from '../../../contracts/names.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
 
@@ -180,7 +173,8 @@ export class PoolController {
     const template = stream?.release ?? pool.spec.template;
     const crcVersion = pool.spec.type === 'crc' ? template.crcVersion : undefined;
     const allowed = !crcVersionRefusal(this.settings.crc, crcVersion);
-    if (policy.enabled && allowed && crcVersion) await this.ensureBundle(pool, crcVersion, context);
+    if (policy.enabled && allowed && crcVersion)
+      await ensureBundle(this.ports, pool, crcVersion, context);
     return refusedCrcVersion(this.ports, this.settings.crc, pool, crcVersion, status());
   }
 
@@ -277,27 +271,6 @@ export class PoolController {
       conditions,
     };
     return versionStatus(pool, counted, seen, now);
-  }
-
-  private async ensureBundle(
-    pool: Pool,
-    version: string,
-    context: ReconcileContext,
-  ): Promise<void> {
-    const arch = pool.spec.template.crcArch || DEFAULT_CRC_ARCH;
-    const name = crcBundleName(version, arch);
-    if ((await this.ports.cache.read<CRCBundle>(BUNDLES)).get(name)) return;
-    const created = await this.ports.client.createIfAbsent<CRCBundle>(BUNDLES, {
-      apiVersion: BUNDLES.apiVersion,
-      kind: BUNDLES.kind,
-      metadata: { name },
-      spec: {
-        version,
-        arch,
-        storageClassName: pool.spec.template.storageClassName,
-      },
-    });
-    if (created) context.logger.info({ bundle: name }, 'Created CRCBundle for pool');
   }
 
   /** Trims at most one idle spare above the floors (docs/reference/kinds.md#pool-reconcile). */
