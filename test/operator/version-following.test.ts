@@ -12,8 +12,10 @@ import {
   INSTANCES,
   LEASES,
   POOLS,
+  SECRETS,
   VERSION_STREAMS,
 } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import { LABEL_POOL } from '../../operator/api/labels.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -126,6 +128,22 @@ async function staleGauge(name: string): Promise<number | undefined> {
   const labels = `namespace="${ns.name}",pool="${name}"`;
   const line = text.split('\n').find((l) => l.includes(labels));
   return line ? Number(line.split(' ').pop()) : undefined;
+}
+
+/**
+ * Settles an instance that took the name of a deleted one, once the garbage collector has removed
+ * the kubeconfig Secret its predecessor owned.
+ */
+async function settleSuccessor(instance: ClusterInstance): Promise<void> {
+  const name = instance.metadata!.name!;
+  await waitFor<KubeObject>(ns.kubeConfig, {
+    type: SECRETS,
+    namespace: ns.name,
+    name: `${name}-kubeconfig`,
+    until: (secret) => !secret,
+    description: `the predecessor's Secret ${name}-kubeconfig to be collected`,
+  });
+  await settleInstance(ns.api, ns.name, name);
 }
 
 const reason = (l: ClusterLease | undefined): string => condition(l, 'Ready')?.reason ?? '';
@@ -249,7 +267,7 @@ describe('a pool that follows a VersionStream', () => {
     expect(deleting(meanwhile)).toBe(false);
     expect(await staleGauge('follow')).toBe(1);
 
-    await settleInstance(ns.api, ns.name, successor.metadata!.name!);
+    await settleSuccessor(successor);
     const next = await instancesOf(
       'follow',
       (items) =>
@@ -260,7 +278,7 @@ describe('a pool that follows a VersionStream', () => {
     const last = next.find(
       (i) => version(i) === '4.19.8' && i.metadata!.uid !== successor.metadata!.uid,
     )!;
-    await settleInstance(ns.api, ns.name, last.metadata!.name!);
+    await settleSuccessor(last);
     const current = await pool(
       'follow',
       (p) =>
