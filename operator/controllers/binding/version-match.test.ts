@@ -60,6 +60,9 @@ describe('leases that ask for a version', () => {
     const leases = [lease('wants-418', '4.18'), lease('wants-419', '4.19')];
     const instances = [instance('i419', '4.19.7')];
     expect(placements(leases, instances)).toEqual({ 'wants-418': 1, 'wants-419': 'i419' });
+    const reversed = [lease('first-419', '4.19'), lease('then-418', '4.18')];
+    const older = [instance('i418', '4.18.12')];
+    expect(placements(reversed, older)).toEqual({ 'first-419': 1, 'then-418': 'i418' });
   });
 
   it('serves leases first come first served among those that can take an instance', () => {
