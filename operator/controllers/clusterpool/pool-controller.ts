@@ -76,7 +76,8 @@ interface PoolView {
  * (NamesAvailable says so). Every delete acts on a decision made from the cache, so it carries the
  * instance's UID and resourceVersion and is decided again on a live read when the instance changed
  * (it may have just been claimed). A deleted pool leaves claimed instances to their leases
- * (pool-deletion.ts).
+ * (pool-deletion.ts). A pool that follows a VersionStream gives new instances the stream's
+ * release and replaces stale spares one at a time (pool-version.ts, stale-rollout.ts).
  */
 export class PoolController {
   private readonly deletion: PoolDeletion;
