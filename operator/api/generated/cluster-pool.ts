@@ -165,7 +165,7 @@ export interface ClusterPoolStatus {
    */
   version?: string;
   /**
-   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances), and, for a pool that follows a VersionStream, VersionStreamResolved (False VersionStreamNotFound or VersionStreamNotResolved: no instance is created) and AllInstancesCurrent (True AllCurrent; False StaleInstances, with how many unclaimed instances have an older version).
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances), and, for a pool that follows a VersionStream, VersionStreamResolved (False VersionStreamNotFound or VersionStreamNotResolved: no instance is created) and AllInstancesCurrent (True AllCurrent; False StaleInstances, with how many unclaimed instances have another version).
    *
    * Items: One condition (metav1.Condition).
    */

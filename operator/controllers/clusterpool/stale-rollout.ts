@@ -43,7 +43,7 @@ export function currentCondition(pool: Pool, stale: number, version: string): Co
     type: 'AllInstancesCurrent',
     status: 'False',
     reason: PoolReason.StaleInstances,
-    message: `${stale} unclaimed instance(s) of an older version than ${version}; Ready ones are replaced one at a time while the pool is at its floors and nothing else is provisioning; claimed instances are left to their leases`,
+    message: `${stale} unclaimed instance(s) of another version than ${version}; Ready ones are replaced one at a time while the pool is at its floors and nothing else is provisioning; claimed instances are left to their leases`,
     observedGeneration,
   };
 }
