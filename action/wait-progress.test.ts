@@ -40,6 +40,18 @@ describe('progress lines', () => {
     expect(poolHold(pool)).toBe('AtCapacity: pool is at maxSize (2)');
   });
 
+  it('says when the stream a pool follows holds it back', () => {
+    const message =
+      'VersionStream "ocp-4.19" does not exist; the pool creates no instance until it does';
+    const pool = {
+      spec: { maxSize: 2 },
+      status: {
+        conditions: [condition('VersionStreamResolved', 'False', 'VersionStreamNotFound', message)],
+      },
+    } as ClusterPool;
+    expect(poolHold(pool)).toBe(`VersionStreamNotFound: ${message}`);
+  });
+
   it('formats waiting time', () => {
     expect(formatSeconds(7)).toBe('7s');
     expect(formatSeconds(125)).toBe('2m05s');
