@@ -198,9 +198,8 @@ export class PoolController {
       await this.createInstance(pool, { accounting, release }, objects, taken, context);
       return {};
     }
-    const version = release?.ocpVersion;
-    const rollout = { accounting, leases, version: version ?? '' };
-    if (version && (await replaceStale(this.ports, pool, rollout, context))) return {};
+    const rollout = release && { accounting, leases, version: release.ocpVersion };
+    if (rollout && (await replaceStale(this.ports, pool, rollout, context))) return {};
     return this.scaleDown(pool, accounting, leases, context, now);
   }
 

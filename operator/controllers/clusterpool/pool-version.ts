@@ -1,4 +1,4 @@
-import type { Condition } from '../../api/conditions.js';
+import type { Condition, ConditionUpdate } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterPool, VersionStream } from '../../api/resources.js';
 import { VERSION_STREAMS } from '../../api/resources.js';
@@ -56,7 +56,7 @@ export function unresolvedStatus(
   ports: ControllerPorts,
   pool: Pool,
   status: PoolStatus,
-  unresolved: Parameters<typeof setCondition>[1],
+  unresolved: ConditionUpdate,
 ): PoolStatus {
   const before = findCondition(pool.status?.conditions, unresolved.type);
   if (before?.reason !== unresolved.reason || before.message !== unresolved.message)
