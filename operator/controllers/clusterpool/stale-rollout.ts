@@ -53,8 +53,9 @@ export function currentCondition(pool: Pool, stale: number, version: string): Co
  * its floors (no deficit) and nothing else is provisioning, failing or being deleted, so the
  * pool never has fewer ready spares than its floors ask for beyond the one being replaced. The
  * oldest Ready, unclaimed stale instance is deleted (by UID and resourceVersion, decided again on
- * a live read if it changed: it may just have been claimed), unless a waiting lease asks for its
- * very version: that lease takes it. The pool then creates its successor with the new version.
+ * a live read if it changed: it may just have been claimed), unless a waiting lease that asks
+ * for a version can take it (one asking for exactly the old version has nothing else). The pool
+ * then creates its successor with the new version.
  * True when it deleted one.
  */
 export async function replaceStale(
