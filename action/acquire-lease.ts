@@ -18,6 +18,8 @@ export interface LeaseRequest {
   subjects?: LeaseSubject[];
   /** The lease outlives the job (input `release: false`): the operator does not release it with the job. */
   keepAfterJob?: boolean;
+  /** The OpenShift version the cluster must have (spec.ocpVersion; input `expected-ocp-version`). */
+  ocpVersion?: string;
 }
 
 export function leaseObject(request: LeaseRequest): ClusterLease {
@@ -37,6 +39,7 @@ export function leaseObject(request: LeaseRequest): ClusterLease {
       poolRef: { name: request.pool },
       ...(request.ttl === '0' ? {} : { ttl: request.ttl }),
       requestedBy: request.requestedBy,
+      ...(request.ocpVersion ? { ocpVersion: request.ocpVersion } : {}),
       ...(request.subjects?.length ? { subjects: request.subjects } : {}),
     },
   };

@@ -1,10 +1,6 @@
 import type { ClusterLease } from '../operator/api/resources.js';
+import { versionMatches } from '../operator/api/ocp-version.js';
 import type { Settings } from './inputs.js';
-
-/** "4.16" accepts 4.16.x; "4.16.10" only itself. */
-export function versionMatches(expected: string, actual: string): boolean {
-  return actual === expected || actual.startsWith(`${expected}.`);
-}
 
 /** What differs between the cluster the job asked for and the one it got; empty when nothing. */
 export function mismatches(settings: Settings, lease: ClusterLease): string[] {

@@ -87,6 +87,7 @@ describe('readSettings', () => {
       'Input "expected-topology" is "ocp"; expected one of: crc, hcp',
     ],
     [{ 'expected-ocp-version': 'latest' }, 'Input "expected-ocp-version" is "latest"'],
+    [{ 'expected-ocp-version': '4' }, 'expected a minor such as 4.16 (any 4.16.z)'],
     [{ 'on-mismatch': 'ignore' }, 'Input "on-mismatch" is "ignore"; expected one of: fail, warn'],
     [{ release: 'yes' }, 'Input "release" is "yes"; expected true or false'],
     [{ 'hold-on-failure': 'a while' }, 'Input "hold-on-failure" is "a while"; expected a duration'],

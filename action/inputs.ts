@@ -152,9 +152,10 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
     input('lease-name') || defaultLeaseName(run) || `lease-${Date.now().toString(36)}`;
   checkName('lease-name', DNS_SUBDOMAIN, leaseName, MAX_LEASE_NAME);
   const expectedOcpVersion = input('expected-ocp-version') || undefined;
-  if (expectedOcpVersion && !/^\d+(\.\d+){0,2}$/.test(expectedOcpVersion))
+  // The lease's spec.ocpVersion takes the same: the operator binds only a matching cluster.
+  if (expectedOcpVersion && !/^\d+\.\d+(\.\d+)?$/.test(expectedOcpVersion))
     throw new InputError(
-      `Input "expected-ocp-version" is "${expectedOcpVersion}"; expected a version such as 4.16 or 4.16.10`,
+      `Input "expected-ocp-version" is "${expectedOcpVersion}"; expected a minor such as 4.16 (any 4.16.z) or an exact version such as 4.16.10`,
     );
   const runnerTemp = env.RUNNER_TEMP || os.tmpdir();
   return {

@@ -94,6 +94,7 @@ async function createLease(
     run,
     subjects,
     keepAfterJob: !settings.release,
+    ocpVersion: settings.expectedOcpVersion,
   }).catch((error: unknown) => {
     if (error instanceof LeaseConflictError) forgetLease(actions);
     throw error;

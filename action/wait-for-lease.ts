@@ -16,8 +16,9 @@ export type WaitOutcome =
 export interface WaitOptions {
   timeoutMs: number;
   /**
-   * A lease waits for a pool that does not exist (yet): the pool may be applied a moment after
-   * the lease. The Action fails once the pool has been missing this long.
+   * A lease waits for a pool that does not exist (yet), or for a version its pool does not offer
+   * (yet): the pool may be applied or changed a moment after the lease. The Action fails once the
+   * lease has said so this long.
    */
   poolMissingGraceMs: number;
   /** Aborted when the run is cancelled. */
@@ -48,8 +49,11 @@ function settled(lease: ClusterLease): WaitOutcome | undefined {
   return undefined;
 }
 
+/** The reasons of a lease that its pool cannot serve: the pool is missing, or lacks the version. */
+const UNSERVED = ['PoolNotFound', 'VersionUnavailable'];
+
 /**
- * Aborts `grace` after the lease first said its pool does not exist, unless it says otherwise
+ * Aborts `grace` after the lease first said its pool cannot serve it, unless it says otherwise
  * before that.
  */
 class PoolMissing {
@@ -64,7 +68,8 @@ class PoolMissing {
   }
 
   note(lease: ClusterLease): void {
-    const missing = findCondition(lease.status?.conditions, 'Ready')?.reason === 'PoolNotFound';
+    const reason = findCondition(lease.status?.conditions, 'Ready')?.reason ?? '';
+    const missing = UNSERVED.includes(reason);
     this.lease = lease;
     if (!missing) this.dispose();
     else this.timer ??= setTimeout(() => this.expired.abort(), this.graceMs);
@@ -72,6 +77,14 @@ class PoolMissing {
 
   outcome(): WaitOutcome {
     const lease = this.lease!;
+    const ready = findCondition(lease.status?.conditions, 'Ready');
+    if (ready?.reason === 'VersionUnavailable')
+      return {
+        kind: 'failed',
+        lease,
+        reason: ready.reason,
+        message: `${ready.message} (waited ${Math.round(this.graceMs / 1000)}s for it)`,
+      };
     return {
       kind: 'failed',
       lease,

@@ -7,7 +7,14 @@ import { isForbidden } from '../operator/kube/api-error.js';
 /** Why a pool cannot give a lease an instance right now, or undefined when nothing is wrong. */
 export function poolHold(pool: ClusterPool): string | undefined {
   const conditions = pool.status?.conditions;
-  const problems = ['ProvisioningAllowed', 'CapacityAvailable', 'ProvisioningHealthy']
+  // VersionStreamResolved: a pool that follows a stream creates nothing until it has an answer.
+  const types = [
+    'ProvisioningAllowed',
+    'CapacityAvailable',
+    'ProvisioningHealthy',
+    'VersionStreamResolved',
+  ];
+  const problems = types
     .map((type) => findCondition(conditions, type))
     .filter((condition) => condition?.status === 'False')
     .map((condition) => `${condition!.reason}: ${condition!.message}`);

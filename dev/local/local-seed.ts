@@ -13,7 +13,7 @@ const SAMPLES = [
 /** What the applied samples hold, for `local lease` and `local status`. */
 export const DEMO = {
   namespace: 'ci',
-  pools: ['crc-pool', 'hcp-pool'],
+  pools: ['crc-pool', 'hcp-pool', 'hcp-stream-pool'],
   /** The bundle version of the crc sample pool, which the local mirror serves. */
   crcVersion: '4.16.0',
 } as const;
@@ -37,4 +37,6 @@ export async function seedLocalEnvironment(kubectl: string, kubeconfig: string):
   await run('apply', ...SAMPLES.flatMap((sample) => ['-f', path.join(root, 'samples', sample)]));
   // The stream the local update-service stand-in answers for (dev/local/local-update-service.ts).
   await run('apply', '-f', path.join(root, 'dev', 'local', 'version-stream.yaml'));
+  // A pool that follows the local VersionStream (dev/local/stream-pool.yaml).
+  await run('apply', '-f', path.join(root, 'dev', 'local', 'stream-pool.yaml'));
 }

@@ -126,6 +126,8 @@ describe('the GitHub Action, run from its committed bundles', () => {
 
     const lease = await ns.api.get<ClusterLease>(LEASES, leaseName, ns.name);
     expect(lease.status?.phase).toBe('Bound');
+    // The version was asked for, not only checked after binding.
+    expect(lease.spec.ocpVersion).toBe('4.16');
     expect(lease.spec.requestedBy).toBe(
       `octo-org/app CI run ${lease.metadata!.annotations!['guestcluster.opdev.io/github-run-id']} attempt 1 job e2e`,
     );
@@ -354,9 +356,14 @@ describe('the GitHub Action, run from its committed bundles', () => {
     }
   });
 
-  it("fails with the lease's reason and deletes a lease that can never bind", async () => {
-    const job = await newJob();
-    const main = await job.main(inputs('no-such-pool')).done;
+  it("fails with the lease's reason and deletes a lease that can never bind: no pool, or no such version", async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'other-version', { maxSize: 1 }));
+    const [job, versionJob] = await Promise.all([newJob(), newJob()]);
+    // Both wait out the same grace at once.
+    const [main, versionMain] = await Promise.all([
+      job.main(inputs('no-such-pool')).done,
+      versionJob.main(inputs('other-version', { 'expected-ocp-version': '4.17' })).done,
+    ]);
     expect(main.exitCode).toBe(1);
     expect(main.log).toMatch(
       /::error::ClusterLease .* failed: PoolNotFound: ClusterPool "no-such-pool" does not exist in namespace "[^"]+" \(waited 15s for it\)/,
@@ -365,6 +372,13 @@ describe('the GitHub Action, run from its committed bundles', () => {
     const post = await job.post(inputs('no-such-pool'));
     expect(post.exitCode).toBe(0);
     expect(post.log).toContain('Already released');
+
+    expect(versionMain.exitCode).toBe(1);
+    expect(versionMain.log).toContain(
+      'failed: VersionUnavailable: ClusterPool "other-version" offers OpenShift 4.16.10 (spec.template.ocpVersion) and has no unclaimed instance of 4.17',
+    );
+    expect(versionMain.log).toContain('(waited 15s for it)');
+    await leaseGone(versionMain.state['lease-name']!);
   });
 
   it('releases the lease when it is not bound within the timeout', async () => {
@@ -412,24 +426,24 @@ describe('the GitHub Action, run from its committed bundles', () => {
     expect((await job.post(inputs('retry'))).exitCode).toBe(0);
   });
 
-  it('fails and releases on an unexpected version, or only warns when told to', async () => {
-    await poolWithReadyInstance('version');
+  it('fails and releases on an unexpected topology, or only warns when told to', async () => {
+    await poolWithReadyInstance('topology');
     const strict = await newJob();
-    const failed = await strict.main(inputs('version', { 'expected-ocp-version': '4.17' })).done;
+    const failed = await strict.main(inputs('topology', { 'expected-topology': 'crc' })).done;
     expect(failed.exitCode).toBe(1);
-    expect(failed.log).toContain('OpenShift version is "4.16.10", expected 4.17');
+    expect(failed.log).toContain('topology is "hcp", expected "crc"');
     await leaseGone(failed.state['lease-name']!);
     expect(failed.exportedEnv.KUBECONFIG).toBeUndefined();
 
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'version', 'version-1'));
-    await settleInstance(ns.api, ns.name, 'version-1', 'Ready', guestKubeconfig);
+    await ns.api.create(INSTANCES, poolInstance(ns.name, 'topology', 'topology-1'));
+    await settleInstance(ns.api, ns.name, 'topology-1', 'Ready', guestKubeconfig);
     const lenient = await newJob();
     const warned = await lenient.main(
-      inputs('version', { 'expected-ocp-version': '4.17', 'on-mismatch': 'warn' }),
+      inputs('topology', { 'expected-topology': 'crc', 'on-mismatch': 'warn' }),
     ).done;
     expect(warned.exitCode).toBe(0);
     expect(warned.log).toContain('::warning::The leased cluster does not match');
-    expect((await lenient.post(inputs('version'))).exitCode).toBe(0);
+    expect((await lenient.post(inputs('topology'))).exitCode).toBe(0);
   });
 
   it('refuses a bad input before it creates anything, naming the input', async () => {

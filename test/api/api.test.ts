@@ -256,13 +256,14 @@ describe('kubectl get', () => {
     ]);
   });
 
-  it('shows a pool with its sizes, counts and capacity', async () => {
+  it('shows a pool with its sizes, counts, capacity and version', async () => {
     const pool = (await samples).get('clusterpool-crc-version.yaml')!;
     await applyWithStatus(pool, {
       totalInstances: 3,
       terminatingInstances: 0,
       availableInstances: 2,
       leasedInstances: 1,
+      version: '4.16.0',
       conditions: [
         {
           type: 'CapacityAvailable',
@@ -285,9 +286,10 @@ describe('kubectl get', () => {
       'AVAILABLE',
       'LEASED',
       'CAPACITY',
+      'VERSION',
       'AGE',
     ]);
-    expect(row.slice(0, 10)).toEqual([
+    expect(row.slice(0, 11)).toEqual([
       'crc-pool',
       'crc',
       '1',
@@ -298,6 +300,7 @@ describe('kubectl get', () => {
       '2',
       '1',
       'ReadyInstanceAvailable',
+      '4.16.0',
     ]);
   });
 

@@ -87,19 +87,23 @@ describe('the local environment', () => {
     expect(up.stdout).toContain('The local environment is up');
     const kubeconfig = path.join(localDir, 'kubeconfig');
     expect(up.stdout).toContain(`kubeconfig:  ${kubeconfig}`);
-    expect(up.stdout).toContain('namespace:   ci (pools crc-pool, hcp-pool)');
+    expect(up.stdout).toContain('namespace:   ci (pools crc-pool, hcp-pool, hcp-stream-pool)');
     expect((await stat(kubeconfig)).mode & 0o777).toBe(0o600);
     state = await readState();
     expect(state.demo).toEqual({
       namespace: NAMESPACE,
-      pools: ['crc-pool', 'hcp-pool'],
+      pools: ['crc-pool', 'hcp-pool', 'hcp-stream-pool'],
       proxy: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     });
     admin = new KubeConfig();
     admin.loadFromFile(kubeconfig);
     api = new ApiClient(admin);
     const pools = await api.list(POOLS, { namespace: NAMESPACE });
-    expect(pools.items.map((p) => p.metadata!.name).sort()).toEqual(['crc-pool', 'hcp-pool']);
+    expect(pools.items.map((p) => p.metadata!.name).sort()).toEqual([
+      'crc-pool',
+      'hcp-pool',
+      'hcp-stream-pool',
+    ]);
 
     const status = await guestcluster('local', 'status');
     expect(status.stdout).toMatch(/kube-apiserver\s+pid \d+\s+running/);

@@ -21,6 +21,7 @@ const EXPORTED_METRICS = [
   'guestcluster_pool_instances',
   'guestcluster_pool_pending_leases',
   'guestcluster_pool_capacity',
+  'guestcluster_pool_stale_instances',
   'guestcluster_lease_wait_seconds',
   'guestcluster_instance_provisioning_seconds',
   'guestcluster_lease_release_seconds',

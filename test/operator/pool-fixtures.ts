@@ -78,7 +78,8 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 /**
  * Plays the ClusterInstance controller's part for pool and lease tests (an operator without a
  * platform runs no instance controller): the instance gets its kubeconfig Secret (a placeholder, or `kubeconfig`
- * when the test needs a working one) and becomes Ready, or Failed.
+ * when the test needs a working one) and becomes Ready, reporting the version its template asks
+ * for, or Failed.
  */
 export async function settleInstance(
   api: ApiClient,
@@ -87,8 +88,9 @@ export async function settleInstance(
   outcome: 'Ready' | 'Failed' = 'Ready',
   kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: ${name}, cluster: {server: "https://api.${name}.example:6443"}}]\n`,
 ): Promise<ClusterInstance> {
+  const owner = await api.get<ClusterInstance>(INSTANCES, name, namespace);
+  const version = owner.spec.template.ocpVersion;
   if (outcome === 'Ready') {
-    const owner = await api.get<ClusterInstance>(INSTANCES, name, namespace);
     await api.create(SECRETS, {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -109,7 +111,7 @@ export async function settleInstance(
       },
       data: {
         kubeconfig: Buffer.from(kubeconfig).toString('base64'),
-        ocpVersion: Buffer.from('4.16.10').toString('base64'),
+        ocpVersion: Buffer.from(version).toString('base64'),
       },
     } as never);
   }
@@ -127,7 +129,7 @@ export async function settleInstance(
             ? {
                 kubeconfigSecretRef: { name: `${name}-kubeconfig` },
                 kubeconfigSHA256: kubeconfigDigest(kubeconfig),
-                ocpVersion: '4.16.10',
+                ocpVersion: version,
                 topology: 'hcp',
                 apiEndpoint: `https://api.${name}.example:6443`,
               }

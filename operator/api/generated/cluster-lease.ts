@@ -23,6 +23,10 @@ export interface ClusterLeaseSpec {
    */
   requestedBy?: string;
   /**
+   * The OpenShift version the cluster must have: a minor such as 4.19 takes any 4.19.z, an exact version such as 4.19.7 only itself. The lease binds only to an instance of a matching version, first come first served among the leases that can take it; while no instance of its pool has or will get such a version, it waits with reason VersionUnavailable. Unset: any version.
+   */
+  ocpVersion?: string;
+  /**
    * Who may read the lease's kubeconfig Secret (RBAC subjects). The operator creates a Role with get on exactly <lease>-kubeconfig and a RoleBinding to these subjects, both owned by the lease; they go with it. Unset: no Role is made, and only those who can read Secrets of the namespace already can read it. The GitHub Action fills in its own identity.
    *
    * @maxItems 32

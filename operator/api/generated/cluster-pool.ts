@@ -30,9 +30,18 @@ export interface ClusterPoolSpec {
    */
   maxHoldDuration?: string;
   /**
-   * How each guest cluster is built (ClusterTemplate). Pools copy it into every ClusterInstance they create. crc disk sources, in order of preference: crcVersion (turnkey, a CRCBundle crc-<version>-<arch> is created and reused), crcBundleRef (a named CRCBundle), or releaseImage plus bundleSSHKeyRef (manual: URL of an extracted crc.qcow2). hcp uses releaseImage as the OpenShift release pullspec.
+   * How each guest cluster is built (ClusterTemplate). Pools copy it into every ClusterInstance they create. crc disk sources, in order of preference: crcVersion (turnkey, a CRCBundle crc-<version>-<arch> is created and reused), crcBundleRef (a named CRCBundle), or releaseImage plus bundleSSHKeyRef (manual: URL of an extracted crc.qcow2). hcp uses releaseImage as the OpenShift release pullspec. With versionStreamRef instead, the stream chooses the release (and ocpVersion) of each new instance.
    */
   template: {
+    /**
+     * The cluster-scoped VersionStream the pool follows: new instances get its current release (hcp: status.releaseImage; crc: the CRCBundle of status.crcBundleVersion, created as for crcVersion) and its resolvedVersion as ocpVersion. When the stream moves, unclaimed Ready spares of the old version are replaced one at a time. Mutually exclusive with releaseImage, crcVersion, crcBundleRef and ocpVersion.
+     */
+    versionStreamRef?: {
+      /**
+       * Name of the VersionStream.
+       */
+      name: string;
+    };
     /**
      * crc only, turnkey path: CRC bundle version, for example 4.16.0. The pool creates (or reuses) the cluster-scoped CRCBundle crc-<crcVersion>-<arch> and instances clone its golden disk; releaseImage and bundleSSHKeyRef are then ignored. Ignored for hcp. Mutually exclusive with crcBundleRef.
      */
@@ -57,7 +66,7 @@ export interface ClusterPoolSpec {
     /**
      * Expected OpenShift version, for example 4.16.10. Compared with the observed guest version (condition VersionMismatch).
      */
-    ocpVersion: string;
+    ocpVersion?: string;
     /**
      * hcp only. Worker replicas of the NodePool; 1 when unset.
      */
@@ -152,7 +161,11 @@ export interface ClusterPoolStatus {
    */
   leasedInstances?: number;
   /**
-   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), and Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances).
+   * The OpenShift version new instances get: the resolvedVersion of the VersionStream the pool follows, else spec.template.ocpVersion. Leases asking for a version (spec.ocpVersion) are compared with it.
+   */
+  version?: string;
+  /**
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances), and, for a pool that follows a VersionStream, VersionStreamResolved (False VersionStreamNotFound or VersionStreamNotResolved: no instance is created) and AllInstancesCurrent (True AllCurrent; False StaleInstances, with how many unclaimed instances have another version).
    *
    * Items: One condition (metav1.Condition).
    */

@@ -1,6 +1,8 @@
 import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { kubeconfigSecretName } from '../../../contracts/names.js';
+import type { QueuePlacement } from './version-match.js';
+import { placeByVersion } from './version-match.js';
 
 /**
  * What binding leases to instances means, in one place for the lease and the pool controllers
@@ -146,13 +148,14 @@ export function poolDemand(
   return demand;
 }
 
-export type Placement = { instance: Instance } | { queuePosition: number };
+export type Placement = QueuePlacement;
 
 /**
  * Where a pending lease stands: the n-th lease in its pool's queue takes the n-th available
  * instance (so concurrent binds of many leases rarely race for the same one), or waits with its
  * 1-based position among the leases that no available instance covers. It counts the leases
- * ahead instead of sorting the queue: with thousands waiting, every pass stays cheap.
+ * ahead instead of sorting the queue: with thousands waiting, every pass stays cheap. When a
+ * lease of the queue asks for a version, the versions decide who takes what (placeByVersion).
  */
 export function placeLease(
   lease: Lease,
@@ -162,10 +165,23 @@ export function placeLease(
   const pool = lease.spec.poolRef.name;
   const claiming = claimants(instances);
   const queued = isWaiting(lease, pool, claiming);
+  const { uid } = lease.metadata;
+  const others = (other: Lease): boolean =>
+    other.metadata.uid !== uid && isWaiting(other, pool, claiming);
   let position = 0;
-  for (const other of leases)
-    if (isWaiting(other, pool, claiming) && (!queued || byCreation(other, lease) < 0)) position++;
+  let versioned = !!lease.spec.ocpVersion;
+  for (const other of leases) {
+    if (!others(other)) continue;
+    if (!queued || byCreation(other, lease) < 0) position++;
+    if (other.spec.ocpVersion) versioned = true;
+  }
   const available = availableInstances(instances, leases);
+  if (versioned) {
+    // The whole queue, the lease in its place (after all of it when it is not in the queue).
+    const queue = leases.filter(others).sort(byCreation);
+    queue.splice(position, 0, lease);
+    return placeByVersion(lease, queue, available);
+  }
   const instance = available[position];
   return instance ? { instance } : { queuePosition: position - available.length + 1 };
 }

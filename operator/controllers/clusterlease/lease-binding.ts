@@ -1,7 +1,9 @@
+import { findCondition } from '../../api/conditions.js';
 import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
 import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
+import type { Stored } from '../../kube/objects.js';
 import { objectKey } from '../../kube/objects.js';
 import { withFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
@@ -9,6 +11,7 @@ import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { isClaimedBy, placeLease } from '../binding/binding-model.js';
+import { versionUnavailable } from '../binding/pool-offer.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets, leaseSecretName } from './lease-kubeconfig.js';
@@ -81,9 +84,9 @@ export class LeaseBinder {
       );
       return {};
     }
-    const waiting = await this.poolHold(lease);
-    if (waiting) {
-      await this.wait(lease, waiting.reason, waiting.message);
+    const pool = await this.poolHold(lease);
+    if ('reason' in pool) {
+      await this.wait(lease, pool.reason, pool.message);
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
     const taken = await this.secrets.foreignOwner(lease);
@@ -107,6 +110,11 @@ export class LeaseBinder {
     if (claimed?.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
 
     const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(namespace);
+    const unavailable = versionUnavailable(pool, lease, instances, leases);
+    if (unavailable) {
+      await this.wait(lease, LeaseReason.VersionUnavailable, unavailable);
+      return { requeueAfterMs: this.timings.waitingResyncMs };
+    }
     const placement = placeLease(lease, leases, instances);
     if ('queuePosition' in placement) {
       const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
@@ -147,8 +155,10 @@ export class LeaseBinder {
     return this.recordBinding(lease, instance, context);
   }
 
-  /** Why the lease waits on its pool (it does not exist, or it is being deleted), if it does. */
-  private async poolHold(lease: Lease): Promise<{ reason: string; message: string } | undefined> {
+  /** The lease's pool, or why the lease waits on it (it does not exist, or it is being deleted). */
+  private async poolHold(
+    lease: Lease,
+  ): Promise<Stored<ClusterPool> | { reason: string; message: string }> {
     const { namespace } = lease.metadata;
     const name = lease.spec.poolRef.name;
     const pool =
@@ -165,7 +175,7 @@ export class LeaseBinder {
         reason: LeaseReason.PoolDeleting,
         message: `ClusterPool "${name}" is being deleted; the lease binds once a pool of that name exists again`,
       };
-    return undefined;
+    return pool;
   }
 
   private async wait(
@@ -177,7 +187,11 @@ export class LeaseBinder {
     const finalized = await this.ensureFinalizer(lease);
     const now = this.ports.clock.now();
     const status = pendingStatus(finalized, now, reason, message, queuePosition);
-    await writeLeaseStatus(this.ports, finalized, status);
+    const written = await writeLeaseStatus(this.ports, finalized, status);
+    // A version nobody offers is the one wait a person must act on: say so once, as an Event.
+    const before = findCondition(lease.status?.conditions, 'Ready')?.reason;
+    if (reason === LeaseReason.VersionUnavailable && before !== reason)
+      void this.ports.events.record(written, 'Warning', reason, message);
   }
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */

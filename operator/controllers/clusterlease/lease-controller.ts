@@ -9,6 +9,7 @@ import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
 import { claimOf, isPendingLease, legacyPhase, looksAvailable } from '../binding/binding-model.js';
+import { poolOffer } from '../binding/pool-offer.js';
 import { LeaseBinder } from './lease-binding.js';
 import type { LeaseMetrics } from './lease-metrics.js';
 import { BoundLeases } from './lease-bound.js';
@@ -86,12 +87,13 @@ export class LeaseController {
               : [];
           },
         },
-        // A pool that appears (applied after its leases) or starts or stops being deleted.
+        // A pool that appears (applied after its leases), starts or stops being deleted, or
+        // changes the version it offers (leases waiting for a version).
         {
           type: POOLS,
           mapChange: (previous, current) => {
             const pool = (current ?? previous) as ClusterPool;
-            if (previous && current && deleting(previous) === deleting(current)) return [];
+            if (previous && current && !poolMoved(previous, current)) return [];
             return waitingInPool(pool.metadata?.namespace ?? '', pool.metadata?.name);
           },
         },
@@ -128,6 +130,13 @@ export class LeaseController {
 }
 
 const deleting = (object: KubeObject): boolean => !!object.metadata?.deletionTimestamp;
+
+/** Whether a pool changed in a way its waiting leases must hear of. */
+function poolMoved(previous: KubeObject, current: KubeObject): boolean {
+  if (deleting(previous) !== deleting(current)) return true;
+  const [before, after] = [previous, current].map((p) => poolOffer(p as ClusterPool));
+  return before!.version !== after!.version || before!.stream !== after!.stream;
+}
 
 const failedFor = (lease: Lease, reason: string): boolean =>
   findCondition(lease.status?.conditions, 'Ready')?.reason === reason;

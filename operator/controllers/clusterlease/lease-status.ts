@@ -18,6 +18,8 @@ export const LeaseReason = {
   InstanceLost: 'InstanceLost',
   InvalidSpec: 'InvalidSpec',
   KubeconfigSecretConflict: 'KubeconfigSecretConflict',
+  /** Pending: no instance of the pool has or will get the version spec.ocpVersion asks for. */
+  VersionUnavailable: 'VersionUnavailable',
   /** ExpiringSoon True: the deadline is within the warning time (lease.expiryWarning). */
   TTLExpiring: 'TTLExpiring',
   /** ExpiringSoon False after it was True: spec.ttl was raised (or removed). */

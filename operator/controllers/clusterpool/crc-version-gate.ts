@@ -10,7 +10,7 @@ type PoolStatus = NonNullable<ClusterPool['status']>;
 
 /**
  * The admin's allow-list of CRC versions (operator setting --allowed-crc-versions): a pool naming
- * another crcVersion gets no CRCBundle and no instances; its ProvisioningAllowed and
+ * another crcVersion (or following a stream whose bundle version is another) gets no CRCBundle and no instances; its ProvisioningAllowed and
  * CapacityAvailable conditions say which setting refuses it, and a Warning Event says so once.
  * Returns the status to write, or undefined when the pool's version is allowed (or it has none).
  */
@@ -18,9 +18,9 @@ export function refusedCrcVersion(
   ports: ControllerPorts,
   bounds: CrcBounds,
   pool: Pool,
+  crcVersion: string | undefined,
   status: PoolStatus,
 ): PoolStatus | undefined {
-  const crcVersion = pool.spec.type === 'crc' ? pool.spec.template.crcVersion : undefined;
   const message = crcVersionRefusal(bounds, crcVersion);
   if (!message) return undefined;
   const now = ports.clock.now();

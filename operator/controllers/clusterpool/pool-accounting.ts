@@ -2,6 +2,7 @@ import type { ClusterPool } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';
+import { offerServes, poolOffer } from '../binding/pool-offer.js';
 
 /**
  * How a pool's instances and the leases on it stand (docs/reference/kinds.md#pool-reconcile steps
@@ -17,7 +18,10 @@ export interface PoolAccounting {
   pending: number;
   /** Failed, not deleting, unclaimed: to be replaced. */
   failed: Instance[];
-  /** Leases waiting in the pool's queue (binding-model.ts). */
+  /**
+   * Leases waiting in the pool's queue (binding-model.ts) that the instances it creates can
+   * serve: a lease asking for a version the pool does not offer is no demand (pool-offer.ts).
+   */
   pendingDemand: number;
   need: number;
   room: number;
@@ -29,6 +33,8 @@ export function accountPool(
   leases: readonly Lease[],
 ): PoolAccounting {
   const claimed = claimedInstances(instances, leases);
+  const offer = poolOffer(pool);
+  const demanding = leases.filter((lease) => offerServes(offer, lease) !== false);
   const accounting: PoolAccounting = {
     total: 0,
     terminating: 0,
@@ -36,7 +42,7 @@ export function accountPool(
     leased: 0,
     pending: 0,
     failed: [],
-    pendingDemand: poolDemand(pool.metadata.name, leases, instances),
+    pendingDemand: poolDemand(pool.metadata.name, demanding, instances),
     need: 0,
     room: 0,
   };

@@ -22,6 +22,11 @@ export const PoolReason = {
   NameTaken: 'NameTaken',
   WaitingForLeases: 'WaitingForLeases',
   CRCVersionNotAllowed: 'CRCVersionNotAllowed',
+  VersionStreamResolved: 'VersionStreamResolved',
+  VersionStreamNotFound: 'VersionStreamNotFound',
+  VersionStreamNotResolved: 'VersionStreamNotResolved',
+  AllCurrent: 'AllCurrent',
+  StaleInstances: 'StaleInstances',
 } as const;
 
 /** Reasons of the Events on a pool and its instances. */
@@ -30,6 +35,11 @@ export const PoolEvent = {
   InstanceFailed: 'InstanceFailed',
   WaitingForLeases: PoolReason.WaitingForLeases,
   CRCVersionNotAllowed: PoolReason.CRCVersionNotAllowed,
+  VersionStreamNotFound: PoolReason.VersionStreamNotFound,
+  VersionStreamNotResolved: PoolReason.VersionStreamNotResolved,
+  /** The version new instances get changed (the followed stream moved). */
+  VersionChanged: 'VersionChanged',
+  StaleInstanceReplaced: 'StaleInstanceReplaced',
 } as const;
 
 export function readyMessage(instance: ClusterInstance): string {

@@ -1,7 +1,7 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
 import { LABEL_POOL } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool, CRCBundle } from '../../api/resources.js';
-import { BUNDLES, INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, VERSION_STREAMS } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { isConflict, orUndefined } from '../../kube/api-error.js';
@@ -17,14 +17,23 @@ import { deleteInstanceIf } from '../binding/instance-deletion.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
+import { ensureBundle } from './pool-bundle.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool } from './pool-accounting.js';
 import type { Pool } from './pool-conditions.js';
 import { capacityCondition, foreignNames, namesCondition, PoolEvent } from './pool-conditions.js';
 import { PoolDeletion } from './pool-deletion.js';
+import type { InstanceRelease } from './pool-instance.js';
 import { buildPoolInstance } from './pool-instance.js';
+import {
+  announceVersion,
+  followedStream,
+  unresolvedStatus,
+  versionStatus,
+} from './pool-version.js';
+import { replaceStale } from './stale-rollout.js';
+import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
-import { crcBundleName, DEFAULT_CRC_ARCH } from '../../../contracts/names.js';
 
 const byPoolLabel = labelKey(LABEL_POOL);
 
@@ -47,6 +56,17 @@ const MAX_NAME_ATTEMPTS = 5;
 
 type PoolStatus = NonNullable<ClusterPool['status']>;
 
+/** What one pass saw of the pool, for its status. */
+interface PoolView {
+  policy: NamespacePolicy;
+  accounting: PoolAccounting;
+  /** Names held by objects not the pool's; a create that finds one taken adds it. */
+  taken: string[];
+  release?: InstanceRelease;
+  instances: readonly Instance[];
+  leases: readonly Lease[];
+}
+
 /**
  * The ClusterPool controller (docs/reference/kinds.md#pool-reconcile): keeps the minSize,
  * warmSpares and pending-lease floors within maxSize, one create or delete per pass; replaces
@@ -56,7 +76,8 @@ type PoolStatus = NonNullable<ClusterPool['status']>;
  * (NamesAvailable says so). Every delete acts on a decision made from the cache, so it carries the
  * instance's UID and resourceVersion and is decided again on a live read when the instance changed
  * (it may have just been claimed). A deleted pool leaves claimed instances to their leases
- * (pool-deletion.ts).
+ * (pool-deletion.ts). A pool that follows a VersionStream gives new instances the stream's
+ * release and replaces stale spares one at a time (pool-version.ts, stale-rollout.ts).
  */
 export class PoolController {
   private readonly deletion: PoolDeletion;
@@ -72,6 +93,10 @@ export class PoolController {
 
   registration(): ControllerRegistration {
     const pools = this.ports.cache.view<ClusterPool>(POOLS);
+    const following = this.ports.cache.indexBy<ClusterPool>(POOLS, (pool) => {
+      const stream = pool.spec.template.versionStreamRef?.name;
+      return stream ? [stream] : [];
+    });
     return {
       name: 'clusterpool',
       forType: POOLS,
@@ -89,6 +114,11 @@ export class PoolController {
         {
           type: NAMESPACES,
           map: (namespace) => pools.list(namespace.metadata?.name ?? '').map(objectKey),
+        },
+        // A stream that moves (or appears, or goes) concerns the pools that follow it.
+        {
+          type: VERSION_STREAMS,
+          map: (stream) => following.get(stream.metadata?.name ?? '').map(objectKey),
         },
       ],
       reconcile: (key, context) => this.reconcile(key, context),
@@ -109,37 +139,68 @@ export class PoolController {
     const pool = await this.deletion.protect(cached, instances);
     const now = clock.now();
     const policy = await namespacePolicyFrom(this.ports, namespace);
-    const allowed = !crcVersionRefusal(this.settings.crc, pool.spec.template.crcVersion);
-    if (policy.enabled && allowed && pool.spec.type === 'crc' && pool.spec.template.crcVersion)
-      await this.ensureBundle(pool, pool.spec.template.crcVersion, context);
-
     const accounting = accountPool(pool, instances, leases);
     const taken = foreignNames(pool, inNamespace);
-    const status = (): PoolStatus => this.poolStatus(key, pool, { policy, accounting, taken }, now);
-    const writeStatus = (): Promise<void> => this.writeStatus(pool, status());
-    const refused = refusedCrcVersion(this.ports, this.settings.crc, pool, status());
-    if (refused) {
-      await this.writeStatus(pool, refused);
+    const stream = await followedStream(this.ports, pool);
+    const release = stream && 'release' in stream ? stream.release : undefined;
+    const seen = { policy, accounting, taken, release, instances, leases };
+    const status = (): PoolStatus => this.poolStatus(key, pool, seen, now);
+    const blocked = await this.blocked(pool, { stream, policy }, status, context);
+    if (blocked) {
+      await this.writeStatus(pool, blocked);
       return {};
     }
-
     if (!policy.enabled) {
-      await writeStatus();
+      await this.writeStatus(pool, status());
       return { requeueAfterMs: this.settings.timings.disabledRecheckMs };
     }
+    const result = await this.provision(key, pool, { ...seen, inNamespace }, context, now);
+    await this.writeStatus(pool, status());
+    return result;
+  }
+
+  /**
+   * The status of a pool that may create nothing, if it may not: the stream it follows has no
+   * answer, or the admin's bounds refuse its CRC version. A crc pool's CRCBundle is made here.
+   */
+  private async blocked(
+    pool: Pool,
+    { stream, policy }: { stream?: StreamAnswer; policy: NamespacePolicy },
+    status: () => PoolStatus,
+    context: ReconcileContext,
+  ): Promise<PoolStatus | undefined> {
+    if (stream && 'unresolved' in stream)
+      return unresolvedStatus(this.ports, pool, status(), stream.unresolved);
+    const template = stream?.release ?? pool.spec.template;
+    const crcVersion = pool.spec.type === 'crc' ? template.crcVersion : undefined;
+    const allowed = !crcVersionRefusal(this.settings.crc, crcVersion);
+    if (policy.enabled && allowed && crcVersion)
+      await ensureBundle(this.ports, pool, crcVersion, context);
+    return refusedCrcVersion(this.ports, this.settings.crc, pool, crcVersion, status());
+  }
+
+  /**
+   * One change per pass (docs/reference/kinds.md#pool-reconcile): replace a failed instance,
+   * else create one the floors need, else replace a stale spare, else trim an idle one.
+   */
+  private async provision(
+    key: string,
+    pool: Pool,
+    seen: PoolView & { inNamespace: readonly Instance[] },
+    context: ReconcileContext,
+    now: number,
+  ): Promise<ReconcileResult> {
+    const { accounting, leases, release, taken } = seen;
     const replaced = await this.replacement.replace(key, accounting, leases, context, now);
-    if (replaced !== undefined) {
-      await writeStatus();
-      return replaced;
-    }
+    if (replaced !== undefined) return replaced;
     if (accounting.need > 0 && accounting.room > 0) {
-      await this.createInstance(pool, accounting, [...inNamespace, ...leases], taken, context);
-      await writeStatus();
+      const objects = [...seen.inNamespace, ...leases];
+      await this.createInstance(pool, { accounting, release }, objects, taken, context);
       return {};
     }
-    const result = await this.scaleDown(pool, accounting, leases, context, now);
-    await writeStatus();
-    return result;
+    const rollout = release && { accounting, leases, version: release.ocpVersion };
+    if (rollout && (await replaceStale(this.ports, pool, rollout, context))) return {};
+    return this.scaleDown(pool, accounting, leases, context, now);
   }
 
   /**
@@ -150,7 +211,7 @@ export class PoolController {
    */
   private async createInstance(
     pool: Pool,
-    accounting: PoolAccounting,
+    { accounting, release }: { accounting: PoolAccounting; release?: InstanceRelease },
     objects: readonly { metadata: { name: string } }[],
     taken: string[],
     context: ReconcileContext,
@@ -160,7 +221,7 @@ export class PoolController {
     const skipped = taken.map((name) => ({ metadata: { name } }));
     for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
       const name = nextInstanceName(poolName, [...objects, ...skipped]);
-      if (await client.createIfAbsent(INSTANCES, buildPoolInstance(pool, name))) {
+      if (await client.createIfAbsent(INSTANCES, buildPoolInstance(pool, name, release))) {
         context.logger.info({ instance: name, need: accounting.need }, 'Created ClusterInstance');
         void events.record(
           pool,
@@ -180,14 +241,9 @@ export class PoolController {
 
   /**
    * Counters and conditions (ProvisioningAllowed, CapacityAvailable, ProvisioningHealthy,
-   * NamesAvailable).
+   * NamesAvailable), and the version with its conditions (pool-version.ts).
    */
-  private poolStatus(
-    key: string,
-    pool: Pool,
-    seen: { policy: NamespacePolicy; accounting: PoolAccounting; taken: readonly string[] },
-    now: number,
-  ): PoolStatus {
+  private poolStatus(key: string, pool: Pool, seen: PoolView, now: number): PoolStatus {
     const { policy, accounting, taken } = seen;
     const generation = pool.metadata.generation;
     let conditions = setCondition(
@@ -205,7 +261,7 @@ export class PoolController {
     const failedCondition = this.replacement.condition(key, accounting, now, generation);
     conditions = setCondition(conditions, failedCondition, now);
     conditions = setCondition(conditions, namesCondition(pool, taken, generation), now);
-    return {
+    const counted: PoolStatus = {
       ...pool.status,
       totalInstances: accounting.total,
       terminatingInstances: accounting.terminating,
@@ -214,27 +270,7 @@ export class PoolController {
       observedGeneration: generation,
       conditions,
     };
-  }
-
-  private async ensureBundle(
-    pool: Pool,
-    version: string,
-    context: ReconcileContext,
-  ): Promise<void> {
-    const arch = pool.spec.template.crcArch || DEFAULT_CRC_ARCH;
-    const name = crcBundleName(version, arch);
-    if ((await this.ports.cache.read<CRCBundle>(BUNDLES)).get(name)) return;
-    const created = await this.ports.client.createIfAbsent<CRCBundle>(BUNDLES, {
-      apiVersion: BUNDLES.apiVersion,
-      kind: BUNDLES.kind,
-      metadata: { name },
-      spec: {
-        version,
-        arch,
-        storageClassName: pool.spec.template.storageClassName,
-      },
-    });
-    if (created) context.logger.info({ bundle: name }, 'Created CRCBundle for pool');
+    return versionStatus(pool, counted, seen, now);
   }
 
   /** Trims at most one idle spare above the floors (docs/reference/kinds.md#pool-reconcile). */
@@ -277,6 +313,7 @@ export class PoolController {
 
   private async writeStatus(pool: Pool, status: PoolStatus): Promise<void> {
     if (sameContent(pool.status ?? {}, status)) return;
+    announceVersion(this.ports, pool, status);
     // A conflict: the cache is behind the pool, and the newer version's watch event enqueues it
     // again; that pass computes the status from it. Retrying with backoff would only add load.
     await orUndefined(this.ports.client.updateStatus(POOLS, { ...pool, status }), isConflict);

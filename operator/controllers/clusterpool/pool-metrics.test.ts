@@ -67,4 +67,26 @@ describe('poolFigures', () => {
       capacity: 5,
     });
   });
+
+  it('counts the unclaimed instances of another version in a pool that follows a stream', () => {
+    const versioned = (name: string, ocpVersion: string, claimedBy?: string) => {
+      const made = instance(name, 'Ready', { claimedBy });
+      return {
+        ...made,
+        spec: { ...made.spec, template: { ocpVersion } },
+      } as Stored<ClusterInstance>;
+    };
+    const following = {
+      ...pool,
+      spec: { ...pool.spec, template: { versionStreamRef: { name: 's' } } },
+      status: { version: '4.19.8' },
+    } as Stored<ClusterPool>;
+    const instances = [
+      versioned('p-0', '4.19.7'),
+      versioned('p-1', '4.19.7', 'job'),
+      versioned('p-2', '4.19.8'),
+    ];
+    expect(poolFigures(following, instances, []).stale).toBe(1);
+    expect(poolFigures(pool, instances, [])).not.toHaveProperty('stale');
+  });
 });

@@ -7,6 +7,7 @@ import type { Stored } from '../../kube/objects.js';
 import type { CacheReader } from '../../runtime/cache.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';
+import { staleInstances } from './stale-rollout.js';
 
 /** The states of guestcluster_pool_instances; every instance of a pool is in exactly one. */
 export const INSTANCE_STATES = [
@@ -26,6 +27,11 @@ export interface PoolFigures {
   pendingLeases: number;
   /** spec.maxSize; undefined when the pool has no bound. */
   capacity: number | undefined;
+  /**
+   * Unclaimed instances of another version than status.version (stale-rollout.ts); undefined
+   * for a pool that follows no VersionStream, or whose stream has not resolved.
+   */
+  stale?: number;
 }
 
 /**
@@ -48,12 +54,15 @@ export function poolFigures(
     else counts.provisioning += 1;
   }
   const { namespace, name } = pool.metadata;
+  const version = pool.status?.version;
+  const follows = !!pool.spec.template.versionStreamRef && !!version;
   return {
     namespace,
     pool: name,
     instances: counts,
     pendingLeases: poolDemand(name, leases, instances),
     capacity: typeof pool.spec.maxSize === 'number' ? pool.spec.maxSize : undefined,
+    ...(follows ? { stale: staleInstances(instances, leases, version).length } : {}),
   };
 }
 
@@ -123,6 +132,17 @@ export function registerPoolMetrics(registry: Registry, source: PoolMetricsSourc
       this.reset();
       for (const { namespace, pool, capacity } of allPools(source))
         if (capacity !== undefined) this.set({ namespace, pool }, capacity);
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_stale_instances',
+    help: 'Unclaimed instances of a pool that follows a VersionStream whose version is not the one new instances get; they are replaced one at a time.',
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, stale } of allPools(source))
+        if (stale !== undefined) this.set({ namespace, pool }, stale);
     },
   });
 }
