@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../operator/kube/objects.js';
+import { releaseVersion } from './release-catalog.js';
 
 export interface HostedClusterObject extends KubeObject {
   spec?: {
@@ -25,11 +26,6 @@ export interface HostedClusterObject extends KubeObject {
 }
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/** The release version HyperShift reports for a release image (its tag's x.y.z). */
-export function releaseVersion(image: string | undefined): string {
-  return /:(\d+\.\d+\.\d+)/.exec(image ?? '')?.[1] ?? '';
-}
 
 /** Available, Progressing and Degraded, with lastTransitionTime kept while a status holds. */
 export function hostedClusterConditions(

@@ -17,7 +17,7 @@ import { hostedClusterConditions, hostedClusterVersion } from './hosted-cluster-
 import type { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 
 export type { HostedClusterObject } from './hosted-cluster-status.js';
-export { releaseVersion } from './hosted-cluster-status.js';
+export { releaseVersion } from './release-catalog.js';
 
 export const HYPERSHIFT_FINALIZER = 'hypershift.openshift.io/finalizer';
 type SecretObject = KubeObject & { data?: Record<string, string> };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { publishRelease } from './release-catalog.js';
 
 /** A release the stand-in offers, and whether the only edges to it carry a declared risk. */
 export interface StandInRelease {
@@ -17,7 +18,9 @@ const RELEASE_REPOSITORY = 'quay.io/openshift-release-dev/ocp-release';
 
 /** The stand-in's digest of a release: the same for a version and arch every time. */
 export function releaseDigest(version: string, arch: string): string {
-  return `sha256:${createHash('sha256').update(`${version}/${arch}`).digest('hex')}`;
+  const digest = `sha256:${createHash('sha256').update(`${version}/${arch}`).digest('hex')}`;
+  publishRelease(digest, version);
+  return digest;
 }
 
 export const releaseImage = (version: string, arch: string): string =>

@@ -126,6 +126,16 @@ describe('the local environment', () => {
     });
   });
 
+  it("gives the pool that follows the stream an instance of the stream's release", async () => {
+    const [instance] = await toppedUp('hcp-stream-pool', 1, '');
+    expect(instance!.spec.template).toMatchObject({
+      releaseImage: releaseImage(LOCAL_STREAM.resolvedVersion, 'amd64'),
+      ocpVersion: LOCAL_STREAM.resolvedVersion,
+    });
+    // The hosted cluster reports the version its digest-pinned release carries.
+    expect(instance!.status?.ocpVersion).toBe(LOCAL_STREAM.resolvedVersion);
+  });
+
   for (const [pool, topology, warm] of [
     ['crc-pool', 'crc', 2],
     ['hcp-pool', 'hcp', 1],
