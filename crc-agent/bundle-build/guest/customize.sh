@@ -17,6 +17,12 @@ IFS= read -r htpasswd_b64 || true
 # S29: the credential manager has done its job.
 oc -n openshift-machine-config-operator delete daemonset kubelet-bootstrap-cred-manager \
   --ignore-not-found --wait=true --timeout=60s >/dev/null
+oc adm policy remove-cluster-role-from-user cluster-admin -z kubelet-bootstrap-cred-manager \
+  -n openshift-machine-config-operator >/dev/null 2>&1 || true
+oc adm policy remove-scc-from-user privileged -z kubelet-bootstrap-cred-manager \
+  -n openshift-machine-config-operator >/dev/null 2>&1 || true
+oc -n openshift-machine-config-operator delete serviceaccount kubelet-bootstrap-cred-manager \
+  --ignore-not-found >/dev/null
 # S30: the hostname from DHCP (crc) becomes the static one.
 hostnamectl set-hostname "$(hostname)"
 # S33: the four operators SNC leaves out stay unmanaged.

@@ -9,9 +9,16 @@ cli_image="${1:?cli image (oc adm release info --image-for=cli)}"
 rotation="${2:-Enabled}"
 
 if [[ "$rotation" == "Enabled" ]]; then
-  # Every minute, point the kubelet's bootstrap kubeconfig at the non-expiring
-  # node-bootstrapper token and the internal API, so the kubelet can bootstrap again once its
-  # 24-hour client certificate has expired (P7).
+  # Every minute, point the kubelet's bootstrap kubeconfig at the non-expiring token of the
+  # node-bootstrapper-token Secret and the internal API, so the kubelet can bootstrap again once
+  # its 24-hour client certificate has expired (P7). Its own ServiceAccount may read that Secret
+  # and run privileged; customize (S29) removes the DaemonSet, the account and its grants.
+  oc -n openshift-machine-config-operator create serviceaccount kubelet-bootstrap-cred-manager \
+    --dry-run=client -o yaml | oc apply -f - >/dev/null
+  oc adm policy add-cluster-role-to-user cluster-admin -z kubelet-bootstrap-cred-manager \
+    -n openshift-machine-config-operator >/dev/null
+  oc adm policy add-scc-to-user privileged -z kubelet-bootstrap-cred-manager \
+    -n openshift-machine-config-operator >/dev/null
   oc apply -f - >/dev/null <<YAML
 apiVersion: apps/v1
 kind: DaemonSet
@@ -26,7 +33,7 @@ spec:
     metadata:
       labels: {k8s-app: kubelet-bootstrap-cred-manager}
     spec:
-      serviceAccountName: node-bootstrapper
+      serviceAccountName: kubelet-bootstrap-cred-manager
       nodeSelector: {node-role.kubernetes.io/master: ""}
       tolerations: [{operator: Exists}]
       priorityClassName: system-node-critical
@@ -38,9 +45,10 @@ spec:
           args:
             - |
               while true; do
-                token=\$(oc -n openshift-machine-config-operator create token node-bootstrapper --duration=87600h)
-                ca=\$(base64 -w0 /var/run/secrets/kubernetes.io/serviceaccount/ca.crt)
-                server=\$(oc whoami --show-server | sed 's#//api\.#//api-int.#')
+                token=\$(oc -n openshift-machine-config-operator get secret node-bootstrapper-token -o jsonpath='{.data.token}' | base64 -d)
+                # The server (api-int) and its CA stay those of the kubeconfig the installer wrote.
+                ca=\$(awk '/certificate-authority-data:/ {print \$2; exit}' /etc/kubernetes/kubeconfig)
+                server=\$(awk '/server:/ {print \$2; exit}' /etc/kubernetes/kubeconfig)
                 printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: %s\n    certificate-authority-data: %s\nusers:\n- name: kubelet\n  user:\n    token: %s\ncontexts:\n- name: kubelet\n  context: {cluster: local, user: kubelet}\ncurrent-context: kubelet\n' "\$server" "\$ca" "\$token" > /etc/kubernetes/kubeconfig.new
                 mv /etc/kubernetes/kubeconfig.new /etc/kubernetes/kubeconfig
                 sleep 60
