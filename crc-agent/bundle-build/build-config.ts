@@ -37,6 +37,8 @@ export interface BuildConfig extends Omit<BuildJobSpec, 'certificateRotation'> {
   certificateRotation: 'Enabled' | 'Disabled';
   paths: BuildJobPaths;
   sshPort: number;
+  /** The build DNS's port: 53 (BUILD_DNS_PORT, a local run's, moves it). */
+  dnsPort: number;
   sshUser: string;
   timings: BuildTimings;
 }
@@ -79,6 +81,7 @@ export function loadBuildConfig(
     certificateRotation: rotation,
     paths,
     sshPort: sshPort ?? 22,
+    dnsPort: Number((env.BUILD_DNS_PORT ?? '').trim()) || 53,
     sshUser: (env.CRC_SSH_USER ?? '').trim() || 'core',
     timings: readTimings(env),
   };

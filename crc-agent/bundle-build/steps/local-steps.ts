@@ -36,9 +36,8 @@ export async function tool(
  */
 export const runDnsCheck: StepRunner<'dns-check'> = async (context) => {
   const { config } = context;
-  const port = process.env.BUILD_DNS_PORT ?? '53';
   const resolver = new Resolver({ timeout: 5_000, tries: 3 });
-  resolver.setServers([`${config.dnsIp}:${port}`]);
+  resolver.setServers([`${config.dnsIp}:${config.dnsPort}`]);
   const apps = `probe-${randomBytes(4).toString('hex')}.apps-crc.testing`;
   const answers: string[] = [];
   for (const [name, want] of [
