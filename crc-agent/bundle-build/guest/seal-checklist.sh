@@ -61,7 +61,8 @@ else
 fi
 
 # Cleanup (§4.5).
-boots="$(journalctl --list-boots --no-pager 2>/dev/null | grep -c . || true)"
+# Boots are the lines with an index and a boot id (newer systemd prints a legend line too).
+boots="$(journalctl --list-boots --no-pager 2>/dev/null | grep -cE '^ *-?[0-9]+ [0-9a-f]{32}' || true)"
 logs="$(find /var/log -type f -name '*.log' 2>/dev/null | wc -l)"
 report journal-clean "$([[ ${boots:-0} -le 1 && $logs -eq 0 ]]; echo $?)" "boots=${boots:-0} logs=$logs"
 if systemctl list-unit-files cloud-init.service >/dev/null 2>&1; then
