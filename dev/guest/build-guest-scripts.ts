@@ -61,7 +61,7 @@ async function installStatus(guest: SimulatedBuildGuest): Promise<CommandOutcome
     return results({
       phase: 'live',
       clock: epoch(guest),
-      hostname: 'crc',
+      hostname: guest.faults.hostname ?? 'crc',
       eth10: `${BUILD_NODE.internalIP}/24`,
       nameserver: '10.96.0.10',
       search: 'crc.testing',
@@ -79,7 +79,7 @@ async function installStatus(guest: SimulatedBuildGuest): Promise<CommandOutcome
   return results({
     phase: 'installed',
     clock: epoch(guest),
-    hostname: 'crc',
+    hostname: guest.faults.hostname ?? 'crc',
     eth10: `${BUILD_NODE.internalIP}/24`,
     nameserver: '10.96.0.10',
     search: 'crc.testing',

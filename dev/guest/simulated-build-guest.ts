@@ -23,6 +23,8 @@ export interface BuildGuestFaults {
   failingChecks?: string[];
   /** The cluster operators never settle. */
   neverStable?: boolean;
+  /** The hostname DHCP gave the guest (crc unless set). */
+  hostname?: string;
 }
 
 /** One command the guest received, with the script it recognised and what came on stdin. */

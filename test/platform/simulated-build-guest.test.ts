@@ -168,7 +168,7 @@ describe('bundle-build steps on the simulated build guests', () => {
     await bench.guests.halt(vmi.metadata!.uid!);
   });
 
-  it('fails the seal check on an injected miss, and the install wait on a guest that never installs', async () => {
+  it('fails the seal check on an injected miss, and the install wait on a wrong hostname and on a guest that never installs', async () => {
     bench.faults.set('sealed', { failingChecks: ['build-dns-absent'] });
     const sealed = await bench.bootVmi('target', { name: 'sealed', cdrom: false });
     expect(bench.guests.guestOf(sealed.metadata!.uid!)!.state.kubeletEnabled).toBe(false);
@@ -179,6 +179,19 @@ describe('bundle-build steps on the simulated build guests', () => {
       message: expect.stringContaining('build-dns-absent (172.30.0.53)'),
     });
     await bench.guests.halt(sealed.metadata!.uid!);
+
+    bench.faults.set('renamed', { hostname: 'virt-launcher-renamed' });
+    const renamed = await bench.bootVmi('target', {
+      name: 'renamed',
+      disk: 'renamed',
+      offsetSeconds: INSTALL_CLOCK_OFFSET_SECONDS,
+    });
+    expect(await bench.step('install-wait', renamed, shifted)).toMatchObject({
+      ok: false,
+      reason: 'InstallWaitNodeIdentityWrong',
+      message: expect.stringContaining("the guest's hostname is virt-launcher-renamed, not crc"),
+    });
+    await bench.guests.halt(renamed.metadata!.uid!);
 
     bench.faults.set('stuck', { installNeverCompletes: true });
     const stuck = await bench.bootVmi('target', {

@@ -4,10 +4,28 @@ import { formatDuration } from '../../durations.js';
 import { BuildFailure } from '../build-failure.js';
 import { clockProblem, SHIFTED_CLOCK_TOLERANCE_SECONDS } from '../clock-check.js';
 import { epochResult } from '../script-output.js';
+import type { ScriptOutput } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
 import { WORK_FILES, workPath } from '../work-files.js';
 
 export const GUEST_KUBECONFIG = '/opt/kubeconfig';
+
+/**
+ * What is wrong with the node's name or address as install-status saw it (spec §7.3): the
+ * hostname must be crc from the start, and eth10 must carry the node IP once bootkube runs
+ * (the bootstrap etcd member is made on it, spec R4). Undefined when nothing is wrong yet.
+ */
+export function nodeIdentityProblem(status: ScriptOutput): string | undefined {
+  const hostname = status.results.get('hostname') ?? '';
+  if (hostname && hostname !== BUILD_NODE.hostname)
+    return `the guest's hostname is ${hostname}, not ${BUILD_NODE.hostname}`;
+  const eth10 = status.results.get('eth10') ?? '';
+  const running =
+    status.results.get('bootkube') === 'active' || status.results.get('phase') === 'installed';
+  if (running && !eth10.startsWith(`${BUILD_NODE.internalIP}/`))
+    return `eth10 has ${eth10 || 'no address'}, not ${BUILD_NODE.internalIP}/24`;
+  return undefined;
+}
 
 /**
  * P5 (spec §3.3, §4.1.3, §7.3–7.5): follow bootstrap-in-place over SSH, checking on every look
@@ -53,6 +71,12 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
             `The build guest runs its ${phase} system`,
           );
         }
+        const identity = nodeIdentityProblem(status);
+        if (identity)
+          throw context.fail(
+            'NodeIdentityWrong',
+            `${identity} (${phase} system): the node would be baked with the wrong identity; check the VM's spec.hostname (crc) and the dummy-network unit of the live ignition (A3)`,
+          );
         if (phase === 'live')
           throw new Error(
             `live ISO: bootkube ${status.results.get('bootkube') ?? '?'}, ${status.results.get('progress') ?? ''}`,
