@@ -1,7 +1,6 @@
 import { BUILD_ENV, BuildJobSpec, STEP_GUEST } from '../../contracts/bundle-build.js';
 import type { BuildJobPaths, BuildStep } from '../../contracts/bundle-build.js';
-import { ConfigError } from '../config.js';
-import { parseDuration } from '../durations.js';
+import { ConfigError, readTimingOverrides } from '../config.js';
 
 /** Waits of the build steps; fixed in production, overridable for local runs and tests. */
 export interface BuildTimings {
@@ -101,14 +100,5 @@ function checkStepNeeds(config: BuildConfig): void {
 }
 
 function readTimings(env: Readonly<Record<string, string | undefined>>): BuildTimings {
-  const timings = { ...DEFAULT_BUILD_TIMINGS };
-  for (const [variable, field] of Object.entries(TIMING_VARIABLES)) {
-    const text = env[variable];
-    if (!text) continue;
-    const ms = parseDuration(text);
-    if (ms === undefined)
-      throw new ConfigError(`${variable}="${text}" is not a duration such as 30s or 5m`);
-    timings[field] = ms;
-  }
-  return timings;
+  return readTimingOverrides(env, TIMING_VARIABLES, DEFAULT_BUILD_TIMINGS);
 }

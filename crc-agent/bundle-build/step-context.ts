@@ -5,6 +5,8 @@ import { checkPrivateKey } from '../ssh-key.js';
 import type { BuildConfig } from './build-config.js';
 import { BuildFailure, stageReason } from './build-failure.js';
 import { BuildGuest } from './build-guest.js';
+import { readResolved } from './work-files.js';
+import type { ResolvedRelease } from './work-files.js';
 
 /** What every step gets: its configuration, a log, cancellation, the clock, and its guest. */
 export class StepContext {
@@ -52,6 +54,17 @@ export class StepContext {
       log: this.log,
     });
     return this.guestConnection;
+  }
+
+  /** What the resolve step left on the work volume (image pullspecs). */
+  async resolved(): Promise<ResolvedRelease> {
+    return readResolved(this.config.paths.work).catch((error: unknown) => {
+      throw this.fail(
+        'ResolvedMissing',
+        `${(error as Error).message}; the resolve step (P0) writes it on the work volume`,
+        error,
+      );
+    });
   }
 
   close(): void {

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -8,6 +7,7 @@ import { ignitionAuthorizedKeys } from '../guest/build-guest-ignition.js';
 import { SimulatedBuildGuest } from '../guest/simulated-build-guest.js';
 import type { BuildGuestFaults } from '../guest/simulated-build-guest.js';
 import type { VmiObject } from './kubevirt-resources.js';
+import { GuestAddresses } from './guest-addresses.js';
 import type { GuestHost } from './simulated-kubevirt.js';
 import { DISK_FILE, readAuthorizedKeys, writeSimulatedDisk } from './simulated-disk.js';
 
@@ -90,21 +90,13 @@ interface Running {
  * does not boot with neither.
  */
 export class SimulatedBuildGuests implements GuestHost {
-  private readonly block = `127.${randomInt(16, 255)}.${randomInt(0, 256)}`;
-  private next = 2;
-  private readonly addresses = new Map<string, string>();
+  private readonly addresses = new GuestAddresses();
   private readonly guests = new Map<string, Running>();
 
   constructor(private readonly options: SimulatedBuildGuestsOptions) {}
 
   address(vmiUid: string): string {
-    let address = this.addresses.get(vmiUid);
-    if (!address) {
-      if (this.next > 254) throw new Error(`no free guest address left in ${this.block}.0/24`);
-      address = `${this.block}.${this.next++}`;
-      this.addresses.set(vmiUid, address);
-    }
-    return address;
+    return this.addresses.of(vmiUid);
   }
 
   async boot(
@@ -147,7 +139,7 @@ export class SimulatedBuildGuests implements GuestHost {
   async halt(vmiUid: string): Promise<void> {
     const running = this.guests.get(vmiUid);
     this.guests.delete(vmiUid);
-    this.addresses.delete(vmiUid);
+    this.addresses.free(vmiUid);
     await running?.guest?.stop();
   }
 

@@ -14,6 +14,8 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
 import { playResolve } from '../../dev/platform/simulated-build-tools.js';
 import type { BuildGuestFaults } from '../../dev/guest/simulated-build-guest.js';
+import { freshState, saveState } from '../../dev/guest/build-guest-state.js';
+import type { BuildGuestState } from '../../dev/guest/build-guest-state.js';
 
 export const BUILD_PULL_SECRET_TOKEN = 'YnVpbGQtdXNlcjpidWlsZC1wdWxsLXRva2VuLTRmOGE5';
 export const BUILD_PULL_SECRET = JSON.stringify({
@@ -79,6 +81,17 @@ export class BuildBench {
 
   path(...parts: string[]): string {
     return path.join(this.dir, ...parts);
+  }
+
+  /** A root disk already installed (and changed as `state` says), as a step left it. */
+  async installedDisk(disk: string, state: Partial<BuildGuestState> = {}): Promise<void> {
+    await mkdir(this.path('disks', disk), { recursive: true });
+    await saveState(this.path('disks', disk), {
+      ...freshState(this.key.private),
+      installed: true,
+      authorizedKeys: this.key.public,
+      ...state,
+    });
   }
 
   /** A VMI as the operator creates it for a build VM, booted by the simulated guests. */

@@ -1,9 +1,8 @@
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { INSTALL_CLOCK_OFFSET_SECONDS } from '../../contracts/bundle-build.js';
 import { SEAL_CHECKS } from '../../crc-agent/bundle-build/seal-checklist.js';
-import { freshState, saveState } from '../../dev/guest/build-guest-state.js';
 import { readAuthorizedKeys } from '../../dev/platform/simulated-disk.js';
 import { playIso } from '../../dev/platform/simulated-build-tools.js';
 import { BUILD_PULL_SECRET_TOKEN, BuildBench, outputsOf } from './build-steps.js';
@@ -133,10 +132,7 @@ describe('bundle-build steps on the simulated build guests', () => {
 
   it('fails the seal check, naming each check, for a disk whose sealing was skipped', async () => {
     // A disk as P9 leaves it: installed, rotated, customized, the pull secret gone; no P10.
-    const state = freshState(bench.key.private);
-    Object.assign(state, {
-      installed: true,
-      authorizedKeys: bench.key.public,
+    await bench.installedDisk('unsealed', {
       bootstrapDone: true,
       kubeconfig: true,
       certsNotAfter: Date.now() + 30 * DAY * 1000,
@@ -148,8 +144,6 @@ describe('bundle-build steps on the simulated build guests', () => {
       clusterId: '',
       transientRo: true,
     });
-    await mkdir(bench.path('disks/unsealed'), { recursive: true });
-    await saveState(bench.path('disks/unsealed'), state);
     const vmi = await bench.bootVmi('target', { name: 'unsealed', disk: 'unsealed', cdrom: false });
     const result = await bench.step('seal-check', vmi);
     expect(result).toMatchObject({ ok: false, reason: 'SealCheckFailed' });
@@ -232,16 +226,11 @@ describe('bundle-build steps on the simulated build guests', () => {
   });
 
   it('does not rotate certificates on a cluster without the credential manager', async () => {
-    const state = freshState(bench.key.private);
-    Object.assign(state, {
-      installed: true,
-      authorizedKeys: bench.key.public,
+    await bench.installedDisk('no-day2', {
       bootstrapDone: true,
       kubeconfig: true,
       certsNotAfter: Date.now() - 1000,
     });
-    await mkdir(bench.path('disks/no-day2'), { recursive: true });
-    await saveState(bench.path('disks/no-day2'), state);
     const vmi = await bench.bootVmi('target', { name: 'no-day2', disk: 'no-day2', cdrom: false });
     const result = await bench.step('present', vmi);
     expect(result).toMatchObject({ ok: false, reason: 'ReturnToPresentCertificatesNotRotated' });
@@ -261,12 +250,7 @@ describe('crc-agent bundle-build as the Job runs it', () => {
   it('runs a step from the built agent, finds the guest scripts from dist/, and leaves its result', async () => {
     const bench = await BuildBench.create();
     try {
-      await mkdir(bench.path('disks/process'), { recursive: true });
-      await saveState(bench.path('disks/process'), {
-        ...freshState(bench.key.private),
-        installed: true,
-        authorizedKeys: bench.key.public,
-      });
+      await bench.installedDisk('process');
       const vmi = await bench.bootVmi('target', { name: 'process', disk: 'process', cdrom: false });
       const guest = bench.guests.guestOf(vmi.metadata!.uid!)!;
       const run = await bench.process('zero', vmi);

@@ -1,7 +1,6 @@
 import { waitForPool, waitForStableCluster } from '../cluster-waits.js';
 import { requiredResult } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
-import { readResolved } from '../work-files.js';
 
 /**
  * P9 (spec §4.2.1, §4.3; SNC S42, S43, S45–S48), in SNC's order: pin baremetal-runtimecfg while
@@ -9,14 +8,9 @@ import { readResolved } from '../work-files.js';
  * out, let the cluster settle without it, then prune.
  */
 export const runImagePin: StepRunner<'image-pin'> = async (context) => {
-  const { config, log } = context;
+  const { log } = context;
   const guest = await context.guest();
-  const resolved = await readResolved(config.paths.work).catch((error: unknown) => {
-    throw context.fail(
-      'ResolvedMissing',
-      `${(error as Error).message}; the resolve step writes it`,
-    );
-  });
+  const resolved = await context.resolved();
   await guest.script('image-pin', { args: [resolved.baremetalRuntimecfgImage] });
   const removed = await guest.script('pull-secret-remove');
   const before = requiredResult(removed, 'pull-secret-remove', 'rendered-before');

@@ -1,6 +1,6 @@
 import { BUILD_NODE } from '../../../contracts/bundle-build.js';
 import type { StepRunner } from '../step-context.js';
-import { GUEST_WORK_DIR, readResolved } from '../work-files.js';
+import { GUEST_WORK_DIR } from '../work-files.js';
 import { SEAL_CHECKS, sealMarker, sealVerdict } from '../seal-checklist.js';
 import { pullSecretLine } from './ignition-step.js';
 
@@ -10,14 +10,9 @@ import { pullSecretLine } from './ignition-step.js';
  * on them, the kubelet is disabled.
  */
 export const runSeal: StepRunner<'seal'> = async (context) => {
-  const { config, log } = context;
+  const { log } = context;
   const guest = await context.guest();
-  const resolved = await readResolved(config.paths.work).catch((error: unknown) => {
-    throw context.fail(
-      'ResolvedMissing',
-      `${(error as Error).message}; the resolve step writes it`,
-    );
-  });
+  const resolved = await context.resolved();
   const work = GUEST_WORK_DIR.target;
   await guest.script('os-seal', {
     args: [work, resolved.routesControllerImage, BUILD_NODE.internalIP],
