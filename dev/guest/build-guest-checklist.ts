@@ -17,17 +17,12 @@ export function sealChecklist(
   if (state.kubeletConfig === 'real') leaked.unshift('/var/lib/kubelet/config.json');
   const skew = epoch(guest) - Number(args[0]);
   const nodeIp = state.files['/etc/systemd/system/kubelet.service.d/80-nodeip.conf'] ?? '';
+  // With rotation Disabled (args[4]) the short-lived certificates are kept by design.
+  const certsOk = args[4] === 'Disabled' || state.certsNotAfter - guest.clockMs() > 25 * DAY_MS;
+  const certDetail = `${args[4] === 'Disabled' ? 'rotation-disabled:' : ''}${enddate(state.certsNotAfter)}`;
   const checks: [string, boolean, string][] = [
-    [
-      'kubelet-client-cert',
-      state.certsNotAfter - guest.clockMs() > 25 * DAY_MS,
-      enddate(state.certsNotAfter),
-    ],
-    [
-      'kubelet-server-cert',
-      state.certsNotAfter - guest.clockMs() > 25 * DAY_MS,
-      enddate(state.certsNotAfter),
-    ],
+    ['kubelet-client-cert', certsOk, certDetail],
+    ['kubelet-server-cert', certsOk, certDetail],
     ['clock', Math.abs(skew) <= 60, `skew=${skew}s`],
     ['kubelet-pull-secret', state.kubeletConfig === '{}', '/var/lib/kubelet/config.json'],
     [

@@ -225,6 +225,24 @@ describe('bundle-build steps on the simulated build guests', () => {
     });
   });
 
+  it('keeps the short-lived kubelet certificates of a build without rotation, and fails them with it', async () => {
+    await bench.installedDisk('short-certs', { certsNotAfter: Date.now() + 3600_000 });
+    const vmi = await bench.bootVmi('target', {
+      name: 'short-certs',
+      disk: 'short-certs',
+      cdrom: false,
+    });
+    const rotating = await bench.step('seal-check', vmi);
+    expect(rotating.ok ? '' : rotating.message).toContain('kubelet-client-cert (');
+    const keeping = await bench.step('seal-check', vmi, { BUILD_CERTIFICATE_ROTATION: 'Disabled' });
+    expect(keeping.ok ? '' : keeping.message).not.toContain('kubelet-client-cert (');
+    const checklist = bench.guests
+      .guestOf(vmi.metadata!.uid!)!
+      .commands.filter((c) => c.script === 'seal-checklist');
+    expect(checklist.map((c) => c.args?.[4])).toEqual(['Enabled', 'Disabled']);
+    await bench.guests.halt(vmi.metadata!.uid!);
+  });
+
   it('does not rotate certificates on a cluster without the credential manager', async () => {
     await bench.installedDisk('no-day2', {
       bootstrapDone: true,

@@ -43,7 +43,13 @@ export const runSealCheck: StepRunner<'seal-check'> = async (context) => {
       'the pull secret has no auths entry to search the disk for; spec.build.pullSecretRef must name a docker config with auths',
     );
   const output = await guest.script('seal-checklist', {
-    args: [String(Math.floor(context.now() / 1000)), config.dnsIp, '0', '-'],
+    args: [
+      String(Math.floor(context.now() / 1000)),
+      config.dnsIp,
+      '0',
+      '-',
+      config.certificateRotation,
+    ],
     input: [marker],
   });
   const verdict = sealVerdict(output.checks);
