@@ -20,7 +20,11 @@ export async function tool(
   signal: AbortSignal,
 ): Promise<string> {
   try {
-    const { stdout } = await run(command, [...args], { signal, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(command, [...args], {
+      signal,
+      maxBuffer: 64 * 1024 * 1024,
+      env: process.env,
+    });
     return stdout;
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' | ');
