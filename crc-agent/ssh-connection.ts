@@ -70,7 +70,12 @@ export class SshConnection {
       });
       client.once('error', (error) => {
         options.signal.removeEventListener('abort', onAbort);
-        client.end();
+        // Saying goodbye on a socket that was reset fails in turn; the connection is gone anyway.
+        try {
+          client.end();
+        } catch {
+          // Nothing left to close.
+        }
         reject(error);
       });
       // A guest going down during the handshake closes the socket without an error.

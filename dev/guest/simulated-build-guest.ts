@@ -35,6 +35,8 @@ export interface ReceivedCommand {
   /** The lines after the script on stdin (for the tests' leak checks; never logged). */
   stdinLines?: string[];
   stdinBytes: number;
+  /** What a script printed on stdout (its result or check lines). */
+  answered?: string;
 }
 
 export interface SimulatedBuildGuestOptions {
@@ -266,7 +268,9 @@ export class SimulatedBuildGuest implements SshMachine {
       .slice(script.length)
       .split('\n')
       .filter((line) => line !== '');
-    return handler(this, record.args, record.stdinLines);
+    const outcome = await handler(this, record.args, record.stdinLines);
+    record.answered = outcome.stdout?.toString() ?? '';
+    return outcome;
   }
 
   private async untar(dir: string, archive: Buffer): Promise<CommandOutcome> {

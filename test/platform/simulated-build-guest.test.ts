@@ -2,6 +2,8 @@ import { copyFile, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { INSTALL_CLOCK_OFFSET_SECONDS } from '../../contracts/bundle-build.js';
+import { guestScript } from '../../crc-agent/bundle-build/guest-scripts.js';
+import type { GuestScript } from '../../crc-agent/bundle-build/guest-scripts.js';
 import { SEAL_CHECKS } from '../../crc-agent/bundle-build/seal-checklist.js';
 import { readAuthorizedKeys } from '../../dev/platform/simulated-disk.js';
 import { playIso } from '../../dev/platform/simulated-build-tools.js';
@@ -120,6 +122,17 @@ describe('bundle-build steps on the simulated build guests', () => {
     expect(published.diskSHA256).toMatch(/^[0-9a-f]{64}$/);
     expect(published.diskVirtualSizeBytes).toBeGreaterThan(0);
     expect(await readAuthorizedKeys(bench.path('golden/disk.img'))).toBe(bench.key.public.trim());
+
+    // The simulated guest answers only with lines the repository's scripts can print.
+    for (const vmiGuest of [installerGuest, guest, presentGuest])
+      for (const received of vmiGuest.commands.filter((c) => c.script)) {
+        const printable = printableLines(guestScript(received.script as GuestScript));
+        for (const line of received.answered!.split('\n').filter(Boolean))
+          expect([received.script, printable.some((pattern) => pattern.test(line))]).toEqual([
+            received.script,
+            true,
+          ]);
+      }
 
     // Nothing secret in the steps' log.
     expect(
@@ -255,6 +268,26 @@ describe('bundle-build steps on the simulated build guests', () => {
     await bench.guests.halt(vmi.metadata!.uid!);
   });
 });
+
+/**
+ * The `result <key>` and `check <name>` lines a script can print, as patterns: a key built from
+ * a variable (`kubelet-$which-cert`) matches any word there; the checklist's names are those it
+ * reports (literally, through a variable, or in its list of checks etcd could not answer).
+ */
+function printableLines(script: string): RegExp[] {
+  const word = (template: string): string =>
+    template
+      .replace(/[.*+?^{}()|[\]\\]/g, '\\$&')
+      .replace(/\\\$\\\{[^}]*\\\}|\\\$[a-z_]+|\$\\\{[^}]*\\\}|\$[a-z_]+/g, '[a-z0-9-]+');
+  const patterns = [...script.matchAll(/result ([a-z0-9${}%._-]+)/g)].map(
+    (m) => new RegExp(`^result ${word(m[1]!)}( |$)`),
+  );
+  const names = [
+    ...[...script.matchAll(/report "?([a-z0-9$-]+)"?/g)].map((m) => m[1]!),
+    ...(/for name in ([a-z0-9 -]+); do/.exec(script)?.[1]?.split(' ') ?? []),
+  ].filter((name) => name !== '"$1"' && name !== '$1' && name !== '$name');
+  return [...patterns, ...names.map((name) => new RegExp(`^check ${word(name)} (pass|fail)( |$)`))];
+}
 
 async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
