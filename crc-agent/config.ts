@@ -103,17 +103,29 @@ const TIMING_VARIABLES: Record<string, keyof AgentTimings> = {
   CRC_AGENT_CLUSTER_POLL_TIMEOUT: 'clusterPollTimeoutMs',
 };
 
-function readTimings(env: Record<string, string | undefined>): AgentTimings {
-  const timings = { ...DEFAULT_TIMINGS };
-  for (const [variable, field] of Object.entries(TIMING_VARIABLES)) {
+/**
+ * Timings with the duration overrides an environment sets (`variables` maps each variable to its
+ * field); names a malformed one.
+ */
+export function readTimingOverrides<T extends object>(
+  env: Readonly<Record<string, string | undefined>>,
+  variables: Record<string, keyof T>,
+  defaults: T,
+): T {
+  const timings = { ...defaults };
+  for (const [variable, field] of Object.entries(variables)) {
     const text = env[variable];
     if (!text) continue;
     const ms = parseDuration(text);
     if (ms === undefined)
       throw new ConfigError(`${variable}="${text}" is not a duration such as 30s or 5m`);
-    timings[field] = ms;
+    (timings as Record<keyof T, unknown>)[field] = ms;
   }
   return timings;
+}
+
+function readTimings(env: Record<string, string | undefined>): AgentTimings {
+  return readTimingOverrides(env, TIMING_VARIABLES, DEFAULT_TIMINGS);
 }
 
 function readPort(text: string | undefined): number {

@@ -1,9 +1,9 @@
-import { randomInt } from 'node:crypto';
 import path from 'node:path';
 import { GuestApiServer } from '../guest/guest-api.js';
 import type { GuestClusterSeed } from '../guest/guest-api.js';
 import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
 import type { VmiObject } from './kubevirt-resources.js';
+import { GuestAddresses } from './guest-addresses.js';
 import type { GuestHost } from './simulated-kubevirt.js';
 import { DISK_FILE, readAuthorizedKeys } from './simulated-disk.js';
 
@@ -38,21 +38,13 @@ interface Running {
  * that environments of parallel test files do not meet.
  */
 export class SimulatedCrcGuests implements GuestHost {
-  private readonly block = `127.${randomInt(16, 255)}.${randomInt(0, 256)}`;
-  private next = 2;
-  private readonly addresses = new Map<string, string>();
+  private readonly addresses = new GuestAddresses();
   private readonly guests = new Map<string, Running>();
 
   constructor(private readonly options: SimulatedCrcGuestsOptions) {}
 
   address(vmiUid: string): string {
-    let address = this.addresses.get(vmiUid);
-    if (!address) {
-      if (this.next > 254) throw new Error(`no free guest address left in ${this.block}.0/24`);
-      address = `${this.block}.${this.next++}`;
-      this.addresses.set(vmiUid, address);
-    }
-    return address;
+    return this.addresses.of(vmiUid);
   }
 
   async boot(vmi: VmiObject, rootDisk: string | undefined): Promise<void> {
@@ -84,7 +76,7 @@ export class SimulatedCrcGuests implements GuestHost {
   async halt(vmiUid: string): Promise<void> {
     const running = this.guests.get(vmiUid);
     this.guests.delete(vmiUid);
-    this.addresses.delete(vmiUid);
+    this.addresses.free(vmiUid);
     if (!running) return;
     running.halted = true;
     await this.stopGuest(running);
