@@ -1,4 +1,4 @@
-import type { SshConnection } from './ssh-connection.js';
+import type { ExecStreams, SshConnection } from './ssh-connection.js';
 
 /** A command for the guest, with what may be shown of it in logs and errors. */
 export interface GuestCommand {
@@ -27,7 +27,7 @@ export class GuestCommandError extends Error {
  * Something that runs shell commands on the guest (the SSH connection, or a fake in unit tests).
  */
 export interface GuestExec {
-  exec(command: string): Promise<{ exitCode: number; output: string }>;
+  exec(command: string, streams?: ExecStreams): Promise<{ exitCode: number; output: string }>;
 }
 
 const asCommand = (command: GuestCommand | string): GuestCommand =>

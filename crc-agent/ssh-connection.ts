@@ -1,8 +1,12 @@
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, ClientChannel } from 'ssh2';
 import { CancelledError } from './errors.js';
-import type { HostKeyPolicy } from './host-key.js';
+
+/** Decides whether a host key is accepted (HostKeyPolicy; the build guests accept any). */
+export interface HostKeyVerifier {
+  verify(blob: Buffer): boolean;
+}
 
 export interface SshConnectOptions {
   host: string;
@@ -14,7 +18,15 @@ export interface SshConnectOptions {
   /** Closes the connection when it fires, so blocked commands and tunnels return. */
   signal: AbortSignal;
   /** Which host key is accepted: the recorded one, else the first one met (then kept). */
-  hostKeys: HostKeyPolicy;
+  hostKeys: HostKeyVerifier;
+}
+
+/** What a command gets on stdin and where its stdout goes (build mode: scripts, tar streams). */
+export interface ExecStreams {
+  /** Written to the command's stdin, which is then closed. */
+  input?: Buffer | string | Readable;
+  /** Receives stdout instead of the collected output (stderr is still collected). */
+  stdout?: Writable;
 }
 
 export interface CommandResult {
@@ -73,8 +85,11 @@ export class SshConnection {
     });
   }
 
-  /** Runs one command in its own exec session (no PTY) and collects its output. */
-  exec(command: string): Promise<CommandResult> {
+  /**
+   * Runs one command in its own exec session (no PTY) and collects its output; with `streams`,
+   * feeds its stdin and sends its stdout elsewhere.
+   */
+  exec(command: string, streams: ExecStreams = {}): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
       if (this.closed) {
         reject(this.closedError());
@@ -85,7 +100,11 @@ export class SshConnection {
           reject(error);
           return;
         }
-        collect(stream, resolve, () => reject(this.closedError()));
+        collect(stream, streams.stdout, resolve, () => reject(this.closedError()));
+        const { input } = streams;
+        if (input === undefined) return;
+        if (typeof input === 'string' || Buffer.isBuffer(input)) stream.end(input);
+        else input.pipe(stream);
       });
     });
   }
@@ -121,12 +140,14 @@ export class SshConnection {
 
 function collect(
   stream: ClientChannel,
+  stdout: Writable | undefined,
   resolve: (result: CommandResult) => void,
   onLost: () => void,
 ): void {
   const chunks: Buffer[] = [];
   let exitCode: number | undefined;
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  if (stdout) stream.pipe(stdout);
+  else stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   stream.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
   stream.on('exit', (code: number | null) => {
     exitCode = code ?? 255;
