@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { runBundleBuild } from './bundle-build/run-bundle-build.js';
 import { loadBundlePrepConfig } from './bundle-prep/config.js';
 import { runBundlePrep } from './bundle-prep/run-bundle-prep.js';
 import { ConfigError, loadAgentConfig, parseArgs } from './config.js';
@@ -12,8 +13,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => controller.abort(new Error(`received ${signal}`)));
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'bundle-build') {
+    // One step of the in-cluster bundle build: `crc-agent bundle-build <step>`, configured by
+    // the build Job's environment (contracts/bundle-build.ts).
+    if (argv.length !== 2) {
+      log.error('crc-agent failed: usage is "crc-agent bundle-build <step>". To fix: name one step');
+      return 1;
+    }
+    return runBundleBuild(argv[1]!, { log, signal: controller.signal, env: process.env });
+  }
   try {
-    const { mode, overrides } = parseArgs(process.argv.slice(2));
+    const { mode, overrides } = parseArgs(argv);
     const deps = {
       log,
       loadKubeConfig: () => loadManagementConfig(process.env),

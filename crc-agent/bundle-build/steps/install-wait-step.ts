@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { BUILD_NODE } from '../../../contracts/bundle-build.js';
+import { clockProblem, SHIFTED_CLOCK_TOLERANCE_SECONDS } from '../clock-check.js';
+import { epochResult } from '../script-output.js';
+import type { StepRunner } from '../step-context.js';
+import { WORK_FILES, workPath } from '../work-files.js';
+
+export const GUEST_KUBECONFIG = '/opt/kubeconfig';
+
+/**
+ * P5 (spec §3.3, §4.1.3, §7.3–7.5): follow bootstrap-in-place over SSH, checking on every look
+ * that the guest runs on the shifted clock; once the installed system is up and
+ * /etc/kubernetes/bootstrap-secrets is gone, copy the admin kubeconfig in and wait, with the
+ * guest's own oc, for clusterversion Available and the console route.
+ */
+export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
+  const { config, log } = context;
+  const guest = await context.guest();
+  const deadline = context.now() + config.timings.installTimeoutMs;
+  const remaining = (): number => Math.max(1, deadline - context.now());
+  let lastPhase = '';
+  try {
+    await guest.poll(
+      'bootstrap-in-place to install the node and remove its bootstrap secrets',
+      remaining(),
+      async () => {
+        const status = await guest.script('install-status');
+        const phase = status.results.get('phase') ?? '';
+        const problem = clockProblem(
+          epochResult(status, 'install-status'),
+          context.now(),
+          config.clockOffsetSeconds,
+          SHIFTED_CLOCK_TOLERANCE_SECONDS,
+        );
+        if (problem)
+          throw context.fail(
+            'ClockNotShifted',
+            `${problem} (${phase} system): the VMI's clock offset was not honoured (spec R3); check spec.domain.clock on the build VM and that chronyd is masked`,
+          );
+        if (phase !== lastPhase) {
+          lastPhase = phase;
+          log.info(
+            {
+              phase,
+              hostname: status.results.get('hostname'),
+              eth10: status.results.get('eth10'),
+              nameserver: status.results.get('nameserver'),
+              search: status.results.get('search'),
+              bootkube: status.results.get('bootkube'),
+            },
+            `The build guest runs its ${phase} system`,
+          );
+        }
+        if (phase === 'live')
+          throw new Error(
+            `live ISO: bootkube ${status.results.get('bootkube') ?? '?'}, ${status.results.get('progress') ?? ''}`,
+          );
+        if (status.results.get('bootstrap-secrets') !== 'absent')
+          throw new Error('installed system: the bootstrap secrets are still there');
+        return true;
+      },
+    );
+  } catch (error) {
+    if (error instanceof Error && error.name === 'BuildFailure') throw error;
+    throw context.fail(
+      'InstallTimedOut',
+      `the install did not complete within ${Math.round(config.timings.installTimeoutMs / 60_000)}m (${(error as Error).message}); collect journalctl -u bootkube -u install-to-disk from the guest (virtctl ssh core@<vm>) before deleting the bundle`,
+      error,
+    );
+  }
+
+  const kubeconfig = await readFile(
+    workPath(config.paths.work, WORK_FILES.adminKubeconfig),
+    'utf8',
+  ).catch(() => {
+    throw context.fail(
+      'InstallerOutputMissing',
+      `${WORK_FILES.adminKubeconfig} is not on the work volume: the ignition step copies the installer's auth folder there`,
+    );
+  });
+  await guest.writeFile(GUEST_KUBECONFIG, kubeconfig);
+
+  let version: string;
+  try {
+    version = await guest.poll(
+      'clusterversion Available and the console route',
+      remaining(),
+      async () => {
+        const status = await guest.script('cluster-status');
+        if (status.results.get('clusterversion-available') !== 'True')
+          throw new Error(
+            `clusterversion Available=${status.results.get('clusterversion-available') ?? '?'}`,
+          );
+        if (status.results.get('console-route') !== 'present')
+          throw new Error('no console route yet');
+        const nodeIp = status.results.get('node-ip');
+        if (nodeIp && nodeIp !== BUILD_NODE.internalIP)
+          throw context.fail(
+            'NodeIPWrong',
+            `node crc has InternalIP ${nodeIp}, not ${BUILD_NODE.internalIP}: the node-IP hint (A1) or the dummy eth10 did not apply`,
+          );
+        return status.results.get('version') || 'unknown';
+      },
+    );
+  } catch (error) {
+    if (error instanceof Error && error.name === 'BuildFailure') throw error;
+    throw context.fail(
+      'InstallTimedOut',
+      `the cluster did not become Available (${(error as Error).message}); run oc get clusterversion,co in the guest with KUBECONFIG=/opt/kubeconfig`,
+      error,
+    );
+  }
+  log.info({ version }, 'The build cluster is Available');
+  return { clusterVersion: version };
+};

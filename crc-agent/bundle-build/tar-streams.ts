@@ -1,0 +1,76 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import tar from 'tar-stream';
+
+/** One file of a tar stream sent to a guest. */
+export interface TarFile {
+  /** Relative path inside the target folder. */
+  name: string;
+  content: Buffer | string;
+  mode?: number;
+}
+
+/** A tar archive of the files, in memory (inputs are a few files of at most some hundred MB). */
+export async function packFiles(files: readonly TarFile[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    pack.on('end', resolve);
+    pack.on('error', reject);
+  });
+  for (const file of files) {
+    safeName(file.name);
+    pack.entry({ name: file.name, mode: file.mode ?? 0o644 }, Buffer.from(file.content));
+  }
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+/** A member name that stays inside the folder it is unpacked into. */
+function safeName(name: string): string {
+  const normal = path.posix.normalize(name.replace(/^(\.\/)+/, ''));
+  if (!normal || normal === '.' || path.posix.isAbsolute(normal) || normal.startsWith('../'))
+    throw new Error(`tar member "${name}" would leave its folder`);
+  return normal;
+}
+
+/**
+ * A writable that unpacks a tar stream into `dir`: regular files and folders only (links,
+ * devices are skipped), no member outside `dir`, files 0600 (an install dir holds credentials).
+ * `done` settles once every member is written.
+ */
+export function unpackInto(dir: string): { sink: PassThrough; done: Promise<string[]> } {
+  const sink = new PassThrough();
+  const extract = tar.extract();
+  sink.pipe(extract);
+  const done = (async () => {
+    const written: string[] = [];
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    for await (const entry of extract) {
+      const { type, name } = entry.header;
+      if (type !== 'file' && type !== 'directory') {
+        entry.resume();
+        continue;
+      }
+      const relative = safeName(name === './' ? '.' : name.replace(/\/$/, ''));
+      const target = path.join(dir, relative);
+      if (type === 'directory') {
+        await mkdir(target, { recursive: true, mode: 0o700 });
+        entry.resume();
+        continue;
+      }
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await pipeline(Readable.from(entry), createWriteStream(target, { mode: 0o600 }));
+      written.push(relative);
+    }
+    return written;
+  })();
+  // A failure to unpack must not leave the unhandled stream pending.
+  done.catch(() => sink.destroy());
+  return { sink, done };
+}
