@@ -32,7 +32,7 @@ export function podsUsingClaim(
         (c.volumeMounts ?? []).some((m) => m.name === volume.name && !m.readOnly),
       );
     });
-  }) as MountingPod[];
+  });
 }
 
 /** The claims a pod mounts, for waking the clones of them when the pod changes or goes. */

@@ -1,6 +1,11 @@
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import type { DataVolumeObject, VirtualMachineObject, VmiObject } from './kubevirt-resources.js';
+import type {
+  Condition,
+  DataVolumeObject,
+  VirtualMachineObject,
+  VmiObject,
+} from './kubevirt-resources.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
@@ -163,23 +168,7 @@ export class VmPass {
       created: !!vmi,
       // Synced from the first VMI on (updateStatus): before that a RerunOnFailure VM starts.
       ...(vmi || this.vm.status?.runStrategy ? { runStrategy: strategy } : {}),
-      conditions: withTransitions(this.vm.status?.conditions, [
-        ready
-          ? { type: 'Ready', status: 'True', reason: '', message: '' }
-          : vmi
-            ? {
-                type: 'Ready',
-                status: 'False',
-                reason: vmiReady?.reason || 'GuestNotRunning',
-                message: vmiReady?.message || 'Guest VM is not reported as running',
-              }
-            : {
-                type: 'Ready',
-                status: 'False',
-                reason: 'VMINotExists',
-                message: 'VMI does not exist',
-              },
-      ]),
+      conditions: withTransitions(this.vm.status?.conditions, [readyCondition(ready, vmi)]),
     });
   }
 }
@@ -193,4 +182,26 @@ function printable(vmi: VmiObject): string {
     : phase === 'Succeeded' || phase === 'Failed'
       ? 'Stopped'
       : 'Starting';
+}
+
+/** The VM's Ready condition from its VMI's. */
+function readyCondition(
+  ready: boolean,
+  vmi: VmiObject | undefined,
+): Omit<Condition, 'lastTransitionTime'> {
+  if (ready) return { type: 'Ready', status: 'True', reason: '', message: '' };
+  if (!vmi)
+    return {
+      type: 'Ready',
+      status: 'False',
+      reason: 'VMINotExists',
+      message: 'VMI does not exist',
+    };
+  const vmiReady = vmi.status?.conditions?.find((c) => c.type === 'Ready');
+  return {
+    type: 'Ready',
+    status: 'False',
+    reason: vmiReady?.reason || 'GuestNotRunning',
+    message: vmiReady?.message || 'Guest VM is not reported as running',
+  };
 }
