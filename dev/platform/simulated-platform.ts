@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import ssh2 from 'ssh2';
 import { AGENT_ENV } from '../../contracts/agent-job.js';
+import { BUILD_ENV } from '../../contracts/bundle-build.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -12,7 +13,9 @@ import type { SimulatedCrcGuestsOptions } from './simulated-crc-guests.js';
 import { SimulatedHostedClusters } from './simulated-hosted-clusters.js';
 import { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 import { crcAgentImage, SimulatedJobRunner } from './simulated-job-runner.js';
+import type { GuestHost } from './simulated-kubevirt.js';
 import { SimulatedKubeVirt } from './simulated-kubevirt.js';
+import { RoutedGuests } from './routed-guests.js';
 import { SimulatedManagementNode } from './simulated-management-node.js';
 import { SimulatedNodePools } from './simulated-node-pools.js';
 import { ensurePlatformOperands } from './simulated-platform-operands.js';
@@ -34,11 +37,24 @@ export interface SimulatedPlatformOptions {
     /** Whether guests run an API control plane each (default) or an API that is never ready. */
     guestApi?: SimulatedCrcGuestsOptions['api'];
     seed?: SimulatedCrcGuestsOptions['seed'];
+    /** The guests of bundle-build VMIs (label guestcluster.opdev.io/bundle-build-role). */
+    buildGuests?: (power: GuestPower) => BuildGuestHost;
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
   /** Where problems of the simulation go besides the parts' `problems` (a log). */
   log?: (line: string) => void;
+}
+
+/** How a guest powers its VMI off (`systemctl poweroff` inside). */
+export interface GuestPower {
+  powerOff(vmiUid: string): void;
+}
+
+/** A host of build guests: the SSH port each serves at its VMI address, and a stop. */
+export interface BuildGuestHost extends GuestHost {
+  sshPortAt(address: string): number | undefined;
+  stop(): Promise<void>;
 }
 
 /** The agent's log and exit, as the injected failure of a Job reports it. */
@@ -95,6 +111,7 @@ export class SimulatedPlatform {
   /** The Job runner of each served namespace (crc only). */
   readonly runners = new Map<string, SimulatedJobRunner>();
   private crcGuests: SimulatedCrcGuests | undefined;
+  private buildGuestHost: BuildGuestHost | undefined;
   private crcKubeVirt: SimulatedKubeVirt | undefined;
   private hcpGuest: SimulatedHostedGuest | undefined;
 
@@ -222,6 +239,10 @@ export class SimulatedPlatform {
     });
     this.crcGuests = guests;
     parts.unshift(guests);
+    const power: GuestPower = { powerOff: (uid) => this.crcKubeVirt?.powerOff(uid) };
+    const buildGuests = this.options.crc?.buildGuests?.(power);
+    this.buildGuestHost = buildGuests;
+    if (buildGuests) parts.unshift(buildGuests);
     parts.unshift(
       await SimulatedCdi.start({
         kubeConfig,
@@ -234,7 +255,7 @@ export class SimulatedPlatform {
     this.crcKubeVirt = await SimulatedKubeVirt.start({
       kubeConfig,
       servesNamespace: serves,
-      guests,
+      guests: new RoutedGuests(guests, buildGuests),
       nodeName,
       volumePath,
       getsIp: (vmi) => !named(this.noIp, vmi),
@@ -295,8 +316,11 @@ export class SimulatedPlatform {
   private platformEnv(env: Readonly<Record<string, string>>): Record<string, string> {
     const host = env[AGENT_ENV.sshHost];
     const guest = host ? this.crcGuests?.guestAt(host) : undefined;
+    const buildHost = env[BUILD_ENV.sshHost];
+    const buildPort = buildHost ? this.buildGuestHost?.sshPortAt(buildHost) : undefined;
     return {
       ...(guest ? { [AGENT_ENV.sshPort]: String(guest.ssh.port) } : {}),
+      ...(buildPort ? { [BUILD_ENV.sshPort]: String(buildPort) } : {}),
       ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? ''),
     };
   }
