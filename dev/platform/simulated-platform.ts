@@ -1,7 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import ssh2 from 'ssh2';
 import { AGENT_ENV } from '../../contracts/agent-job.js';
-import { BUILD_ENV } from '../../contracts/bundle-build.js';
+import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
+import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
+import { LABEL_BUILD_STEP } from '../../operator/controllers/crcbundle/build/build-jobs.js';
+import type { ContainerResult } from './local-pod.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -64,10 +67,27 @@ const INJECTED_JOB_FAILURE = {
   message: 'crc-agent failed: injected failure',
 };
 
-/** Whether an object is named in a failure-injection set: by its instance label or its own name. */
-function named(set: ReadonlySet<string>, object: KubeObject): boolean {
-  const instance = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
-  return (instance !== undefined && set.has(instance)) || set.has(object.metadata?.name ?? '');
+/**
+ * The names an object goes by in a failure-injection set: its instance label, its own name, and
+ * for an object of a bundle build `<bundle>/<role or step>` (its name holds a random attempt).
+ */
+function namesOf(object: KubeObject): string[] {
+  const labels = object.metadata?.labels ?? {};
+  const bundle = labels[LABEL_CRC_BUNDLE];
+  const part = labels[LABEL_BUILD_STEP] ?? labels[LABEL_BUILD_ROLE];
+  return [
+    labels[LABEL_CLUSTER_INSTANCE] ?? '',
+    object.metadata?.name ?? '',
+    bundle && part ? `${bundle}/${part}` : '',
+  ].filter(Boolean);
+}
+
+/** Whether an object is named in a failure-injection set (see namesOf). */
+function named(
+  set: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  object: KubeObject,
+): boolean {
+  return namesOf(object).some((name) => set.has(name));
 }
 
 type Part = { stop(): Promise<void> };
@@ -93,6 +113,11 @@ export class SimulatedPlatform {
   readonly failingDataVolumes = new Set<string>();
   /** Failure injection (instance or Job names): every pod of the Job exits 1 without running. */
   readonly failingJobs = new Set<string>();
+  /**
+   * A Job's pods end with this result instead of running (names as for failingJobs): a test that
+   * plays the part of a step whose tools cannot run here (a build's `oc`, `coreos-installer`).
+   */
+  readonly jobResults = new Map<string, ContainerResult>();
   /** Failure injection (instance or Route names): the Route is never admitted. */
   readonly unadmittedRoutes = new Set<string>();
   /** Failure injection (instance names): their HostedClusters never become Available. */
@@ -267,7 +292,12 @@ export class SimulatedPlatform {
         namespace: ns,
         storage: storages.get(ns)!,
         images: crcAgentImage(TEST_AGENT_IMAGE),
-        inject: (job) => (named(this.failingJobs, job) ? INJECTED_JOB_FAILURE : undefined),
+        inject: (job) =>
+          named(this.failingJobs, job)
+            ? INJECTED_JOB_FAILURE
+            : namesOf(job)
+                .map((name) => this.jobResults.get(name))
+                .find((result) => result !== undefined),
         env: (_job, _pod, env) => this.platformEnv(env),
         onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
       });
