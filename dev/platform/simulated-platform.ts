@@ -5,6 +5,7 @@ import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
 import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
 import { LABEL_BUILD_STEP } from '../../operator/controllers/crcbundle/build/build-jobs.js';
 import type { ContainerResult } from './local-pod.js';
+import type { Job } from '../../operator/kube/workloads.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -117,7 +118,10 @@ export class SimulatedPlatform {
    * A Job's pods end with this result instead of running (names as for failingJobs): a test that
    * plays the part of a step whose tools cannot run here (a build's `oc`, `coreos-installer`).
    */
-  readonly jobResults = new Map<string, ContainerResult>();
+  readonly jobResults = new Map<
+    string,
+    ContainerResult | ((job: Job) => Promise<ContainerResult>)
+  >();
   /** Failure injection (instance or Route names): the Route is never admitted. */
   readonly unadmittedRoutes = new Set<string>();
   /** Failure injection (instance names): their HostedClusters never become Available. */
@@ -292,12 +296,13 @@ export class SimulatedPlatform {
         namespace: ns,
         storage: storages.get(ns)!,
         images: crcAgentImage(TEST_AGENT_IMAGE),
-        inject: (job) =>
-          named(this.failingJobs, job)
-            ? INJECTED_JOB_FAILURE
-            : namesOf(job)
-                .map((name) => this.jobResults.get(name))
-                .find((result) => result !== undefined),
+        inject: (job) => {
+          if (named(this.failingJobs, job)) return INJECTED_JOB_FAILURE;
+          const played = namesOf(job)
+            .map((name) => this.jobResults.get(name))
+            .find((result) => result !== undefined);
+          return typeof played === 'function' ? played(job) : played;
+        },
         env: (_job, _pod, env) => this.platformEnv(env),
         onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
       });

@@ -1,4 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  AUTHORIZED_KEYS_OFFSET,
+  DISK_FILE,
+  embedAuthorizedKeys,
+} from '../../dev/platform/simulated-disk.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   CONFIG_MAPS,
@@ -21,18 +28,27 @@ import { buildNames } from '../../operator/controllers/crcbundle/build/build-nam
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
-import { BUILD_ENV } from '../../contracts/bundle-build.js';
+import { BUILD_ENV, BUILD_STAGES } from '../../contracts/bundle-build.js';
 import type { BuildStep, BuildStepOutputs } from '../../contracts/bundle-build.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { useWorld } from '../support/world.js';
 
+// The file's namespace is the operator's: the build's objects and the validation instance live
+// there (instances need it enabled), as on a cluster where the operator serves its own namespace.
 const world = useWorld({
   namespace: 'bundle-build',
-  operatorNamespace: 'bundle-build-op',
-  // Build guests boot no CRC guest API.
-  platform: { crc: { guestApi: 'never-ready' } },
+  enabled: true,
+  // Build VMs need no guest API; the validation instance's guest runs one.
+  platform: {
+    crc: {
+      guestApi: (vmi) =>
+        vmi.metadata?.labels?.['guestcluster.opdev.io/bundle-build-role']
+          ? 'never-ready'
+          : 'per-guest',
+    },
+  },
 });
-const { operatorNs: ops } = world;
+const { ns: ops } = world;
 
 const suffix = randomBytes(3).toString('hex');
 const PULL_SECRET = { auths: { 'quay.io': { auth: 'dXNlcjpwYXNz' } } };
@@ -78,14 +94,13 @@ function played<S extends BuildStep>(step: S, outputs: BuildStepOutputs[S]) {
   return { exitCode: 0, reason: 'Completed', message: JSON.stringify({ step, ok: true, outputs }) };
 }
 
-const waitForBundle = (name: string, until: (b: CRCBundle | undefined) => boolean, what: string) =>
-  waitFor<CRCBundle>(ops.kubeConfig, {
-    type: BUNDLES,
-    name,
-    until,
-    description: what,
-    timeoutMs: 60_000,
-  });
+const waitForBundle = (
+  name: string,
+  until: (b: CRCBundle | undefined) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+) =>
+  waitFor<CRCBundle>(ops.kubeConfig, { type: BUNDLES, name, until, description: what, timeoutMs });
 const condition = (b: CRCBundle | undefined, type: string) =>
   b?.status?.conditions?.find((c) => c.type === type);
 
@@ -104,11 +119,108 @@ async function leftOf(attempt: string): Promise<Record<string, string[]>> {
   return left;
 }
 
+/** The VMIs the played guest saw, by UID: their clock offset and whether they had the cdrom. */
+const presentVmis = new Map<string, { offsetSeconds: number | undefined; cdrom: boolean }>();
+
+type Vmi = KubeObject & {
+  spec?: {
+    domain?: { clock?: { utc?: { offsetSeconds?: number } } };
+    volumes?: { name: string }[];
+  };
+};
+
+/**
+ * Plays every step of a build whose agent and guest cannot run here yet: each Job ends with the
+ * step's result; install-wait writes the installed disk (the build key's public half in the
+ * simulated disk record), poweroff powers the guest off, publish measures the golden disk.
+ */
+function play(name: string): void {
+  const { platform } = world;
+  const ok = (step: BuildStep, outputs: Record<string, unknown> = {}) =>
+    played(step, outputs as never);
+  const envOf = (job: Job) =>
+    Object.fromEntries(
+      (job.spec.template.spec.containers[0]!.env ?? []).map((e) => [e.name, e.value ?? '']),
+    );
+  const namesOf = (job: Job) => buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+  const results: [string, Parameters<typeof platform.jobResults.set>[1]][] = [
+    [
+      'resolve',
+      ok('resolve', {
+        ocpVersion: '4.22.1',
+        releaseDigest: `sha256:${'c'.repeat(64)}`,
+        isoUrl: 'https://mirror.example.test/live.iso',
+        isoSha256: 'd'.repeat(64),
+      }),
+    ],
+    ['dns-check', ok('dns-check', { answered: 'api-int.crc.testing=192.168.126.11' })],
+    [
+      'ignition',
+      ok('ignition', { certificateNotBefore: new Date(Date.now() - 86_400_000).toISOString() }),
+    ],
+    ['iso', ok('iso', { liveIsoSha256: 'e'.repeat(64) })],
+    [
+      'install-wait',
+      async (job) => {
+        const names = namesOf(job);
+        const key = await ops.api.get<Secret>(SECRETS, names.sshKey, ops.name);
+        const disk = Buffer.alloc(2 * AUTHORIZED_KEYS_OFFSET);
+        embedAuthorizedKeys(disk, Buffer.from(key.data!['id_ecdsa.pub']!, 'base64').toString());
+        await writeFile(path.join(platform.volumePath(ops.name, names.rootDisk)!, DISK_FILE), disk);
+        return ok('install-wait', { clusterVersion: '4.22.1' });
+      },
+    ],
+    ['day2', ok('day2')],
+    [
+      'poweroff',
+      async (job) => {
+        const uid = envOf(job)[BUILD_ENV.vmiUid]!;
+        const vmi = await ops.api.get<Vmi>(
+          VIRTUAL_MACHINE_INSTANCES,
+          namesOf(job).targetVm,
+          ops.name,
+        );
+        presentVmis.set(uid, {
+          offsetSeconds: vmi.spec?.domain?.clock?.utc?.offsetSeconds,
+          cdrom: (vmi.spec?.volumes ?? []).some((v) => v.name === 'cdrom'),
+        });
+        platform.kubevirt.powerOff(uid);
+        return ok('poweroff');
+      },
+    ],
+    [
+      'present',
+      ok('present', {
+        kubeletCertificatesNotAfter: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      }),
+    ],
+    ['customize', ok('customize')],
+    ['image-pin', ok('image-pin')],
+    ['seal', ok('seal')],
+    ['seal-check', ok('seal-check', { checked: 20 })],
+    ['zero', ok('zero')],
+    [
+      'publish',
+      async (job) => {
+        const disk = await readFile(
+          path.join(platform.volumePath(ops.name, namesOf(job).golden)!, DISK_FILE),
+        );
+        return ok('publish', {
+          diskSHA256: createHash('sha256').update(disk).digest('hex'),
+          diskVirtualSizeBytes: disk.length,
+        });
+      },
+    ],
+  ];
+  for (const [step, result] of results) platform.jobResults.set(`${name}/${step}`, result);
+}
+
 describe('CRCBundle build', () => {
   const created: string[] = [];
 
   beforeAll(async () => {
     await world.startOperator({
+      config: { operatorNamespace: ops.name },
       bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
     });
     await ops.api.create(SECRETS, {
@@ -224,6 +336,11 @@ describe('CRCBundle build', () => {
     expect(Buffer.from(snapshot.data!['pull-secret']!, 'base64').toString()).toBe(
       JSON.stringify(PULL_SECRET),
     );
+    await ops.api.patch(
+      SECRETS,
+      { name: 'build-pull-secret', namespace: ops.name },
+      { stringData: { '.dockerconfigjson': JSON.stringify(PULL_SECRET) } },
+    );
 
     const failed = await waitForBundle(
       name,
@@ -259,5 +376,57 @@ describe('CRCBundle build', () => {
         'BuildCleanedUp',
       ]),
     );
+  });
+
+  it('builds a bundle to Ready: boot, return to the present, capture, publish, and a validation instance that boots a clone', async () => {
+    const name = `build-b-${suffix}`;
+    play(name);
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name));
+    const ready = await waitForBundle(
+      name,
+      (b) => ['Ready', 'Failed'].includes(b?.status?.phase ?? ''),
+      'the build done',
+      90_000,
+    );
+    expect(condition(ready, 'Ready')).toMatchObject({ status: 'True', reason: 'BundleReady' });
+    const build = ready!.status!.build!;
+    const names = buildNames(name, build.attempt!);
+    for (const stage of BUILD_STAGES)
+      expect(condition(ready, stage.condition)).toMatchObject({ status: 'True' });
+    const golden = path.join(world.platform.volumePath(ops.name, `${name}-golden`)!, DISK_FILE);
+    const disk = await readFile(golden);
+    expect(ready!.status).toMatchObject({
+      qcow2PVCRef: { name: `${name}-golden` },
+      qcow2PVCNamespace: ops.name,
+      sshKeySecretRef: { name: `${name}-ssh-key` },
+      ocpVersion: '4.22.1',
+      diskSHA256: createHash('sha256').update(disk).digest('hex'),
+      diskVirtualSizeBytes: disk.length,
+    });
+    // The target VM came back in the present: a second VMI, with no clock offset and no cdrom.
+    const powerOffs = (build.steps ?? []).filter((s) => s.name.endsWith('-poweroff'));
+    expect(powerOffs.map((s) => s.name).sort()).toEqual(['P11-poweroff', 'P7-poweroff']);
+    const [p7, p11] = [
+      powerOffs.find((s) => s.name === 'P7-poweroff')!,
+      powerOffs.find((s) => s.name === 'P11-poweroff')!,
+    ];
+    expect(p11.vmiUID).not.toBe(p7.vmiUID);
+    expect(build.objects!.find((o) => o.role === 'TargetVMI')!.uid).toBe(p11.vmiUID);
+    expect(presentVmis.get(p11.vmiUID!)).toEqual({ offsetSeconds: undefined, cdrom: false });
+    expect(presentVmis.get(p7.vmiUID!)).toEqual({ offsetSeconds: -86400, cdrom: true });
+    // Validated through a clone booted by the instance path; then only what the bundle publishes stays.
+    await waitForBundle(
+      name,
+      (b) => condition(b, 'BuildCleanedUp')?.status === 'True',
+      'the build cleaned up',
+    );
+    expect(await leftOf(build.attempt!)).toEqual({
+      DataVolume: [`${name}-golden`],
+      PersistentVolumeClaim: [`${name}-golden`],
+      Secret: [`${name}-ssh-key`],
+      ConfigMap: [`${name}-metadata`],
+    });
+    void names;
   });
 });

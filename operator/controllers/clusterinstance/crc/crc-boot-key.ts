@@ -55,7 +55,7 @@ function incomplete(name: string): BootKeyError {
  * one its status names, by UID): only that instance may clone a golden disk before the bundle is
  * Ready. A failed build, or one still running, is no clone source for anyone.
  */
-function validating(bundle: StoredCluster<CRCBundle>, instance: KubeObject): boolean {
+function validating(bundle: KubeObject & Pick<CRCBundle, 'status'>, instance: KubeObject): boolean {
   const build = bundle.status?.build;
   const validation = build?.objects?.find((o) => o.role === 'ValidationInstance');
   return (
@@ -67,8 +67,19 @@ function validating(bundle: StoredCluster<CRCBundle>, instance: KubeObject): boo
   );
 }
 
+/** Whether an instance may clone the bundle's golden disk: Ready, or validated by this instance. */
+export function clonableBy(
+  bundle: KubeObject & Pick<CRCBundle, 'status'>,
+  instance: KubeObject,
+): boolean {
+  return bundle.status?.phase === 'Ready' || validating(bundle, instance);
+}
+
 /** The bundle's Ready references, or the "incomplete" error. */
-function bundleRefs(bundle: StoredCluster<CRCBundle>, instance: KubeObject): {
+function bundleRefs(
+  bundle: StoredCluster<CRCBundle>,
+  instance: KubeObject,
+): {
   checksum: string;
   namespace: string;
   pvcName: string;
@@ -81,8 +92,7 @@ function bundleRefs(bundle: StoredCluster<CRCBundle>, instance: KubeObject): {
     pvcName: status.qcow2PVCRef?.name ?? '',
     secretName: status.sshKeySecretRef?.name ?? '',
   };
-  const usable = status.phase === 'Ready' || validating(bundle, instance);
-  if (!usable || Object.values(refs).some((value) => !value))
+  if (!clonableBy(bundle, instance) || Object.values(refs).some((value) => !value))
     throw incomplete(bundle.metadata.name);
   return refs;
 }

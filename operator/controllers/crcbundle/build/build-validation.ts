@@ -54,7 +54,8 @@ export async function validate(pass: BuildPass): Promise<StageResult> {
       'ValidationFailed',
       `the validation instance ${pass.namespace}/${pass.names.validation} failed (${ready?.reason ?? 'Failed'}): ${ready?.message ?? ''}`,
     );
+  // Its reason only: the instance's message may quote this bundle's own.
   return {
-    wait: `waiting for the validation instance ${pass.namespace}/${pass.names.validation} to be Ready${ready?.reason ? ` (${ready.reason}: ${ready.message ?? ''})` : ''}`,
+    wait: `waiting for the validation instance ${pass.namespace}/${pass.names.validation} to be Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
   };
 }
