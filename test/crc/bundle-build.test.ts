@@ -217,6 +217,7 @@ function play(name: string): void {
 
 describe('CRCBundle build', () => {
   const created: string[] = [];
+  let failures = 0;
 
   beforeAll(async () => {
     await world.startOperator({
@@ -429,4 +430,85 @@ describe('CRCBundle build', () => {
     });
     void names;
   });
+
+  /** A step's Job that fails with the agent's own reason. */
+  const failedStep = (step: BuildStep, reason: string, message: string) => ({
+    exitCode: 1,
+    reason: 'Error',
+    message: JSON.stringify({ step, ok: false, reason, message }),
+  });
+
+  it.each([
+    {
+      group: 'a Job fails (P1)',
+      inject: (name: string) => world.platform.failingJobs.add(`${name}/dns-check`),
+      stage: 'BuildDNSReady',
+      reason: 'DNSFailed',
+    },
+    {
+      group: 'the installer VM never gets an IP (P2, past the deadline)',
+      inject: (name: string) => world.platform.noIp.add(`${name}/installer`),
+      build: { deadlineSeconds: 5 },
+      stage: 'IgnitionGenerated',
+      reason: 'BuildTimedOut',
+      message: 'it was in stage P2 Ignition: waiting for VMI',
+    },
+    {
+      group: 'the install wait times out (P5)',
+      inject: (name: string) =>
+        world.platform.jobResults.set(
+          `${name}/install-wait`,
+          failedStep(
+            'install-wait',
+            'InstallTimedOut',
+            'clusterversion was not Available within 90m',
+          ),
+        ),
+      stage: 'Installed',
+      reason: 'InstallTimedOut',
+    },
+    {
+      group: 'a seal check fails (P10)',
+      inject: (name: string) =>
+        world.platform.jobResults.set(
+          `${name}/seal-check`,
+          failedStep('seal-check', 'SealCheckFailed', 'kubelet-disabled: the kubelet is enabled'),
+        ),
+      stage: 'Sealed',
+      reason: 'SealCheckFailed',
+    },
+    {
+      group: 'the clone fails (P12)',
+      inject: (name: string) => world.platform.failingDataVolumes.add(`${name}-golden`),
+      stage: 'DiskCaptured',
+      reason: 'CaptureFailed',
+    },
+  ])(
+    'fails when $group, with a stage-specific reason, and leaves nothing behind',
+    async (failure) => {
+      const name = `build-f${failures++}-${suffix}`;
+      play(name);
+      failure.inject(name);
+      created.push(name);
+      await ops.api.create(BUNDLES, bundle(name, failure.build));
+      const failed = await waitForBundle(
+        name,
+        (b) => ['Failed', 'Ready'].includes(b?.status?.phase ?? ''),
+        'the build failed',
+      );
+      expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: failure.reason });
+      expect(condition(failed, failure.stage)).toMatchObject({
+        status: 'False',
+        reason: failure.reason,
+      });
+      if (failure.message) expect(condition(failed, 'Ready')!.message).toContain(failure.message);
+      await waitForBundle(
+        name,
+        (b) => condition(b, 'BuildCleanedUp')?.status === 'True',
+        'the build cleaned up',
+      );
+      expect(await leftOf(failed!.status!.build!.attempt!)).toEqual({});
+      expect(failed!.status!.qcow2PVCRef).toBeUndefined();
+    },
+  );
 });
