@@ -1,37 +1,31 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  AUTHORIZED_KEYS_OFFSET,
-  DISK_FILE,
-  embedAuthorizedKeys,
-} from '../../dev/platform/simulated-disk.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  CONFIG_MAPS,
-  EVENTS,
-  JOBS,
-  PODS,
-  PVCS,
-  SERVICES,
-} from '../../operator/api/core-resources.js';
+import { EVENTS, JOBS } from '../../operator/api/core-resources.js';
 import type { CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, SECRETS } from '../../operator/api/resources.js';
-import {
-  DATA_VOLUMES,
-  DEPLOYMENTS,
-  VIRTUAL_MACHINE_INSTANCES,
-  VIRTUAL_MACHINES,
-} from '../../operator/api/platform-resources.js';
+import { BUNDLES, SECRETS } from '../../operator/api/resources.js';
+import { VIRTUAL_MACHINE_INSTANCES } from '../../operator/api/platform-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_ENV, BUILD_STAGES } from '../../contracts/bundle-build.js';
-import type { BuildStep, BuildStepOutputs } from '../../contracts/bundle-build.js';
+import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { useWorld } from '../support/world.js';
+import type { SeenVmis } from './bundle-build-player.js';
+import {
+  buildBundle,
+  condition,
+  createBuildInputs,
+  failedStep,
+  leftOf as leftOfBuild,
+  played,
+  playBuild,
+  PULL_SECRET,
+  RELEASE,
+} from './bundle-build-player.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there (instances need it enabled), as on a cluster where the operator serves its own namespace.
@@ -51,169 +45,31 @@ const world = useWorld({
 const { ns: ops } = world;
 
 const suffix = randomBytes(3).toString('hex');
-const PULL_SECRET = { auths: { 'quay.io': { auth: 'dXNlcjpwYXNz' } } };
-const RELEASE = `quay.io/openshift-release-dev/ocp-release@sha256:${'c'.repeat(64)}`;
-
-/** Every kind a build makes, or KubeVirt, CDI and the Job controller make for it. */
-const KINDS: ResourceType[] = [
-  JOBS,
-  PODS,
-  VIRTUAL_MACHINES,
-  VIRTUAL_MACHINE_INSTANCES,
-  DATA_VOLUMES,
-  PVCS,
-  SECRETS,
-  CONFIG_MAPS,
-  SERVICES,
-  DEPLOYMENTS,
-  INSTANCES,
-];
-
-function bundle(
-  name: string,
-  build: Partial<NonNullable<CRCBundle['spec']['build']>> = {},
-): CRCBundle {
-  return {
-    apiVersion: BUNDLES.apiVersion,
-    kind: BUNDLES.kind,
-    metadata: { name },
-    spec: {
-      build: {
-        releaseImage: RELEASE,
-        pullSecretRef: { name: 'build-pull-secret' },
-        installationManifestRefs: [{ name: 'build-machineconfigs' }],
-        vm: { cores: 2, memory: '4Gi', diskSize: '1Gi' },
-        ...build,
-      },
-    },
-  };
-}
-
-/** The result a step's Job leaves, for a step this machine has no tools for (oc, coreos-installer). */
-function played<S extends BuildStep>(step: S, outputs: BuildStepOutputs[S]) {
-  return { exitCode: 0, reason: 'Completed', message: JSON.stringify({ step, ok: true, outputs }) };
-}
-
 const waitForBundle = (
   name: string,
   until: (b: CRCBundle | undefined) => boolean,
   what: string,
   timeoutMs = 60_000,
 ) =>
-  waitFor<CRCBundle>(ops.kubeConfig, { type: BUNDLES, name, until, description: what, timeoutMs });
-const condition = (b: CRCBundle | undefined, type: string) =>
-  b?.status?.conditions?.find((c) => c.type === type);
-
-/** What is left of a build attempt, kind by kind. */
-async function leftOf(attempt: string): Promise<Record<string, string[]>> {
-  const left: Record<string, string[]> = {};
-  for (const type of KINDS) {
-    const items = (
-      await ops.api.list<KubeObject>(type, {
-        namespace: ops.name,
-        labelSelector: `${LABEL_BUILD_ATTEMPT}=${attempt}`,
-      })
-    ).items;
-    if (items.length) left[type.kind] = items.map((o) => o.metadata!.name!);
-  }
-  return left;
-}
-
-/** The VMIs the played guest saw, by UID: their clock offset and whether they had the cdrom. */
-const presentVmis = new Map<string, { offsetSeconds: number | undefined; cdrom: boolean }>();
-
-type Vmi = KubeObject & {
-  spec?: {
-    domain?: { clock?: { utc?: { offsetSeconds?: number } } };
-    volumes?: { name: string }[];
-  };
-};
-
-/**
- * Plays every step of a build whose agent and guest cannot run here yet: each Job ends with the
- * step's result; install-wait writes the installed disk (the build key's public half in the
- * simulated disk record), poweroff powers the guest off, publish measures the golden disk.
- */
-function play(name: string): void {
-  const { platform } = world;
-  const ok = (step: BuildStep, outputs: Record<string, unknown> = {}) =>
-    played(step, outputs as never);
-  const envOf = (job: Job) =>
-    Object.fromEntries(
-      (job.spec.template.spec.containers[0]!.env ?? []).map((e) => [e.name, e.value ?? '']),
+  waitFor<CRCBundle>(ops.kubeConfig, {
+    type: BUNDLES,
+    name,
+    until,
+    description: what,
+    timeoutMs,
+  }).catch(async (error: unknown) => {
+    const now = await ops.api.get<CRCBundle>(BUNDLES, name).catch(() => undefined);
+    const ready = condition(now, 'Ready');
+    throw new Error(
+      `${String(error)}; the bundle is ${now?.status?.phase}: ${ready?.reason}: ${ready?.message}`,
     );
-  const namesOf = (job: Job) => buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
-  const results: [string, Parameters<typeof platform.jobResults.set>[1]][] = [
-    [
-      'resolve',
-      ok('resolve', {
-        ocpVersion: '4.22.1',
-        releaseDigest: `sha256:${'c'.repeat(64)}`,
-        isoUrl: 'https://mirror.example.test/live.iso',
-        isoSha256: 'd'.repeat(64),
-      }),
-    ],
-    ['dns-check', ok('dns-check', { answered: 'api-int.crc.testing=192.168.126.11' })],
-    [
-      'ignition',
-      ok('ignition', { certificateNotBefore: new Date(Date.now() - 86_400_000).toISOString() }),
-    ],
-    ['iso', ok('iso', { liveIsoSha256: 'e'.repeat(64) })],
-    [
-      'install-wait',
-      async (job) => {
-        const names = namesOf(job);
-        const key = await ops.api.get<Secret>(SECRETS, names.sshKey, ops.name);
-        const disk = Buffer.alloc(2 * AUTHORIZED_KEYS_OFFSET);
-        embedAuthorizedKeys(disk, Buffer.from(key.data!['id_ecdsa.pub']!, 'base64').toString());
-        await writeFile(path.join(platform.volumePath(ops.name, names.rootDisk)!, DISK_FILE), disk);
-        return ok('install-wait', { clusterVersion: '4.22.1' });
-      },
-    ],
-    ['day2', ok('day2')],
-    [
-      'poweroff',
-      async (job) => {
-        const uid = envOf(job)[BUILD_ENV.vmiUid]!;
-        const vmi = await ops.api.get<Vmi>(
-          VIRTUAL_MACHINE_INSTANCES,
-          namesOf(job).targetVm,
-          ops.name,
-        );
-        presentVmis.set(uid, {
-          offsetSeconds: vmi.spec?.domain?.clock?.utc?.offsetSeconds,
-          cdrom: (vmi.spec?.volumes ?? []).some((v) => v.name === 'cdrom'),
-        });
-        platform.kubevirt.powerOff(uid);
-        return ok('poweroff');
-      },
-    ],
-    [
-      'present',
-      ok('present', {
-        kubeletCertificatesNotAfter: new Date(Date.now() + 30 * 86_400_000).toISOString(),
-      }),
-    ],
-    ['customize', ok('customize')],
-    ['image-pin', ok('image-pin')],
-    ['seal', ok('seal')],
-    ['seal-check', ok('seal-check', { checked: 20 })],
-    ['zero', ok('zero')],
-    [
-      'publish',
-      async (job) => {
-        const disk = await readFile(
-          path.join(platform.volumePath(ops.name, namesOf(job).golden)!, DISK_FILE),
-        );
-        return ok('publish', {
-          diskSHA256: createHash('sha256').update(disk).digest('hex'),
-          diskVirtualSizeBytes: disk.length,
-        });
-      },
-    ],
-  ];
-  for (const [step, result] of results) platform.jobResults.set(`${name}/${step}`, result);
-}
+  });
+const bundle = buildBundle;
+const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
+let presentVmis: SeenVmis = new Map();
+const play = (name: string): void => {
+  presentVmis = playBuild(world.platform, ops.api, ops.name, name);
+};
 
 describe('CRCBundle build', () => {
   const created: string[] = [];
@@ -224,19 +80,7 @@ describe('CRCBundle build', () => {
       config: { operatorNamespace: ops.name },
       bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
     });
-    await ops.api.create(SECRETS, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'build-pull-secret', namespace: ops.name },
-      type: 'kubernetes.io/dockerconfigjson',
-      stringData: { '.dockerconfigjson': JSON.stringify(PULL_SECRET) },
-    } as Secret);
-    await ops.api.create(CONFIG_MAPS, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'build-machineconfigs', namespace: ops.name },
-      data: { '99-extra.yaml': 'kind: MachineConfig\n' },
-    } as KubeObject);
+    await createBuildInputs(ops.api, ops.name);
   });
 
   afterAll(async () => {
@@ -429,13 +273,6 @@ describe('CRCBundle build', () => {
       ConfigMap: [`${name}-metadata`],
     });
     void names;
-  });
-
-  /** A step's Job that fails with the agent's own reason. */
-  const failedStep = (step: BuildStep, reason: string, message: string) => ({
-    exitCode: 1,
-    reason: 'Error',
-    message: JSON.stringify({ step, ok: false, reason, message }),
   });
 
   it.each([
