@@ -18,7 +18,9 @@ async function main(): Promise<number> {
     // One step of the in-cluster bundle build: `crc-agent bundle-build <step>`, configured by
     // the build Job's environment (contracts/bundle-build.ts).
     if (argv.length !== 2) {
-      log.error('crc-agent failed: usage is "crc-agent bundle-build <step>". To fix: name one step');
+      log.error(
+        'crc-agent failed: usage is "crc-agent bundle-build <step>". To fix: name one step',
+      );
       return 1;
     }
     return runBundleBuild(argv[1]!, { log, signal: controller.signal, env: process.env });

@@ -64,12 +64,19 @@ export class SshConnection {
       options.signal.addEventListener('abort', onAbort, { once: true });
       client.once('ready', () => {
         options.signal.removeEventListener('abort', onAbort);
+        // Commands are small request/response exchanges: no Nagle delay on them.
+        client.setNoDelay(true);
         resolve(new SshConnection(client, options.signal));
       });
       client.once('error', (error) => {
         options.signal.removeEventListener('abort', onAbort);
         client.end();
         reject(error);
+      });
+      // A guest going down during the handshake closes the socket without an error.
+      client.once('close', () => {
+        options.signal.removeEventListener('abort', onAbort);
+        reject(new Error('the guest closed the connection during the SSH handshake'));
       });
       client.connect({
         host: options.host,

@@ -7,7 +7,7 @@ export const GUEST_KUBECONFIG = '/opt/kubeconfig';
 
 export interface CommandOutcome {
   exitCode: number;
-  stdout?: string;
+  stdout?: string | Buffer;
   stderr?: string;
 }
 
@@ -61,6 +61,10 @@ export class GuestMachine {
     this.bundleKubeconfig = bundleKubeconfig;
     this.files.set(AUTHORIZED_KEYS, authorizedKeys);
     this.handlers = this.commandTable();
+  }
+
+  authorizedKeys(): string {
+    return this.files.get(AUTHORIZED_KEYS) ?? '';
   }
 
   /** Whether sshd could resolve api.crc.testing to the guest: dnsmasq runs and the resolver uses it. */

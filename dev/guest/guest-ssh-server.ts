@@ -2,15 +2,28 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, PublicKeyAuthContext, ServerChannel } from 'ssh2';
-import type { GuestMachine } from './guest-machine.js';
-import { AUTHORIZED_KEYS } from './guest-machine.js';
+import type { CommandOutcome } from './guest-machine.js';
 import { generateEd25519KeyPair, publicKeyLine } from '../../crc-agent/ssh-key.js';
 
 const { Server, utils } = ssh2;
 
+/** What the guest's sshd serves: a CRC guest (GuestMachine) or a build guest. */
+export interface SshMachine {
+  /** The core user's authorized_keys as they are right now. */
+  authorizedKeys(): string;
+  /** Runs one exec session's command, with what the client sent on stdin when it reads any. */
+  run(command: string, input?: Buffer): Promise<CommandOutcome>;
+  /** Whether the command reads stdin to its end before it runs (the client closes it). */
+  readsInput?(command: string): boolean;
+  /** Whether sshd resolves api.crc.testing to the guest (the API tunnel). */
+  resolvesApiHost(): boolean;
+  readonly guestIp: string;
+}
+
 /** The keys in the guest's authorized_keys, as the file holds them right now. */
-function authorizedKeys(machine: GuestMachine): ParsedKey[] {
-  return (machine.files.get(AUTHORIZED_KEYS) ?? '')
+function authorizedKeys(machine: SshMachine): ParsedKey[] {
+  return machine
+    .authorizedKeys()
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'))
@@ -18,7 +31,7 @@ function authorizedKeys(machine: GuestMachine): ParsedKey[] {
     .filter((key): key is ParsedKey => !(key instanceof Error) && !Array.isArray(key));
 }
 
-function authenticate(machine: GuestMachine, ctx: PublicKeyAuthContext): boolean {
+function authenticate(machine: SshMachine, ctx: PublicKeyAuthContext): boolean {
   if (ctx.username !== 'core') return false;
   const key = authorizedKeys(machine).find((k) => k.getPublicSSH().equals(ctx.key.data));
   if (!key) return false;
@@ -26,8 +39,23 @@ function authenticate(machine: GuestMachine, ctx: PublicKeyAuthContext): boolean
   return !ctx.signature || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true;
 }
 
-function runExec(machine: GuestMachine, channel: ServerChannel, command: string): void {
-  machine.run(command).then(
+function runExec(machine: SshMachine, channel: ServerChannel, command: string): void {
+  if (!machine.readsInput?.(command)) {
+    execute(machine, channel, command, undefined);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  channel.on('data', (chunk: Buffer) => chunks.push(chunk));
+  channel.once('end', () => execute(machine, channel, command, Buffer.concat(chunks)));
+}
+
+function execute(
+  machine: SshMachine,
+  channel: ServerChannel,
+  command: string,
+  input: Buffer | undefined,
+): void {
+  machine.run(command, input).then(
     (outcome) => {
       if (outcome.stdout) channel.write(outcome.stdout);
       if (outcome.stderr) channel.stderr.write(outcome.stderr);
@@ -58,15 +86,18 @@ export class GuestSshServer {
 
   /** `port` 0 takes a free one; a new host key is made each time it starts. */
   static async start(
-    machine: GuestMachine,
+    machine: SshMachine,
     apiPort: () => number | undefined,
     host = '127.0.0.1',
     port = 0,
+    /** The host's private key; a new one by default (a CRC guest's keys are made at boot). */
+    hostKey = generateEd25519KeyPair().private,
   ): Promise<GuestSshServer> {
-    const hostKey = generateEd25519KeyPair().private;
     const clients = new Set<Connection>();
     const server = new Server({ hostKeys: [hostKey] }, (client) => {
       clients.add(client);
+      // Small request/response exchanges: no Nagle delay (the agent's client does the same).
+      (client as unknown as { setNoDelay(on: boolean): void }).setNoDelay(true);
       client.on('close', () => clients.delete(client));
       client.on('error', () => undefined);
       client.on('authentication', (ctx) => {
@@ -107,5 +138,19 @@ export class GuestSshServer {
   async stop(): Promise<void> {
     for (const client of this.clients) client.end();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * What a guest going down does to sshd: the port closes at once and every connection drops,
+   * also one still in its handshake (which end() would leave open). Resolves once the port is
+   * free, so sshd can come back on it.
+   */
+  async kill(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const client of this.clients) {
+      client.end();
+      (client as unknown as { _sock?: { destroy(): void } })._sock?.destroy();
+    }
+    await closed;
   }
 }

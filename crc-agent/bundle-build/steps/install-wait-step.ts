@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { BUILD_NODE } from '../../../contracts/bundle-build.js';
+import { formatDuration } from '../../durations.js';
 import { clockProblem, SHIFTED_CLOCK_TOLERANCE_SECONDS } from '../clock-check.js';
 import { epochResult } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
@@ -63,8 +64,8 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
   } catch (error) {
     if (error instanceof Error && error.name === 'BuildFailure') throw error;
     throw context.fail(
-      'InstallTimedOut',
-      `the install did not complete within ${Math.round(config.timings.installTimeoutMs / 60_000)}m (${(error as Error).message}); collect journalctl -u bootkube -u install-to-disk from the guest (virtctl ssh core@<vm>) before deleting the bundle`,
+      'TimedOut',
+      `the install did not complete within ${formatDuration(config.timings.installTimeoutMs)} (${(error as Error).message}); collect journalctl -u bootkube -u install-to-disk from the guest (virtctl ssh core@<vm>) before deleting the bundle`,
       error,
     );
   }
@@ -105,7 +106,7 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
   } catch (error) {
     if (error instanceof Error && error.name === 'BuildFailure') throw error;
     throw context.fail(
-      'InstallTimedOut',
+      'TimedOut',
       `the cluster did not become Available (${(error as Error).message}); run oc get clusterversion,co in the guest with KUBECONFIG=/opt/kubeconfig`,
       error,
     );
