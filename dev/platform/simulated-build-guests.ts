@@ -26,8 +26,16 @@ interface BuildVmiSpec {
 }
 
 export interface SimulatedBuildGuestsOptions {
-  /** The folder of a Bound claim's volume. */
-  volumePath: (namespace: string, claim: string) => string | undefined;
+  /**
+   * The folder of a Bound claim's volume, for a VMI booted without the folders of its volumes
+   * (the simulated KubeVirt passes them to boot).
+   */
+  volumePath?: (namespace: string, claim: string) => string | undefined;
+  /**
+   * core's keys for a live ISO that carries none of its own (a test that plays the iso step
+   * without writing the ISO with writeSimulatedLiveIso): the build's SSH key, for example.
+   */
+  liveKeys?: (vmi: VmiObject) => Promise<string | undefined>;
   /**
    * cloud-init user data the VMI names through a Secret (userDataSecretRef), read through the
    * API by the caller; inline userData needs none.
@@ -99,13 +107,17 @@ export class SimulatedBuildGuests implements GuestHost {
     return address;
   }
 
-  async boot(vmi: VmiObject, rootDisk: string | undefined): Promise<void> {
+  async boot(
+    vmi: VmiObject,
+    rootDisk: string | undefined,
+    volumes?: Record<string, string>,
+  ): Promise<void> {
     const uid = vmi.metadata!.uid!;
     const role = buildRole(vmi);
     if (!role) throw new Error(`VMI ${uid} is not a build VMI (no ${LABEL_BUILD_ROLE} label)`);
     const running: Running = { address: this.address(uid), vmi };
     this.guests.set(uid, running);
-    const { root, bootKeys, offset } = await this.bootInputs(vmi, role, rootDisk);
+    const { root, bootKeys, offset } = await this.bootInputs(vmi, role, rootDisk, volumes);
     if (root) await mkdir(root, { recursive: true });
     running.guest = await SimulatedBuildGuest.start({
       role,
@@ -139,6 +151,11 @@ export class SimulatedBuildGuests implements GuestHost {
     await running?.guest?.stop();
   }
 
+  /** The port of the sshd at a VMI address (a build Job's BUILD_SSH_PORT here). */
+  sshPortAt(address: string): number | undefined {
+    return this.guestAt(address)?.ssh.port;
+  }
+
   /** The running guest at a VMI address. */
   guestAt(address: string): SimulatedBuildGuest | undefined {
     return [...this.guests.values()].find((g) => g.address === address)?.guest;
@@ -157,19 +174,21 @@ export class SimulatedBuildGuests implements GuestHost {
     vmi: VmiObject,
     role: BuildRole,
     rootDisk: string | undefined,
+    volumes: Record<string, string> | undefined,
   ): Promise<{ root: string | undefined; bootKeys: string; offset: number }> {
     const spec = (vmi.spec ?? {}) as BuildVmiSpec;
     const namespace = vmi.metadata!.namespace!;
     const folder = (volume: string | undefined): string | undefined => {
+      if (volume && volumes?.[volume]) return volumes[volume];
       const claim = claimOf(spec, volume);
-      return claim ? this.options.volumePath(namespace, claim) : undefined;
+      return claim ? this.options.volumePath?.(namespace, claim) : undefined;
     };
     const disks = spec.domain?.devices?.disks ?? [];
     const offset = spec.domain?.clock?.utc?.offsetSeconds ?? 0;
     if (role === 'installer')
       return { root: undefined, bootKeys: await this.cloudInitKeys(vmi, spec), offset };
     const root = folder(disks.find((d) => d.disk)?.name) ?? rootDisk;
-    const bootKeys = await this.liveIsoKeys(folder(disks.find((d) => d.cdrom)?.name));
+    const bootKeys = await this.liveIsoKeys(vmi, folder(disks.find((d) => d.cdrom)?.name));
     return { root, bootKeys, offset };
   }
 
@@ -178,8 +197,10 @@ export class SimulatedBuildGuests implements GuestHost {
     return cloudConfigKeys(inline ?? (await this.options.userData?.(vmi)));
   }
 
-  private async liveIsoKeys(isoFolder: string | undefined): Promise<string> {
+  /** The keys of the ISO's ignition, else the fallback's; none without a cdrom. */
+  private async liveIsoKeys(vmi: VmiObject, isoFolder: string | undefined): Promise<string> {
     if (!isoFolder) return '';
-    return (await readAuthorizedKeys(path.join(isoFolder, DISK_FILE))) ?? '';
+    const own = await readAuthorizedKeys(path.join(isoFolder, DISK_FILE));
+    return own || ((await this.options.liveKeys?.(vmi)) ?? '');
   }
 }

@@ -7,10 +7,10 @@ import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
 import type { BuildRole, BuildStep, BuildStepResult } from '../../contracts/bundle-build.js';
 import { parseBuildStepResult } from '../../contracts/bundle-build.js';
 import { runBundleBuild } from '../../crc-agent/bundle-build/run-bundle-build.js';
-import { writeResolved } from '../../crc-agent/bundle-build/work-files.js';
 import { createLogger } from '../../crc-agent/logger.js';
 import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
+import { playResolve } from '../../dev/platform/simulated-build-tools.js';
 import type { BuildGuestFaults } from '../../dev/guest/simulated-build-guest.js';
 
 export const BUILD_PULL_SECRET_TOKEN = 'YnVpbGQtdXNlcjpidWlsZC1wdWxsLXRva2VuLTRmOGE5';
@@ -71,21 +71,7 @@ export class BuildBench {
     await writeFile(path.join(dir, 'secrets/.dockerconfigjson'), BUILD_PULL_SECRET, {
       mode: 0o600,
     });
-    await mkdir(path.join(dir, 'work/bin'), { recursive: true });
-    await writeFile(
-      path.join(dir, 'work/bin/openshift-install'),
-      '#!/bin/sh\n# a stand-in binary\n',
-      { mode: 0o755 },
-    );
-    await writeResolved(path.join(dir, 'work'), {
-      ocpVersion: '4.22.0',
-      releaseDigest: `sha256:${'1'.repeat(64)}`,
-      isoUrl: 'https://mirror.example.test/rhcos-live.iso',
-      isoSha256: '2'.repeat(64),
-      cliImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${'3'.repeat(64)}`,
-      baremetalRuntimecfgImage: `quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:${'4'.repeat(64)}`,
-      routesControllerImage: 'quay.io/crcont/routes-controller:4.22.0',
-    });
+    await playResolve(path.join(dir, 'work'));
     return bench;
   }
 

@@ -5,7 +5,7 @@ import { INSTALL_CLOCK_OFFSET_SECONDS } from '../../contracts/bundle-build.js';
 import { SEAL_CHECKS } from '../../crc-agent/bundle-build/seal-checklist.js';
 import { freshState, saveState } from '../../dev/guest/build-guest-state.js';
 import { readAuthorizedKeys } from '../../dev/platform/simulated-disk.js';
-import { writeSimulatedLiveIso } from '../../dev/platform/simulated-build-guests.js';
+import { playIso } from '../../dev/platform/simulated-build-tools.js';
 import { BUILD_PULL_SECRET_TOKEN, BuildBench, outputsOf } from './build-steps.js';
 
 const DAY = 86_400;
@@ -42,12 +42,8 @@ describe('bundle-build steps on the simulated build guests', () => {
     ).toBe(false);
     await bench.guests.halt(installer.metadata!.uid!);
 
-    // P3 (the iso step's coreos-installer, simulated): the ISO carries the live ignition.
-    const live = await readFile(
-      bench.path('work/install/bootstrap-in-place-for-live-iso.ign'),
-      'utf8',
-    );
-    await writeSimulatedLiveIso(bench.path('live-iso/disk.img'), live);
+    // P3 (the iso step's coreos-installer, played): the ISO carries the live ignition.
+    await playIso(bench.path('work'), bench.path('live-iso'));
 
     // P4–P6 on the target VM at −1 day: live ISO, install to disk, reboot in the same VMI.
     const target = await bench.bootVmi('target', { offsetSeconds: INSTALL_CLOCK_OFFSET_SECONDS });
