@@ -47,10 +47,11 @@ function safeName(name: string): string {
 export function unpackInto(dir: string): { sink: PassThrough; done: Promise<string[]> } {
   const sink = new PassThrough();
   const extract = tar.extract();
-  sink.pipe(extract);
   const done = (async () => {
     const written: string[] = [];
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Only now: an entry the extractor emits before the loop below listens would be lost.
+    sink.pipe(extract);
     for await (const entry of extract) {
       const { type, name } = entry.header;
       if (type !== 'file' && type !== 'directory') {
