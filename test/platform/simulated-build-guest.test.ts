@@ -193,7 +193,7 @@ describe('bundle-build steps on the simulated build guests', () => {
     });
     expect(wait).toMatchObject({
       ok: false,
-      reason: 'InstallWaitTimedOut',
+      reason: 'InstallTimedOut',
       message: expect.stringContaining('live ISO'),
     });
     await bench.guests.halt(stuck.metadata!.uid!);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { BUILD_NODE } from '../../../contracts/bundle-build.js';
 import { formatDuration } from '../../durations.js';
+import { BuildFailure } from '../build-failure.js';
 import { clockProblem, SHIFTED_CLOCK_TOLERANCE_SECONDS } from '../clock-check.js';
 import { epochResult } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
@@ -62,11 +63,11 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
       },
     );
   } catch (error) {
-    if (error instanceof Error && error.name === 'BuildFailure') throw error;
-    throw context.fail(
-      'TimedOut',
+    if (error instanceof BuildFailure) throw error;
+    throw new BuildFailure(
+      'InstallTimedOut',
       `the install did not complete within ${formatDuration(config.timings.installTimeoutMs)} (${(error as Error).message}); collect journalctl -u bootkube -u install-to-disk from the guest (virtctl ssh core@<vm>) before deleting the bundle`,
-      error,
+      { cause: error },
     );
   }
 
@@ -104,11 +105,11 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
       },
     );
   } catch (error) {
-    if (error instanceof Error && error.name === 'BuildFailure') throw error;
-    throw context.fail(
-      'TimedOut',
+    if (error instanceof BuildFailure) throw error;
+    throw new BuildFailure(
+      'InstallTimedOut',
       `the cluster did not become Available (${(error as Error).message}); run oc get clusterversion,co in the guest with KUBECONFIG=/opt/kubeconfig`,
-      error,
+      { cause: error },
     );
   }
   log.info({ version }, 'The build cluster is Available');
