@@ -11,7 +11,7 @@ import { guestScript, scriptCommand, shellWord } from './guest-scripts.js';
 import type { GuestScript } from './guest-scripts.js';
 import { parseScriptOutput } from './script-output.js';
 import type { ScriptOutput } from './script-output.js';
-import { packFiles, unpackInto } from './tar-streams.js';
+import { packStream, unpackInto } from './tar-streams.js';
 import type { TarFile } from './tar-streams.js';
 
 /**
@@ -157,7 +157,7 @@ export class BuildGuest {
 
   /** Streams files into a folder of the guest, as root. */
   async sendFiles(dir: string, files: readonly TarFile[]): Promise<void> {
-    const archive = await packFiles(files);
+    const archive = packStream(files);
     const folder = shellWord(dir);
     const result = await this.exec(
       `sudo install -d -m 0700 ${folder} && sudo tar -x --no-same-owner -C ${folder} -f -`,

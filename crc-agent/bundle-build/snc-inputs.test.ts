@@ -47,7 +47,7 @@ describe('the installer inputs', () => {
   });
 
   it('carry the node-IP hint and the dummy eth10 in both the MachineConfigs and the live ignition', () => {
-    const configs = sncMachineConfigs().map((file) => String(file.content));
+    const configs = sncMachineConfigs().map((file) => file.content as string);
     expect(configs.some((c) => c.includes('name: chronyd-mask'))).toBe(true);
     expect(configs.every((c) => manifestFolder(c) === 'openshift')).toBe(true);
     const live = JSON.parse(liveAdditions()) as {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -13,15 +13,30 @@ afterAll(async () => {
 
 describe('tar streams', () => {
   it('round-trip files into a folder, 0600, without links or members outside it', async () => {
+    const source = await mkdtemp(path.join(os.tmpdir(), 'tar-source-'));
+    dirs.push(source);
+    await writeFile(path.join(source, 'binary'), Buffer.alloc(300_000, 7));
     const archive = await packFiles([
       { name: 'auth/kubeconfig', content: 'config' },
       { name: 'install.ign', content: Buffer.from('{}') },
+      {
+        name: 'bin/openshift-install',
+        content: { path: path.join(source, 'binary') },
+        mode: 0o755,
+      },
     ]);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tar-test-'));
     dirs.push(dir);
     const { sink, done } = unpackInto(dir);
     Readable.from([archive]).pipe(sink);
-    expect((await done).sort()).toEqual(['auth/kubeconfig', 'install.ign']);
+    expect((await done).sort()).toEqual([
+      'auth/kubeconfig',
+      'bin/openshift-install',
+      'install.ign',
+    ]);
+    expect(await readFile(path.join(dir, 'bin/openshift-install'))).toEqual(
+      Buffer.alloc(300_000, 7),
+    );
     expect(await readFile(path.join(dir, 'auth/kubeconfig'), 'utf8')).toBe('config');
     expect((await stat(path.join(dir, 'install.ign'))).mode & 0o777).toBe(0o600);
   });

@@ -1,33 +1,47 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 
-/** One file of a tar stream sent to a guest. */
+/** One file of a tar stream sent to a guest: its content, or a local file streamed as it is. */
 export interface TarFile {
   /** Relative path inside the target folder. */
   name: string;
-  content: Buffer | string;
+  content: Buffer | string | { path: string };
   mode?: number;
 }
 
-/** A tar archive of the files, in memory (inputs are a few files of at most some hundred MB). */
-export async function packFiles(files: readonly TarFile[]): Promise<Buffer> {
+/**
+ * A tar stream of the files, written as it is read: a local file (openshift-install is some
+ * hundred MB) is streamed from disk, never held in memory. Names are checked before anything is
+ * written.
+ */
+export function packStream(files: readonly TarFile[]): Readable {
+  for (const file of files) safeName(file.name);
   const pack = tar.pack();
+  void (async () => {
+    for (const file of files) {
+      const header = { name: file.name, mode: file.mode ?? 0o644 };
+      const { content } = file;
+      if (typeof content === 'string' || Buffer.isBuffer(content)) {
+        pack.entry(header, Buffer.from(content));
+        continue;
+      }
+      const { size } = await stat(content.path);
+      const entry = pack.entry({ ...header, size });
+      await pipeline(createReadStream(content.path), entry);
+    }
+    pack.finalize();
+  })().catch((error: unknown) => pack.destroy(error as Error));
+  return pack as unknown as Readable;
+}
+
+/** A tar archive of the files, in memory. */
+export async function packFiles(files: readonly TarFile[]): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const done = new Promise<void>((resolve, reject) => {
-    pack.on('end', resolve);
-    pack.on('error', reject);
-  });
-  for (const file of files) {
-    safeName(file.name);
-    pack.entry({ name: file.name, mode: file.mode ?? 0o644 }, Buffer.from(file.content));
-  }
-  pack.finalize();
-  await done;
+  for await (const chunk of packStream(files)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 

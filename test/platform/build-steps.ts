@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { parseBuildStepResult } from '../../contracts/bundle-build.js';
 import { runBundleBuild } from '../../crc-agent/bundle-build/run-bundle-build.js';
 import { createLogger } from '../../crc-agent/logger.js';
 import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
 import { playResolve } from '../../dev/platform/simulated-build-tools.js';
 import type { BuildGuestFaults } from '../../dev/guest/simulated-build-guest.js';
@@ -130,13 +132,66 @@ export class BuildBench {
     return vmi;
   }
 
+  /** A step Job's environment for the guest of `vmi` (none for a local step). */
+  env(
+    step: BuildStep,
+    vmi: VmiObject | undefined,
+    resultFile: string,
+    extra: Record<string, string> = {},
+  ): Record<string, string> {
+    const guest = vmi ? this.guests.guestOf(vmi.metadata!.uid!) : undefined;
+    return {
+      [BUILD_ENV.bundleName]: 'crc-4-22-custom-a',
+      [BUILD_ENV.bundleUid]: 'bundle-uid-1',
+      [BUILD_ENV.attempt]: 'attempt-1',
+      [BUILD_ENV.step]: step,
+      [BUILD_ENV.releaseImage]: `quay.io/example/ocp-release@sha256:${'a'.repeat(64)}`,
+      [BUILD_ENV.certificateRotation]: 'Enabled',
+      [BUILD_ENV.clockOffsetSeconds]: '0',
+      [BUILD_ENV.sshHost]:
+        guest?.options.address ?? (vmi ? this.guests.address(vmi.metadata!.uid!) : ''),
+      [BUILD_ENV.sshPort]: guest ? String(guest.ssh.port) : '',
+      [BUILD_ENV.vmiUid]: vmi?.metadata?.uid ?? '',
+      [BUILD_ENV.dnsIp]: '172.30.0.53',
+      [BUILD_ENV.sshKeyPath]: this.path('secrets/id_ecdsa'),
+      [BUILD_ENV.pullSecretPath]: this.path('secrets/.dockerconfigjson'),
+      [BUILD_ENV.workDir]: this.path('work'),
+      [BUILD_ENV.liveIsoDir]: this.path('live-iso'),
+      [BUILD_ENV.goldenDir]: this.path('golden'),
+      [BUILD_ENV.installManifestsDir]: this.path('manifests/install'),
+      [BUILD_ENV.postInstallManifestsDir]: this.path('manifests/post-install'),
+      [BUILD_ENV.terminationMessagePath]: resultFile,
+      ...FAST,
+      ...extra,
+    };
+  }
+
+  /** Runs a step as the simulated Job runner does: the built agent, a process of its own. */
+  async process(
+    step: BuildStep,
+    vmi: VmiObject | undefined,
+  ): Promise<{ exitCode: number | null; result: unknown }> {
+    const resultFile = this.path(`result-${step}-process.json`);
+    const child = spawn(
+      process.execPath,
+      [path.join(projectRoot(), 'dist/crc-agent/main.js'), 'bundle-build', step],
+      {
+        env: { PATH: process.env.PATH ?? '', ...this.env(step, vmi, resultFile) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout.on('data', (chunk: Buffer) => this.log.push(chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => this.log.push(chunk.toString()));
+    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { exitCode, result: JSON.parse(await readFile(resultFile, 'utf8')) as unknown };
+  }
+
   /** Runs one step as its Job would, against the guest of `vmi` (none for a local step). */
   async step<S extends BuildStep>(
     step: S,
     vmi: VmiObject | undefined,
     env: Record<string, string> = {},
   ): Promise<BuildStepResult<S>> {
-    const guest = vmi ? this.guests.guestOf(vmi.metadata!.uid!) : undefined;
     const resultFile = this.path(`result-${step}-${Date.now()}.json`);
     const sink = new PassThrough();
     sink.on('data', (chunk: Buffer) =>
@@ -145,30 +200,7 @@ export class BuildBench {
     const exitCode = await runBundleBuild(step, {
       log: createLogger(sink),
       signal: AbortSignal.timeout(60_000),
-      env: {
-        [BUILD_ENV.bundleName]: 'crc-4-22-custom-a',
-        [BUILD_ENV.bundleUid]: 'bundle-uid-1',
-        [BUILD_ENV.attempt]: 'attempt-1',
-        [BUILD_ENV.step]: step,
-        [BUILD_ENV.releaseImage]: `quay.io/example/ocp-release@sha256:${'a'.repeat(64)}`,
-        [BUILD_ENV.certificateRotation]: 'Enabled',
-        [BUILD_ENV.clockOffsetSeconds]: '0',
-        [BUILD_ENV.sshHost]:
-          guest?.options.address ?? (vmi ? this.guests.address(vmi.metadata!.uid!) : ''),
-        [BUILD_ENV.sshPort]: guest ? String(guest.ssh.port) : '',
-        [BUILD_ENV.vmiUid]: vmi?.metadata?.uid ?? '',
-        [BUILD_ENV.dnsIp]: '172.30.0.53',
-        [BUILD_ENV.sshKeyPath]: this.path('secrets/id_ecdsa'),
-        [BUILD_ENV.pullSecretPath]: this.path('secrets/.dockerconfigjson'),
-        [BUILD_ENV.workDir]: this.path('work'),
-        [BUILD_ENV.liveIsoDir]: this.path('live-iso'),
-        [BUILD_ENV.goldenDir]: this.path('golden'),
-        [BUILD_ENV.installManifestsDir]: this.path('manifests/install'),
-        [BUILD_ENV.postInstallManifestsDir]: this.path('manifests/post-install'),
-        [BUILD_ENV.terminationMessagePath]: resultFile,
-        ...FAST,
-        ...env,
-      },
+      env: this.env(step, vmi, resultFile, env),
     });
     const text = await readFile(resultFile, 'utf8');
     const result = parseBuildStepResult(step, text);

@@ -243,3 +243,26 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe('crc-agent bundle-build as the Job runs it', () => {
+  it('runs a step from the built agent, finds the guest scripts from dist/, and leaves its result', async () => {
+    const bench = await BuildBench.create();
+    try {
+      await mkdir(bench.path('disks/process'), { recursive: true });
+      await saveState(bench.path('disks/process'), {
+        ...freshState(bench.key.private),
+        installed: true,
+        authorizedKeys: bench.key.public,
+      });
+      const vmi = await bench.bootVmi('target', { name: 'process', disk: 'process', cdrom: false });
+      const guest = bench.guests.guestOf(vmi.metadata!.uid!)!;
+      const run = await bench.process('zero', vmi);
+      expect(run.exitCode).toBe(0);
+      expect(run.result).toEqual({ step: 'zero', ok: true, outputs: {} });
+      expect(guest.commands.map((c) => c.script).filter(Boolean)).toEqual(['zero-fill']);
+      expect(guest.state.zeroed).toBe(true);
+    } finally {
+      await bench.stop();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { publicKeyLine } from '../../ssh-key.js';
 import { clockProblem, SHIFTED_CLOCK_TOLERANCE_SECONDS } from '../clock-check.js';
 import { ignitionCertificateNotBefore } from '../ignition-certificate.js';
@@ -36,7 +36,7 @@ async function installerInputs(context: StepContext): Promise<TarFile[]> {
   const { paths } = context.config;
   const key = await readFile(paths.sshKey, 'utf8');
   const binary = workPath(paths.work, WORK_FILES.openshiftInstall);
-  const installer = await readFile(binary).catch(() => {
+  await access(binary).catch(() => {
     throw context.fail(
       'InstallerMissing',
       `${binary} is missing: the resolve step extracts openshift-install onto the work volume first; run the build again from P0`,
@@ -47,7 +47,7 @@ async function installerInputs(context: StepContext): Promise<TarFile[]> {
     content: file.content,
   }));
   return [
-    { name: 'openshift-install', content: installer, mode: 0o755 },
+    { name: 'openshift-install', content: { path: binary }, mode: 0o755 },
     { name: 'install-config.yaml', content: installConfig('amd64', publicKeyLine(key)) },
     { name: 'cvo-overrides.yaml', content: cvoOverridesBlock() },
     { name: 'live-additions.json', content: liveAdditions() },
