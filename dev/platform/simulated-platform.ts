@@ -129,7 +129,7 @@ export class SimulatedPlatform {
   /** Failure injection (instance names): their NodePools get no workers. */
   readonly noWorkers = new Set<string>();
   /**
-   * Extra agent environment by instance name, for failure tests only: the timing overrides of
+   * Extra agent environment by instance (or building bundle) name, for failure tests only: the timing overrides of
    * ADR 0003 (CRC_AGENT_SSH_WAIT_TIMEOUT, …). The happy path runs with the production waits.
    */
   readonly agentEnv = new Map<string, Record<string, string>>();
@@ -356,7 +356,7 @@ export class SimulatedPlatform {
     return {
       ...(guest ? { [AGENT_ENV.sshPort]: String(guest.ssh.port) } : {}),
       ...(buildPort ? { [BUILD_ENV.sshPort]: String(buildPort) } : {}),
-      ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? ''),
+      ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? env[BUILD_ENV.bundleName] ?? ''),
     };
   }
 }

@@ -18,7 +18,7 @@ import { returnToPresent, zeroAndStop } from './build-power.js';
 import { capture } from './build-capture.js';
 import { publish } from './build-publish.js';
 import { validate } from './build-validation.js';
-import { runningVmi, vmiAddress, vmiOf } from './build-vmis.js';
+import { runningVmi, vmiAddress, vmiClockOffset, vmiOf } from './build-vmis.js';
 import {
   BUILD_RUN_STRATEGY,
   buildInstallerCloudInit,
@@ -62,17 +62,28 @@ export async function onTarget(
     const recorded = pass.build.steps?.find((s) => s.name === stepKey(phase, step));
     if (recorded?.completedAt) continue;
     // A step already started is bound to its VMI: a poweroff ends it, and that is its success.
-    let bound: { sshHost: string; vmiUid: string } | undefined;
+    let bound: { sshHost: string; vmiUid: string; clockOffsetSeconds: number } | undefined;
     if (recorded?.vmiUID) {
       const vmi = await vmiOf(pass, pass.names.targetVm);
       const same = vmi?.metadata.uid === recorded.vmiUID;
-      bound = { sshHost: same ? vmiAddress(vmi) : '', vmiUid: recorded.vmiUID };
+      bound = {
+        sshHost: same ? vmiAddress(vmi) : '',
+        vmiUid: recorded.vmiUID,
+        clockOffsetSeconds: same ? vmiClockOffset(vmi) : 0,
+      };
     } else {
       const target = await runningVmi(pass, ROLE.targetVmi, pass.names.targetVm);
       if (!('vmi' in target)) return target;
-      bound = { sshHost: target.address, vmiUid: target.vmi.metadata.uid };
+      // The guest's clock is the VMI's offset from real time: the agent checks it holds.
+      bound = {
+        sshHost: target.address,
+        vmiUid: target.vmi.metadata.uid,
+        clockOffsetSeconds: vmiClockOffset(target.vmi),
+      };
     }
-    const result = await pass.step(phase, stage, stepSpec(pass, { step, ...bound }));
+    // The guest's resolver is the build DNS: the checklist and the guest scripts compare with it.
+    const dns = await dnsIp(pass);
+    const result = await pass.step(phase, stage, stepSpec(pass, { step, ...bound, dnsIp: dns }));
     if (!('done' in result)) return result;
   }
   return { done: true };

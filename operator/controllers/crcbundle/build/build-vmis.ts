@@ -16,6 +16,12 @@ export function vmiAddress(vmi: PlatformObject | undefined): string {
   return interfaces[0]?.ipAddress ?? '';
 }
 
+/** The VMI's clock offset from real time (spec.domain.clock.utc.offsetSeconds), 0 without one. */
+export function vmiClockOffset(vmi: PlatformObject | undefined): number {
+  const domain = vmi?.spec?.domain as { clock?: { utc?: { offsetSeconds?: number } } } | undefined;
+  return domain?.clock?.utc?.offsetSeconds ?? 0;
+}
+
 export function vmiPhase(vmi: PlatformObject | undefined): string {
   return (vmi?.status?.phase as string | undefined) ?? '';
 }

@@ -197,6 +197,7 @@ export function buildInstallerVm(
             { name: 'containerdisk', containerDisk: { image: INSTALLER_IMAGE } },
             {
               name: 'cloudinit',
+              // KubeVirt's UserDataSecretRef, serialized as secretRef.
               cloudInitNoCloud: { secretRef: { name: names.installerCloudInit } },
             },
           ],
