@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.js';
+import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { instancesTornDown } from '../operator/pool-fixtures.js';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
@@ -150,6 +152,50 @@ describe('CRCBundle build with crc-agent', () => {
       Secret: [`${name}-ssh-key`],
       ConfigMap: [`${name}-metadata`],
     });
+  });
+
+  it('gives two pools with crcBundleRef to the built bundle Ready instances through the normal bootstrap path', async () => {
+    const [built] = created;
+    const pool = (name: string): ClusterPool => ({
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      metadata: { name, namespace: ops.name },
+      spec: {
+        type: 'crc',
+        minSize: 1,
+        maxSize: 1,
+        template: {
+          crcBundleRef: { name: built! },
+          ocpVersion: SIMULATED_RELEASE.ocpVersion,
+          memory: '4Gi',
+          cores: 2,
+          pullSecretRef: { name: 'build-pull-secret' },
+        },
+      },
+    });
+    await ops.api.create(POOLS, pool('built-a'));
+    await ops.api.create(POOLS, pool('built-b'));
+    try {
+      for (const name of ['built-a-0', 'built-b-0']) {
+        const ready = await waitFor<ClusterInstance>(ops.kubeConfig, {
+          type: INSTANCES,
+          namespace: ops.name,
+          name,
+          until: (i) => ['Ready', 'Failed'].includes(i?.status?.phase ?? ''),
+          description: `instance ${name} Ready`,
+          timeoutMs: 90_000,
+        });
+        expect(ready!.status!.phase).toBe('Ready');
+        // It cloned the built bundle's golden disk, bound to its key.
+        expect(ready!.status!.crc!.bootKey).toMatchObject({
+          pvcName: `${built}-golden`,
+          secretName: `${built}-ssh-key`,
+        });
+      }
+    } finally {
+      for (const name of ['built-a', 'built-b']) await ops.api.delete(POOLS, name, ops.name);
+      await instancesTornDown(ops.kubeConfig, ops.name);
+    }
   });
 
   it('leaves nothing of the bundle once it is deleted', async () => {
