@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS } from '../../operator/api/core-resources.js';
+import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, SECRETS } from '../../operator/api/resources.js';
-import { VIRTUAL_MACHINE_INSTANCES } from '../../operator/api/platform-resources.js';
+import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../operator/api/platform-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -283,4 +283,52 @@ describe('CRCBundle build', () => {
       expect(failed!.status!.qcow2PVCRef).toBeUndefined();
     },
   );
+
+  it('stops its VMs and Jobs before its storage goes when the bundle is deleted mid-build, and leaves nothing', async () => {
+    const name = `build-d-${suffix}`;
+    let reached!: () => void;
+    let release!: () => void;
+    const installing = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The install wait runs until the bundle is deleted, with the target VM running; its pod then
+    // ends (as the kubelet kills a deleted Job's container).
+    playBuild(world.platform, ops.api, ops.name, name, {
+      'install-wait': () => (reached(), released),
+    });
+    await ops.api.create(BUNDLES, bundle(name));
+    await installing;
+    const attempt = (await ops.api.get<CRCBundle>(BUNDLES, name)).status!.build!.attempt!;
+    const gone: string[] = [];
+    const watchers = new AbortController();
+    for (const type of [VIRTUAL_MACHINE_INSTANCES, JOBS, DATA_VOLUMES, PVCS]) {
+      const { resourceVersion } = await ops.api.list(type, { namespace: ops.name });
+      void ops.api
+        .watch<KubeObject>(
+          type,
+          {
+            namespace: ops.name,
+            resourceVersion,
+            labelSelector: `${LABEL_BUILD_ATTEMPT}=${attempt}`,
+          },
+          (event) => {
+            if (event.type === 'DELETED') gone.push(type.kind);
+          },
+          watchers.signal,
+        )
+        .catch(() => undefined);
+    }
+    try {
+      await ops.api.delete(BUNDLES, name);
+      release();
+      await waitForBundle(name, (b) => b === undefined, 'the deleted bundle gone');
+    } finally {
+      watchers.abort();
+    }
+    const last = (kind: string) => gone.lastIndexOf(kind);
+    const first = (kind: string) => gone.indexOf(kind);
+    expect(last('VirtualMachineInstance')).toBeGreaterThanOrEqual(0);
+    expect(last('VirtualMachineInstance')).toBeLessThan(first('DataVolume'));
+    expect(last('Job')).toBeLessThan(first('PersistentVolumeClaim'));
+    expect(await leftOf(attempt)).toEqual({});
+  });
 });
