@@ -67,3 +67,13 @@ export async function importDisk(
   await writeFile(file, Buffer.from(await answer.arrayBuffer()));
   return undefined;
 }
+
+/** Stands for a blank DataVolume's sparse image of the requested size: zeros, kept small here. */
+export const BLANK_DISK_BYTES = 256 * 1024;
+
+/** The importer's blank source: a zero-filled `disk.img` (CDI writes a sparse raw image). */
+export async function writeBlankDisk(folder: string): Promise<string | undefined> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, DISK_FILE), Buffer.alloc(BLANK_DISK_BYTES));
+  return undefined;
+}

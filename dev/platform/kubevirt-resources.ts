@@ -29,7 +29,11 @@ export interface VirtualMachineObject extends KubeObject {
         nodeSelector?: Record<string, string>;
         evictionStrategy?: string;
         domain?: Record<string, unknown>;
-        volumes?: { name: string; dataVolume?: { name: string } }[];
+        volumes?: {
+          name: string;
+          dataVolume?: { name: string };
+          persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+        }[];
       };
     };
   };
@@ -38,6 +42,7 @@ export interface VirtualMachineObject extends KubeObject {
     created?: boolean;
     printableStatus?: string;
     runStrategy?: string;
+    stateChangeRequests?: { action: string }[];
     conditions?: Condition[];
   };
 }
@@ -61,7 +66,11 @@ export interface VmiObject extends KubeObject {
 
 export interface DataVolumeObject extends KubeObject {
   spec?: {
-    source?: { http?: { url?: string }; pvc?: { namespace?: string; name?: string } };
+    source?: {
+      http?: { url?: string };
+      pvc?: { namespace?: string; name?: string };
+      blank?: Record<string, never>;
+    };
     storage?: {
       storageClassName?: string;
       accessModes?: string[];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { PODS } from '../../operator/api/core-resources.js';
+import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
-import type { Pod } from '../../operator/kube/workloads.js';
+import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { ownerKeys } from '../../operator/runtime/owner-keys.js';
 import type { DataVolumeObject, PodStatusIp, VmiObject } from './kubevirt-resources.js';
@@ -12,6 +12,8 @@ import {
   timestamp,
 } from './kubevirt-resources.js';
 import {
+  claimVolumes,
+  pvcVolumeClaims,
   dataVolumeFailed,
   dataVolumeNames,
   dataVolumesReady,
@@ -81,7 +83,12 @@ export class VmiPass {
     const phase = vmi.status?.phase ?? '';
     const pod = pods[0];
     if (!pod) return this.withoutPod(vmi, phase);
-    const address = this.options.guests.address(uid);
+    if (this.booter.state(uid) === 'off') {
+      // The domain shut down from inside: the VMI has Succeeded, its launcher pod completed.
+      await this.podCompleted(pod);
+      return this.status(vmi, { phase: 'Succeeded', reason: 'GuestShutdown' });
+    }
+    const address = this.options.guests.address(uid, vmi);
     if (pod.status?.phase !== 'Running') await this.podRunning(pod, address);
     if (phase === 'Pending' || phase === 'Scheduling' || !phase)
       return this.status(vmi, { phase: 'Scheduled' });
@@ -90,6 +97,7 @@ export class VmiPass {
     this.booter.boot(this.key, vmi);
     const guest = this.booter.state(uid);
     if (guest === 'failed') return this.status(vmi, { phase: 'Failed', reason: 'GuestFailed' });
+
     if (guest === 'up') return this.status(vmi, { phase: 'Running', ready: true, address });
   }
 
@@ -103,6 +111,15 @@ export class VmiPass {
     if (dataVolumeFailed(volumes))
       return this.status(vmi, { phase: 'Failed', reason: 'DataVolumeFailed' });
     if (!dataVolumesReady(volumes)) return this.status(vmi, { phase: 'Pending' });
+    // A persistentVolumeClaim volume's claim must exist and be Bound before the pod can start
+    // (the launcher pod would stay Pending; KubeVirt reports FailedPvcNotFound for a missing one).
+    const claims = this.manager.informer<PersistentVolumeClaim>(PVCS);
+    if (
+      pvcVolumeClaims(vmi.spec).some(
+        (c) => claims.get(`${this.namespace}/${c}`)?.status?.phase !== 'Bound',
+      )
+    )
+      return this.status(vmi, { phase: 'Pending' });
     await this.createPod(vmi);
     return this.status(vmi, { phase: 'Scheduling' });
   }
@@ -136,7 +153,23 @@ export class VmiPass {
         nodeName: this.options.nodeName,
         restartPolicy: 'Never',
         automountServiceAccountToken: false,
-        containers: [{ name: 'compute', image: LAUNCHER_IMAGE }],
+        // virt-controller's template service mounts every claim-backed volume into the compute
+        // container: what CDI's "source in use" check (GetPodsUsingPVCs) sees.
+        containers: [
+          {
+            name: 'compute',
+            image: LAUNCHER_IMAGE,
+            volumeMounts: claimVolumes(vmi.spec).map((v) => ({
+              name: v.volume,
+              mountPath: `/var/run/kubevirt-private/vmi-disks/${v.volume}`,
+              readOnly: v.readOnly,
+            })),
+          },
+        ],
+        volumes: claimVolumes(vmi.spec).map((v) => ({
+          name: v.volume,
+          persistentVolumeClaim: { claimName: v.claim, readOnly: v.readOnly },
+        })),
       },
     });
   }
@@ -167,6 +200,33 @@ export class VmiPass {
               started: true,
               restartCount: 0,
               state: { running: { startedAt: now } },
+            },
+          ],
+        },
+      },
+    );
+  }
+
+  /** The kubelet's report for a launcher pod whose qemu exited after the guest's poweroff. */
+  private async podCompleted(pod: LauncherPod): Promise<void> {
+    if (pod.status?.phase === 'Succeeded') return;
+    const now = timestamp();
+    await this.manager.client.patch(
+      PODS,
+      { name: pod.metadata!.name!, namespace: this.namespace, subresource: 'status' },
+      {
+        status: {
+          phase: 'Succeeded',
+          conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: now }],
+          containerStatuses: [
+            {
+              name: 'compute',
+              image: LAUNCHER_IMAGE,
+              imageID: `local://${LAUNCHER_IMAGE}`,
+              ready: false,
+              started: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: now } },
             },
           ],
         },

@@ -1,5 +1,28 @@
 import type { Condition, DataVolumeObject, VmiObject } from './kubevirt-resources.js';
 
+/**
+ * Every volume of a VMI spec backed by a claim, with the claim's name: a DataVolume's claim has
+ * its name (CDI), a persistentVolumeClaim volume names its own.
+ */
+export function claimVolumes(
+  spec: VmiObject['spec'],
+): { volume: string; claim: string; readOnly: boolean }[] {
+  return (spec?.volumes ?? []).flatMap((v) => {
+    if (v.dataVolume?.name) return [{ volume: v.name, claim: v.dataVolume.name, readOnly: false }];
+    const pvc = v.persistentVolumeClaim;
+    return pvc?.claimName
+      ? [{ volume: v.name, claim: pvc.claimName, readOnly: !!pvc.readOnly }]
+      : [];
+  });
+}
+
+/** The claims of a VMI spec's persistentVolumeClaim volumes (not DataVolumes'). */
+export function pvcVolumeClaims(spec: VmiObject['spec']): string[] {
+  return (spec?.volumes ?? []).flatMap((v) =>
+    v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : [],
+  );
+}
+
 /** The DataVolumes a VMI spec mounts, by name. */
 export function dataVolumeNames(spec: VmiObject['spec']): string[] {
   return (spec?.volumes ?? []).flatMap((v) => (v.dataVolume?.name ? [v.dataVolume.name] : []));

@@ -1,15 +1,24 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PVCS } from '../../operator/api/core-resources.js';
+import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import { isAlreadyExists } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
+import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
+import type { Informer } from '../../operator/runtime/informer.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { simulatedManager } from './simulated-controller.js';
 import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
 import { claimRequestBytes, cloneSizeProblem } from './cdi-storage-rules.js';
 import { withTransitions, writeStatus } from './platform-status.js';
-import { boundCondition, copyClaim, importDisk, ready, running } from './cdi-transfers.js';
+import {
+  boundCondition,
+  copyClaim,
+  importDisk,
+  ready,
+  running,
+  writeBlankDisk,
+} from './cdi-transfers.js';
+import { claimsOf, podsUsingClaim } from './cdi-source-in-use.js';
 
 export interface SimulatedCdiOptions {
   kubeConfig: KubeConfig;
@@ -41,9 +50,10 @@ type Step = {
  * name (owned by it, its request inflated by the filesystem overhead as CDI's `storage` API does)
  * that the simulated storage binds; then an HTTP import writes `disk.img` into the claim's folder
  * (fetched when the URL is a local test server, else a small disk that accepts
- * `importedDiskKeys`), and a PVC clone copies the Bound source claim's folder (the DataVolume
- * waits in CloneScheduled while the source is missing, not Bound, or still being filled by its
- * own DataVolume). Every simulated storage class is a CSI one: a clone goes through CDI's clone
+ * `importedDiskKeys`), a blank one writes an empty disk, and a PVC clone copies the Bound source
+ * claim's folder (the DataVolume waits in CloneScheduled while the source is missing, not Bound,
+ * still being filled by its own DataVolume, or mounted by a pod that has not completed, as CDI's
+ * IsSourceClaimReady refuses a source in use). Every simulated storage class is a CSI one: a clone goes through CDI's clone
  * populator, which refuses a target smaller than its source. Phases and conditions follow CDI's:
  * ImportScheduled/CloneScheduled, ImportInProgress/CloneInProgress, Succeeded with progress
  * "100.0%". An error never makes the phase Failed (CDI sets that only for a lost claim, which
@@ -67,11 +77,20 @@ export class SimulatedCdi {
               source.metadata?.namespace,
         )
         .map((dv) => `${dv.metadata!.namespace}/${dv.metadata!.name}`);
+    const pods = manager.informer<Pod>(PODS);
     manager.addController({
       name: 'simulated-cdi-datavolumes',
       forType: DATA_VOLUMES,
       owns: [PVCS],
       watches: [
+        // A clone waits while a pod mounts its source (IsSourceClaimReady).
+        {
+          type: PODS,
+          map: (pod) =>
+            claimsOf(pod).flatMap((claim) =>
+              clonesOf({ metadata: { name: claim, namespace: pod.metadata?.namespace } }),
+            ),
+        },
         // A clone waits for its source claim to exist, be Bound and be populated (when a
         // DataVolume fills the source, that DataVolume has Succeeded; its claim has its name).
         { type: PVCS, map: (claim) => clonesOf(claim) },
@@ -81,7 +100,7 @@ export class SimulatedCdi {
         const dv = dataVolumes.get(key);
         if (!dv || dv.metadata?.deletionTimestamp) return;
         if (!options.servesNamespace(dv.metadata!.namespace!)) return;
-        return new DataVolumePass(manager, options, dv).run();
+        return new DataVolumePass(manager, options, dv, pods).run();
       },
     });
     await manager.start();
@@ -101,6 +120,7 @@ class DataVolumePass {
     private readonly manager: Manager,
     private readonly options: SimulatedCdiOptions,
     private dv: DataVolumeObject,
+    private readonly pods: Informer<Pod>,
   ) {
     this.namespace = dv.metadata!.namespace!;
     this.name = dv.metadata!.name!;
@@ -110,9 +130,9 @@ class DataVolumePass {
   async run(): Promise<{ requeueAfterMs?: number }> {
     const phase = this.dv.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed' || this.stoppedByError()) return {};
-    const { clone, url } = this.source();
-    if (!clone && !url) {
-      await this.failed('Pending', 'the DataVolume has neither an http nor a pvc source');
+    const { clone, url, blank } = this.source();
+    if (!clone && !url && !blank) {
+      await this.failed('Pending', 'the DataVolume has neither an http, a blank nor a pvc source');
       return {};
     }
     if (clone && !(await this.sourceReady(clone))) return {};
@@ -132,15 +152,16 @@ class DataVolumePass {
       // Bound here, but the storage's own cache has not seen it yet: no event will follow.
       return bound ? { requeueAfterMs: 100 } : {};
     }
-    await this.transfer({ clone, url, target }, folder);
+    await this.transfer({ clone, url, blank, target }, folder);
     return {};
   }
 
-  /** The source: a clone's source claim key, or an import URL. */
-  private source(): { clone?: string; url?: string } {
+  /** The source: a clone's source claim key, an import URL, or a blank disk. */
+  private source(): { clone?: string; url?: string; blank?: boolean } {
     const source = this.dv.spec?.source;
     const pvc = source?.pvc;
     if (pvc?.name) return { clone: `${pvc.namespace ?? this.namespace}/${pvc.name}` };
+    if (source?.blank) return { blank: true };
     return { url: source?.http?.url };
   }
 
@@ -148,18 +169,26 @@ class DataVolumePass {
   private async sourceReady(sourceKey: string): Promise<boolean> {
     const claim = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
     const filling = claim && this.fillingPhase(claim);
-    if (claim?.status?.phase === 'Bound' && !filling) return true;
+    const [namespace, name] = sourceKey.split('/') as [string, string];
+    const user = claim ? podsUsingClaim(this.pods, namespace, name)[0] : undefined;
+    if (claim?.status?.phase === 'Bound' && !filling && !user) return true;
     const waitingFor = !claim
       ? `source PVC ${sourceKey} not found`
       : filling
         ? `source PVC ${sourceKey} is not populated: its DataVolume is ${filling}`
-        : `source PVC ${sourceKey} is not Bound`;
+        : user
+          ? `pod ${namespace}/${user.metadata!.name} using PersistentVolumeClaim ${name}`
+          : `source PVC ${sourceKey} is not Bound`;
     await this.step({
       phase: 'CloneScheduled',
       conditions: [
         boundCondition(this.name, false),
         ready(false, 'CloneScheduled'),
-        running('False', claim ? 'CloneScheduled' : 'CloneWithoutSource', waitingFor),
+        running(
+          'False',
+          !claim ? 'CloneWithoutSource' : user ? 'CloneSourceInUse' : 'CloneScheduled',
+          waitingFor,
+        ),
       ],
     });
     return false;
@@ -182,7 +211,12 @@ class DataVolumePass {
 
   /** The importer's or cloner's work, from InProgress to Succeeded or Failed. */
   private async transfer(
-    { clone, url, target }: { clone?: string; url?: string; target: PersistentVolumeClaim },
+    {
+      clone,
+      url,
+      blank,
+      target,
+    }: { clone?: string; url?: string; blank?: boolean; target: PersistentVolumeClaim },
     folder: string,
   ): Promise<void> {
     if (clone) {
@@ -215,7 +249,9 @@ class DataVolumePass {
           );
     const error = clone
       ? await copyClaim(clone, folder, this.options.volumePath)
-      : await importDisk(url!, folder, this.options.importedDiskKeys);
+      : blank
+        ? await writeBlankDisk(folder)
+        : await importDisk(url!, folder, this.options.importedDiskKeys);
     if (error) return clone ? this.failed('CloneScheduled', error) : this.importerFailed(error);
     await this.step({
       phase: 'Succeeded',

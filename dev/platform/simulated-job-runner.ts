@@ -38,7 +38,10 @@ export interface SimulatedJobRunnerOptions {
   /** Told about every problem the simulation meets, besides `problems` (a log). */
   onProblem?: (problem: string) => void;
   /** Failure injection: a pod for which this returns a result ends with it instead of running. */
-  inject?: (job: Job, pod: Pod) => ContainerResult | undefined;
+  inject?: (
+    job: Job,
+    pod: Pod,
+  ) => ContainerResult | undefined | Promise<ContainerResult | undefined>;
   /**
    * Environment the platform adds to a pod's container besides its own variables (which win):
    * for example the SSH port of a simulated guest, which a real VM would have at port 22.
@@ -273,7 +276,7 @@ export class SimulatedJobRunner {
   private async runContainer(job: Job, pod: Pod, signal: AbortSignal): Promise<ContainerResult> {
     const dir = this.podDir(pod.metadata!.name!);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const injected = this.options.inject?.(job, pod);
+    const injected = await this.options.inject?.(job, pod);
     if (injected) {
       await this.client.patch(
         PODS,

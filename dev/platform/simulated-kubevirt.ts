@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PODS } from '../../operator/api/core-resources.js';
+import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Controller } from '../../operator/runtime/controller.js';
 import type { Informer } from '../../operator/runtime/informer.js';
@@ -8,15 +8,25 @@ import type { VirtualMachineObject, VmiObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES, VIRTUAL_MACHINES } from './kubevirt-resources.js';
 import { VmPass } from './kubevirt-vm-pass.js';
 import { VmiPass } from './kubevirt-vmi-pass.js';
-import { dataVolumeNames } from './kubevirt-volumes.js';
+import { claimVolumes, dataVolumeNames, pvcVolumeClaims } from './kubevirt-volumes.js';
 import { simulatedManager } from './simulated-controller.js';
 
 /** Where the simulated VMs' guests run: one per VMI, at an address of its own. */
 export interface GuestHost {
-  /** The VMI's address (its launcher pod's IP), the same for every call with its UID. */
-  address(vmiUid: string): string;
-  /** Boots the VMI's guest from its root disk folder (undefined: no disk); resolves once it is up. */
-  boot(vmi: VmiObject, rootDisk: string | undefined): Promise<void>;
+  /**
+   * The VMI's address (its launcher pod's IP), the same for every call with its UID; the VMI is
+   * passed on the first call (a host of several kinds of guest picks one by it).
+   */
+  address(vmiUid: string, vmi?: VmiObject): string;
+  /**
+   * Boots the VMI's guest from its root disk folder (undefined: no disk); resolves once it is up.
+   * `volumes` holds the folder of every PVC-backed volume by volume name (a cdrom's, for example).
+   */
+  boot(
+    vmi: VmiObject,
+    rootDisk: string | undefined,
+    volumes?: Record<string, string>,
+  ): Promise<void>;
   /** Stops the guest of a VMI that is gone (no-op when it has none) and frees its address. */
   halt(vmiUid: string): Promise<void>;
 }
@@ -52,16 +62,31 @@ function mounting<T extends KubeObject>(
       .map(keyOf);
 }
 
+/** The keys of the VMIs in a claim's namespace with a persistentVolumeClaim volume of it. */
+function mountingClaim(informer: Informer<VmiObject>): (claim: KubeObject) => string[] {
+  return (claim) =>
+    informer
+      .list(
+        (vmi) =>
+          vmi.metadata?.namespace === claim.metadata?.namespace &&
+          pvcVolumeClaims(vmi.spec).includes(claim.metadata!.name!),
+      )
+      .map(keyOf);
+}
+
 /**
  * KubeVirt simulated: virt-controller's VM and VMI controllers, virt-handler and the launcher
  * pod's kubelet in one (see VmPass and VmiPass for the rules each follows). A VM with runStrategy
  * Always gets a VMI of its name at once (controlled by the VM, with the template's labels and
- * spec); the VMI waits in Pending until the DataVolumes it mounts have Succeeded, then gets a
+ * spec, so also its clock offset and its cdrom); the VMI waits in Pending until the DataVolumes it
+ * mounts have Succeeded and the claims of its persistentVolumeClaim volumes are Bound, then gets a
  * launcher pod `virt-launcher-<vm>-<suffix>` (labels kubevirt.io=virt-launcher and
- * vm.kubevirt.io/name, controlled by the VMI) that runs with the VMI's address as its pod IP, and
- * goes Scheduling, Scheduled, and Running with that IP once its guest is up. runStrategy Halted
- * deletes the VMI (its pod and guest go with it); a VMI that is deleted, fails or loses its pod
- * under Always is replaced by a new one (a new UID).
+ * vm.kubevirt.io/name, controlled by the VMI, every claim mounted) that runs with the VMI's address
+ * as its pod IP, and goes Scheduling, Scheduled, and Running with that IP once its guest is up. A
+ * guest that powers itself off (powerOff) ends its VMI Succeeded; a reboot stays in the VMI.
+ * runStrategy Halted deletes the VMI (its pod and guest go with it); a VMI that is deleted, fails
+ * or loses its pod under Always is replaced by a new one (a new UID); RerunOnFailure and Manual as
+ * VmPass says.
  */
 export class SimulatedKubeVirt {
   /** Problems met while booting guests, for test diagnostics. */
@@ -96,7 +121,11 @@ export class SimulatedKubeVirt {
       name: 'simulated-kubevirt-vmis',
       forType: VIRTUAL_MACHINE_INSTANCES,
       owns: [PODS],
-      watches: [{ type: DATA_VOLUMES, map: mounting(vmis, (vmi) => vmi.spec) }],
+      watches: [
+        { type: DATA_VOLUMES, map: mounting(vmis, (vmi) => vmi.spec) },
+        // A cdrom's claim (a persistentVolumeClaim volume) that gets Bound lets the VMI start.
+        { type: PVCS, map: mountingClaim(vmis) },
+      ],
       reconcile: async (key) => {
         const [namespace] = key.split('/') as [string];
         if (!options.servesNamespace(namespace)) return;
@@ -110,15 +139,26 @@ export class SimulatedKubeVirt {
 
   private booter?: GuestBooter;
 
+  /**
+   * The guest of a VMI powered itself off (`systemctl poweroff`): virt-handler sees the domain
+   * shut down and the VMI ends Succeeded (its launcher pod completes); a reboot instead stays in
+   * the same VMI and needs nothing here.
+   */
+  powerOff(vmiUid: string): void {
+    this.booter?.poweredOff(vmiUid);
+  }
+
   async stop(): Promise<void> {
     await this.manager.stop();
     await this.booter?.haltAll();
   }
 }
 
+type GuestState = 'booting' | 'up' | 'failed' | 'off';
+
 /** The guests being booted and running, by VMI key and UID. */
 export class GuestBooter {
-  private readonly guests = new Map<string, { key: string; state: 'booting' | 'up' | 'failed' }>();
+  private readonly guests = new Map<string, { key: string; state: GuestState }>();
 
   constructor(
     private readonly options: SimulatedKubeVirtOptions,
@@ -126,20 +166,37 @@ export class GuestBooter {
     private readonly wake: (key: string) => void,
   ) {}
 
-  state(uid: string): 'booting' | 'up' | 'failed' | undefined {
+  state(uid: string): GuestState | undefined {
     return this.guests.get(uid)?.state;
+  }
+
+  /** The guest is off: it stops serving at once, and its VMI's pass ends the VMI. */
+  poweredOff(uid: string): void {
+    const entry = this.guests.get(uid);
+    if (!entry || entry.state === 'off') return;
+    entry.state = 'off';
+    void this.options.guests.halt(uid).catch((error: unknown) => {
+      this.problems.push(`halting the powered-off guest of ${entry.key}: ${String(error)}`);
+    });
+    this.wake(entry.key);
   }
 
   boot(key: string, vmi: VmiObject): void {
     const uid = vmi.metadata!.uid!;
     if (this.guests.has(uid)) return;
-    const entry = { key, state: 'booting' as 'booting' | 'up' | 'failed' };
+    const entry = { key, state: 'booting' as GuestState };
     this.guests.set(uid, entry);
+    const namespace = vmi.metadata!.namespace!;
     const disk = dataVolumeNames(vmi.spec)[0];
-    const folder = disk && this.options.volumePath(vmi.metadata!.namespace!, disk);
-    this.options.guests.boot(vmi, folder || undefined).then(
+    const folder = disk && this.options.volumePath(namespace, disk);
+    const volumes: Record<string, string> = {};
+    for (const { volume, claim } of claimVolumes(vmi.spec)) {
+      const path = this.options.volumePath(namespace, claim);
+      if (path) volumes[volume] = path;
+    }
+    this.options.guests.boot(vmi, folder || undefined, volumes).then(
       () => {
-        entry.state = 'up';
+        if (entry.state === 'booting') entry.state = 'up';
         this.wake(key);
       },
       (error: unknown) => {

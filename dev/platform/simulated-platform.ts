@@ -1,6 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import ssh2 from 'ssh2';
 import { AGENT_ENV } from '../../contracts/agent-job.js';
+import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
+import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
+import { LABEL_BUILD_STEP } from '../../operator/controllers/crcbundle/build/build-jobs.js';
+import type { ContainerResult } from './local-pod.js';
+import type { Job } from '../../operator/kube/workloads.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -12,7 +17,9 @@ import type { SimulatedCrcGuestsOptions } from './simulated-crc-guests.js';
 import { SimulatedHostedClusters } from './simulated-hosted-clusters.js';
 import { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 import { crcAgentImage, SimulatedJobRunner } from './simulated-job-runner.js';
+import type { GuestHost } from './simulated-kubevirt.js';
 import { SimulatedKubeVirt } from './simulated-kubevirt.js';
+import { RoutedGuests } from './routed-guests.js';
 import { SimulatedManagementNode } from './simulated-management-node.js';
 import { SimulatedNodePools } from './simulated-node-pools.js';
 import { ensurePlatformOperands } from './simulated-platform-operands.js';
@@ -34,11 +41,24 @@ export interface SimulatedPlatformOptions {
     /** Whether guests run an API control plane each (default) or an API that is never ready. */
     guestApi?: SimulatedCrcGuestsOptions['api'];
     seed?: SimulatedCrcGuestsOptions['seed'];
+    /** The guests of bundle-build VMIs (label guestcluster.opdev.io/bundle-build-role). */
+    buildGuests?: (power: GuestPower) => BuildGuestHost;
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
   /** Where problems of the simulation go besides the parts' `problems` (a log). */
   log?: (line: string) => void;
+}
+
+/** How a guest powers its VMI off (`systemctl poweroff` inside). */
+export interface GuestPower {
+  powerOff(vmiUid: string): void;
+}
+
+/** A host of build guests: the SSH port each serves at its VMI address, and a stop. */
+export interface BuildGuestHost extends GuestHost {
+  sshPortAt(address: string): number | undefined;
+  stop(): Promise<void>;
 }
 
 /** The agent's log and exit, as the injected failure of a Job reports it. */
@@ -48,10 +68,27 @@ const INJECTED_JOB_FAILURE = {
   message: 'crc-agent failed: injected failure',
 };
 
-/** Whether an object is named in a failure-injection set: by its instance label or its own name. */
-function named(set: ReadonlySet<string>, object: KubeObject): boolean {
-  const instance = object.metadata?.labels?.[LABEL_CLUSTER_INSTANCE];
-  return (instance !== undefined && set.has(instance)) || set.has(object.metadata?.name ?? '');
+/**
+ * The names an object goes by in a failure-injection set: its instance label, its own name, and
+ * for an object of a bundle build `<bundle>/<role or step>` (its name holds a random attempt).
+ */
+function namesOf(object: KubeObject): string[] {
+  const labels = object.metadata?.labels ?? {};
+  const bundle = labels[LABEL_CRC_BUNDLE];
+  const part = labels[LABEL_BUILD_STEP] ?? labels[LABEL_BUILD_ROLE];
+  return [
+    labels[LABEL_CLUSTER_INSTANCE] ?? '',
+    object.metadata?.name ?? '',
+    bundle && part ? `${bundle}/${part}` : '',
+  ].filter(Boolean);
+}
+
+/** Whether an object is named in a failure-injection set (see namesOf). */
+function named(
+  set: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+  object: KubeObject,
+): boolean {
+  return namesOf(object).some((name) => set.has(name));
 }
 
 type Part = { stop(): Promise<void> };
@@ -77,6 +114,14 @@ export class SimulatedPlatform {
   readonly failingDataVolumes = new Set<string>();
   /** Failure injection (instance or Job names): every pod of the Job exits 1 without running. */
   readonly failingJobs = new Set<string>();
+  /**
+   * A Job's pods end with this result instead of running (names as for failingJobs): a test that
+   * plays the part of a step whose tools cannot run here (a build's `oc`, `coreos-installer`).
+   */
+  readonly jobResults = new Map<
+    string,
+    ContainerResult | ((job: Job) => Promise<ContainerResult>)
+  >();
   /** Failure injection (instance or Route names): the Route is never admitted. */
   readonly unadmittedRoutes = new Set<string>();
   /** Failure injection (instance names): their HostedClusters never become Available. */
@@ -84,7 +129,7 @@ export class SimulatedPlatform {
   /** Failure injection (instance names): their NodePools get no workers. */
   readonly noWorkers = new Set<string>();
   /**
-   * Extra agent environment by instance name, for failure tests only: the timing overrides of
+   * Extra agent environment by instance (or building bundle) name, for failure tests only: the timing overrides of
    * ADR 0003 (CRC_AGENT_SSH_WAIT_TIMEOUT, …). The happy path runs with the production waits.
    */
   readonly agentEnv = new Map<string, Record<string, string>>();
@@ -95,6 +140,7 @@ export class SimulatedPlatform {
   /** The Job runner of each served namespace (crc only). */
   readonly runners = new Map<string, SimulatedJobRunner>();
   private crcGuests: SimulatedCrcGuests | undefined;
+  private buildGuestHost: BuildGuestHost | undefined;
   private crcKubeVirt: SimulatedKubeVirt | undefined;
   private hcpGuest: SimulatedHostedGuest | undefined;
 
@@ -222,6 +268,10 @@ export class SimulatedPlatform {
     });
     this.crcGuests = guests;
     parts.unshift(guests);
+    const power: GuestPower = { powerOff: (uid) => this.crcKubeVirt?.powerOff(uid) };
+    const buildGuests = this.options.crc?.buildGuests?.(power);
+    this.buildGuestHost = buildGuests;
+    if (buildGuests) parts.unshift(buildGuests);
     parts.unshift(
       await SimulatedCdi.start({
         kubeConfig,
@@ -234,7 +284,7 @@ export class SimulatedPlatform {
     this.crcKubeVirt = await SimulatedKubeVirt.start({
       kubeConfig,
       servesNamespace: serves,
-      guests,
+      guests: new RoutedGuests(guests, buildGuests),
       nodeName,
       volumePath,
       getsIp: (vmi) => !named(this.noIp, vmi),
@@ -246,7 +296,13 @@ export class SimulatedPlatform {
         namespace: ns,
         storage: storages.get(ns)!,
         images: crcAgentImage(TEST_AGENT_IMAGE),
-        inject: (job) => (named(this.failingJobs, job) ? INJECTED_JOB_FAILURE : undefined),
+        inject: (job) => {
+          if (named(this.failingJobs, job)) return INJECTED_JOB_FAILURE;
+          const played = namesOf(job)
+            .map((name) => this.jobResults.get(name))
+            .find((result) => result !== undefined);
+          return typeof played === 'function' ? played(job) : played;
+        },
         env: (_job, _pod, env) => this.platformEnv(env),
         onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
       });
@@ -295,9 +351,12 @@ export class SimulatedPlatform {
   private platformEnv(env: Readonly<Record<string, string>>): Record<string, string> {
     const host = env[AGENT_ENV.sshHost];
     const guest = host ? this.crcGuests?.guestAt(host) : undefined;
+    const buildHost = env[BUILD_ENV.sshHost];
+    const buildPort = buildHost ? this.buildGuestHost?.sshPortAt(buildHost) : undefined;
     return {
       ...(guest ? { [AGENT_ENV.sshPort]: String(guest.ssh.port) } : {}),
-      ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? ''),
+      ...(buildPort ? { [BUILD_ENV.sshPort]: String(buildPort) } : {}),
+      ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? env[BUILD_ENV.bundleName] ?? ''),
     };
   }
 }

@@ -21,7 +21,10 @@ const labels = (instance: string): Record<string, string> => ({
   'opdev.io/cluster-instance': instance,
 });
 
-export type DiskSource = { http: { url: string } } | { pvc: { namespace: string; name: string } };
+export type DiskSource =
+  | { http: { url: string } }
+  | { pvc: { namespace: string; name: string } }
+  | { blank: Record<string, never> };
 
 /** The root disk `<instance>-rootdisk`. */
 export function rootDisk(

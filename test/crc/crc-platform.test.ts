@@ -464,3 +464,88 @@ describe('failure injection', () => {
     expect(await statusThroughRouter(`api-eta.${world.platform.domain}`)).toBe(503);
   });
 });
+
+describe('what a bundle build needs of the simulated KubeVirt and CDI', () => {
+  test('RerunOnFailure: a guest poweroff ends the VMI Succeeded and the VM stays stopped; Halted, then RerunOnFailure, starts a new VMI', async () => {
+    await ns.api.create(DATA_VOLUMES, rootDisk(ns.name, 'rerun', IMPORT));
+    const vm = crcVirtualMachine(ns.name, 'rerun');
+    vm.spec!.runStrategy = 'RerunOnFailure';
+    await ns.api.create(VIRTUAL_MACHINES, vm);
+    const first = await waitVmi('rerun', runningWithIp, 'VMI rerun Running');
+    const [pod] = await launcherPods('rerun');
+    // The launcher pod mounts the root disk's claim, as virt-controller's template service does.
+    expect(pod!.spec.volumes).toEqual([
+      { name: 'rootdisk', persistentVolumeClaim: { claimName: 'rerun-rootdisk' } },
+    ]);
+
+    world.platform.kubevirt.powerOff(first!.metadata!.uid!);
+    await waitVmi('rerun', (vmi) => vmi === undefined, 'the powered-off VMI removed');
+    const stopped = await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'rerun',
+      until: (v) => v?.status?.printableStatus === 'Stopped' && !v.status.created,
+    });
+    expect(stopped!.status!.runStrategy).toBe('RerunOnFailure');
+    expect(world.platform.guests.guestAt(ipOf(first)!)).toBeUndefined();
+
+    await ns.api.patch(
+      VIRTUAL_MACHINES,
+      { name: 'rerun', namespace: ns.name },
+      { spec: { runStrategy: 'Halted' } },
+    );
+    await waitFor<VirtualMachineObject>(ns.kubeConfig, {
+      type: VIRTUAL_MACHINES,
+      namespace: ns.name,
+      name: 'rerun',
+      until: (v) => v?.status?.runStrategy === 'Halted',
+    });
+    await ns.api.patch(
+      VIRTUAL_MACHINES,
+      { name: 'rerun', namespace: ns.name },
+      { spec: { runStrategy: 'RerunOnFailure' } },
+    );
+    const second = await waitVmi('rerun', runningWithIp, 'a new VMI of rerun');
+    expect(second!.metadata!.uid).not.toBe(first!.metadata!.uid);
+  });
+
+  test('a clone waits while a launcher pod mounts its source, and copies once the VM is halted; a blank DataVolume is an empty disk', async () => {
+    await ns.api.create(DATA_VOLUMES, rootDisk(ns.name, 'blank', { blank: {} }));
+    await ns.api.create(VIRTUAL_MACHINES, crcVirtualMachine(ns.name, 'blank'));
+    await waitVmi('blank', (vmi) => vmi?.status?.phase === 'Running', 'VMI blank Running');
+    const disk = await readFile(
+      path.join(world.platform.volumePath(ns.name, 'blank-rootdisk')!, DISK_FILE),
+    );
+    expect(disk.length).toBeGreaterThan(0);
+    expect(disk.every((byte) => byte === 0)).toBe(true);
+
+    await ns.api.create(DATA_VOLUMES, {
+      ...rootDisk(ns.name, 'blank-copy', { pvc: { namespace: ns.name, name: 'blank-rootdisk' } }),
+    });
+    const waiting = await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'blank-copy-rootdisk',
+      until: (d) => d?.status?.conditions?.some((c) => c.reason === 'CloneSourceInUse') ?? false,
+      description: 'the clone waiting for its source to be free',
+    });
+    expect(waiting!.status!.phase).toBe('CloneScheduled');
+    expect(waiting!.status!.conditions!.find((c) => c.type === 'Running')!.message).toMatch(
+      /^pod .*\/virt-launcher-blank-.* using PersistentVolumeClaim blank-rootdisk$/,
+    );
+    await ns.api.patch(
+      VIRTUAL_MACHINES,
+      { name: 'blank', namespace: ns.name },
+      { spec: { runStrategy: 'Halted' } },
+    );
+    await waitFor<DataVolumeObject>(ns.kubeConfig, {
+      type: DATA_VOLUMES,
+      namespace: ns.name,
+      name: 'blank-copy-rootdisk',
+      until: (d) => d?.status?.phase === 'Succeeded',
+    });
+    expect(
+      await stat(path.join(world.platform.volumePath(ns.name, 'blank-copy-rootdisk')!, DISK_FILE)),
+    ).toMatchObject({ size: disk.length });
+  });
+});

@@ -142,6 +142,7 @@ describe('the deploy manifests (operator/deploy)', () => {
       'leader-election': 'guestcluster-operator-leader-election-role',
       'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
       'bundle-prep': 'guestcluster-operator-bundle-prep-role',
+      'bundle-build': 'guestcluster-operator-bundle-build-role',
       'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
       'tenant-edit': 'guestcluster-operator-tenant-edit',
       'tenant-view': 'guestcluster-operator-tenant-view',
@@ -207,6 +208,10 @@ const NOT_REQUESTED_HERE = [
   // environment runs them with this identity (test/local/local-environment.test.ts fails on a
   // refused request there).
   'guestcluster.opdev.io/crcbundles:create',
+  // A bundle build: its finalizer, its DNS Deployment's cache.
+  'guestcluster.opdev.io/crcbundles:update',
+  'apps/deployments:list',
+  'apps/deployments:watch',
   'guestcluster.opdev.io/crcbundles:get',
   'guestcluster.opdev.io/crcbundles/status:update',
   // The VersionStream controller: not in this test's flows (test/operator/version-streams.test.ts

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { LocalControlPlane } from '../../dev/control-plane/control-plane.js';
+import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import type { SimulatedPlatformOptions } from '../../dev/platform/simulated-platform.js';
 import { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { LABEL_NAMESPACE_ENABLED } from '../../operator/api/labels.js';
@@ -153,7 +154,15 @@ export class World {
   async build(): Promise<void> {
     const { options } = this;
     if (options.controlPlane === 'own') {
-      this.ownControlPlane = await LocalControlPlane.start();
+      // A platform needs its CRDs and ours, which the run's control plane has from its set-up.
+      this.ownControlPlane = await LocalControlPlane.start(
+        options.platform
+          ? {
+              beforeControllers: async (kubeconfigPath) =>
+                void (await installProjectCrds(kubeconfigPath)),
+            }
+          : {},
+      );
       const kubeConfig = adminKubeConfig(this.ownControlPlane.kubeconfigPath);
       Object.assign(this.ns, namespaceClients(kubeConfig));
       Object.assign(this.operatorNs, namespaceClients(kubeConfig));

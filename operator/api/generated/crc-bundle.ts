@@ -137,7 +137,7 @@ export interface CRCBundleSpec {
       tolerationSeconds?: number;
     }[];
     /**
-     * Deadline for the whole build, in seconds from its start (status.build.startedAt). Past it the build stops and the bundle fails with reason DeadlineExceeded. Default 14400 (4 h); the install wait alone may take 90 minutes.
+     * Deadline for the whole build, in seconds from its start (status.build.startedAt). Past it the build stops and the bundle fails with reason BuildTimedOut, naming the stage it was in. Default 14400 (4 h); the install wait alone may take 90 minutes.
      */
     deadlineSeconds?: number;
   };
@@ -263,13 +263,77 @@ export interface CRCBundleStatus {
      * When the build finished (Ready or Failed).
      */
     completedAt?: string;
+    /**
+     * The build attempt, recorded before anything is created for it; every object and Job of the build carries it in its name. A restarted operator goes on with this attempt.
+     */
+    attempt?: string;
+    /**
+     * Every object the build created, recorded with its UID before it is used: an object of that name with another UID is not the build's (it was replaced), and the stage that uses it repeats or the build fails.
+     *
+     * @maxItems 64
+     */
+    objects?: {
+      /**
+       * What the object is to the build, for example TargetVM, TargetVMI, RootDisk or ValidationInstance.
+       */
+      role: string;
+      /**
+       * Object kind.
+       */
+      kind: string;
+      /**
+       * Object namespace (the operator namespace).
+       */
+      namespace?: string;
+      /**
+       * Object name.
+       */
+      name: string;
+      /**
+       * Object UID; empty while the object is being created.
+       */
+      uid?: string;
+    }[];
+    /**
+     * The agent steps that completed, with the Job and VMI each ran against and its outputs.
+     *
+     * @maxItems 32
+     */
+    steps?: {
+      /**
+       * Agent step (crc-agent bundle-build <step>).
+       */
+      name: string;
+      /**
+       * The Job that ran it.
+       */
+      jobName?: string;
+      /**
+       * UID of that Job.
+       */
+      jobUID?: string;
+      /**
+       * The VMI the step talked to; empty for a step with no guest.
+       */
+      vmiUID?: string;
+      /**
+       * When the step's Job completed.
+       */
+      completedAt?: string;
+      /**
+       * The step's outputs from its termination message (never a secret).
+       */
+      outputs?: {
+        [k: string]: string;
+      };
+    }[];
   };
   /**
    * metadata.generation that this status was computed from.
    */
   observedGeneration?: number;
   /**
-   * Conditions: Ready (False Preparing, PrepJobFailed, Reprovisioning, or the failed build stage; True BundleReady); for downloads Prepared (how the last bundle-prep went: Unknown PrepRunning, True PrepSucceeded, or False <Step>Failed naming the failed step, for example VerifyFailed); and for builds one condition per stage, True once the stage is done: Resolved, BuildDNSReady, IgnitionGenerated, LiveISOReady, Booted, Installed, Day2Configured, CertificatesRotated, Customized, PullSecretRemoved, Sealed, DiskCaptured, Published.
+   * Conditions: Ready (False Preparing, PrepJobFailed, Reprovisioning, or the failed build stage; True BundleReady); for downloads Prepared (how the last bundle-prep went: Unknown PrepRunning, True PrepSucceeded, or False <Step>Failed naming the failed step, for example VerifyFailed); and for builds one condition per stage, True once the stage is done: Resolved, BuildDNSReady, IgnitionGenerated, LiveISOReady, Booted, Installed, Day2Configured, CertificatesRotated, Customized, PullSecretRemoved, Sealed, Stopped, DiskCaptured, Published, Validated.
    *
    * Items: One condition (metav1.Condition).
    */

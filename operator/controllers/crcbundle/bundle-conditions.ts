@@ -19,8 +19,6 @@ export const READY_REASON = {
   reprovisioning: 'Reprovisioning',
   /** Waits for one of the bundles being prepared to finish (--max-preparing-bundles). */
   waitingForPreparation: 'WaitingForPreparation',
-  /** spec.build: this operator does not build bundles in the cluster. */
-  buildNotSupported: 'BuildNotSupported',
 } as const;
 
 /**

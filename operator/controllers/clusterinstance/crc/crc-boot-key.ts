@@ -50,8 +50,36 @@ function incomplete(name: string): BootKeyError {
   );
 }
 
+/**
+ * Whether the bundle is a build being validated and the instance is its validation instance (the
+ * one its status names, by UID): only that instance may clone a golden disk before the bundle is
+ * Ready. A failed build, or one still running, is no clone source for anyone.
+ */
+function validating(bundle: KubeObject & Pick<CRCBundle, 'status'>, instance: KubeObject): boolean {
+  const build = bundle.status?.build;
+  const validation = build?.objects?.find((o) => o.role === 'ValidationInstance');
+  return (
+    bundle.status?.phase === 'Preparing' &&
+    build?.stage === 'Validate' &&
+    !!validation?.uid &&
+    validation.uid === instance.metadata?.uid &&
+    validation.namespace === instance.metadata?.namespace
+  );
+}
+
+/** Whether an instance may clone the bundle's golden disk: Ready, or validated by this instance. */
+export function clonableBy(
+  bundle: KubeObject & Pick<CRCBundle, 'status'>,
+  instance: KubeObject,
+): boolean {
+  return bundle.status?.phase === 'Ready' || validating(bundle, instance);
+}
+
 /** The bundle's Ready references, or the "incomplete" error. */
-function bundleRefs(bundle: StoredCluster<CRCBundle>): {
+function bundleRefs(
+  bundle: StoredCluster<CRCBundle>,
+  instance: KubeObject,
+): {
   checksum: string;
   namespace: string;
   pvcName: string;
@@ -64,7 +92,7 @@ function bundleRefs(bundle: StoredCluster<CRCBundle>): {
     pvcName: status.qcow2PVCRef?.name ?? '',
     secretName: status.sshKeySecretRef?.name ?? '',
   };
-  if (status.phase !== 'Ready' || Object.values(refs).some((value) => !value))
+  if (!clonableBy(bundle, instance) || Object.values(refs).some((value) => !value))
     throw incomplete(bundle.metadata.name);
   return refs;
 }
@@ -76,7 +104,7 @@ export async function readBundleSource(
 ): Promise<BundleSource> {
   const bundle = await objects.current<CRCBundle>(BUNDLES, bundleName);
   if (!bundle) throw new BootKeyError(`CRCBundle ${bundleName} not found`);
-  const refs = bundleRefs(bundle);
+  const refs = bundleRefs(bundle, objects.instance);
   const where = `${refs.namespace}/`;
   const pvc = await objects.current<Claim>(PERSISTENT_VOLUME_CLAIMS, refs.pvcName, refs.namespace);
   const secret = await objects.current<Secret>(SECRETS, refs.secretName, refs.namespace);

@@ -7,7 +7,7 @@ import { InstanceFailure, Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { Recorded, Wait } from '../core/steps.js';
 import { RECORD } from '../core/steps.js';
-import { BootKeyError, ensureBootKey, readBundleSource } from './crc-boot-key.js';
+import { BootKeyError, clonableBy, ensureBootKey, readBundleSource } from './crc-boot-key.js';
 import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { bootKeySecretName, crcBundleName, crcDiskName } from './crc-naming.js';
 
@@ -63,7 +63,7 @@ export async function bindBootKey(
     | { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] }
     | undefined;
   const phase = status?.phase;
-  if (phase !== 'Ready') {
+  if (!clonableBy(bundle, objects.instance)) {
     // The bundle's own account (a failed preparation, a source it cannot prepare) is the
     // instance's too: it is what the person reading the pool can act on.
     const why = status?.conditions?.find((c) => c.type === 'Ready');

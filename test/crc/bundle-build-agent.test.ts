@@ -1,0 +1,221 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { CRCBundle } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.js';
+import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { instancesTornDown } from '../operator/pool-fixtures.js';
+import { PVCS } from '../../operator/api/core-resources.js';
+import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
+import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import type { Job, Secret } from '../../operator/kube/workloads.js';
+import { BUILD_STAGES } from '../../contracts/bundle-build.js';
+import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
+import {
+  playIso,
+  playResolve,
+  SIMULATED_RELEASE,
+} from '../../dev/platform/simulated-build-tools.js';
+import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
+import { waitFor } from '../../dev/support/wait-for.js';
+import { useWorld } from '../support/world.js';
+import {
+  buildBundle as bundle,
+  condition,
+  createBuildInputs,
+  leftOf as leftOfBuild,
+  played,
+} from './bundle-build-player.js';
+
+// The file's namespace is the operator's: the build's objects and the validation instance live
+// there (instances need it enabled). Build VMs boot simulated build guests; the validation
+// instance's CRC guest runs a guest API.
+const world = useWorld({
+  namespace: 'bundle-build-agent',
+  enabled: true,
+  platform: {
+    crc: {
+      guestApi: 'per-guest',
+      buildGuests: (power) =>
+        new SimulatedBuildGuests({
+          onPoweroff: (vmi) => power.powerOff(vmi.metadata!.uid!),
+          userData: (vmi) => installerUserData(vmi),
+        }),
+    },
+  },
+});
+const { ns: ops } = world;
+
+/** The installer VM's cloud-init user data, from the Secret its VMI names (as virt-launcher reads it). */
+async function installerUserData(vmi: VmiObject): Promise<string | undefined> {
+  const volume = (vmi.spec?.volumes ?? []).find((v) => 'cloudInitNoCloud' in v) as
+    { cloudInitNoCloud?: { secretRef?: { name: string } } } | undefined;
+  const name = volume?.cloudInitNoCloud?.secretRef?.name;
+  if (!name) return undefined;
+  const secret = await ops.api.get<Secret>(SECRETS, name, vmi.metadata!.namespace);
+  const data = secret.data?.userdata ?? secret.data?.userData;
+  return data ? Buffer.from(data, 'base64').toString() : undefined;
+}
+
+const suffix = randomBytes(3).toString('hex');
+const waitForBundle = (
+  name: string,
+  until: (b: CRCBundle | undefined) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+) =>
+  waitFor<CRCBundle>(ops.kubeConfig, { type: BUNDLES, name, until, description: what, timeoutMs });
+const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
+
+describe('CRCBundle build with crc-agent', () => {
+  const created: string[] = [];
+
+  beforeAll(async () => {
+    await world.startOperator({
+      config: { operatorNamespace: ops.name },
+      bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
+    });
+    await createBuildInputs(ops.api, ops.name);
+  });
+
+  it('builds a bundle to Ready with crc-agent against the simulated build guests: boot, return to the present, capture, publish, a validation instance on a clone', async () => {
+    const name = `build-r-${suffix}`;
+    const { platform } = world;
+    const work = (job: Job) =>
+      platform.volumePath(
+        ops.name,
+        buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!).work,
+      )!;
+    // oc, openshift-install and coreos-installer cannot run here: their steps' files are played;
+    // the build DNS Service has no ClusterIP route on this machine: its check is played.
+    platform.jobResults.set(`${name}/resolve`, async (job) =>
+      played('resolve', await playResolve(work(job))),
+    );
+    platform.jobResults.set(`${name}/iso`, async (job) => {
+      const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+      await playIso(work(job), platform.volumePath(ops.name, names.liveIso)!);
+      return played('iso', { liveIsoSha256: 'e'.repeat(64) });
+    });
+    platform.jobResults.set(
+      `${name}/dns-check`,
+      played('dns-check', { answered: 'api-int.crc.testing=192.168.126.11' }),
+    );
+    // Short agent waits: the simulated guest answers at once.
+    platform.agentEnv.set(name, {
+      CRC_AGENT_RETRY_INTERVAL: '50ms',
+      CRC_AGENT_SSH_WAIT_TIMEOUT: '20s',
+      CRC_AGENT_CLUSTER_POLL_TIMEOUT: '20s',
+    });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name));
+    const ready = await waitForBundle(
+      name,
+      (b) => ['Ready', 'Failed'].includes(b?.status?.phase ?? ''),
+      'the build done',
+      110_000,
+    );
+    expect(condition(ready, 'Ready')).toMatchObject({ status: 'True', reason: 'BundleReady' });
+    const build = ready!.status!.build!;
+    for (const stage of BUILD_STAGES)
+      expect(condition(ready, stage.condition)).toMatchObject({ status: 'True' });
+    const golden = path.join(world.platform.volumePath(ops.name, `${name}-golden`)!, DISK_FILE);
+    const disk = await readFile(golden);
+    expect(ready!.status).toMatchObject({
+      qcow2PVCRef: { name: `${name}-golden` },
+      qcow2PVCNamespace: ops.name,
+      sshKeySecretRef: { name: `${name}-ssh-key` },
+      ocpVersion: SIMULATED_RELEASE.ocpVersion,
+      diskSHA256: createHash('sha256').update(disk).digest('hex'),
+      diskVirtualSizeBytes: disk.length,
+    });
+    // The target VM came back in the present: a second VMI, with no clock offset and no cdrom.
+    const powerOffs = (build.steps ?? []).filter((s) => s.name.endsWith('-poweroff'));
+    expect(powerOffs.map((s) => s.name).sort()).toEqual(['P11-poweroff', 'P7-poweroff']);
+    const [p7, p11] = [
+      powerOffs.find((s) => s.name === 'P7-poweroff')!,
+      powerOffs.find((s) => s.name === 'P11-poweroff')!,
+    ];
+    expect(p11.vmiUID).not.toBe(p7.vmiUID);
+    expect(build.objects!.find((o) => o.role === 'TargetVMI')!.uid).toBe(p11.vmiUID);
+    // (The agent checked the guest clock against each VMI's offset: -86400 s before, 0 after.)
+    // Validated through a clone booted by the instance path; then only what the bundle publishes stays.
+    await waitForBundle(
+      name,
+      (b) => condition(b, 'BuildCleanedUp')?.status === 'True',
+      'the build cleaned up',
+    );
+    expect(await leftOf(build.attempt!)).toEqual({
+      DataVolume: [`${name}-golden`],
+      PersistentVolumeClaim: [`${name}-golden`],
+      Secret: [`${name}-ssh-key`],
+      ConfigMap: [`${name}-metadata`],
+    });
+  });
+
+  it('gives two pools with crcBundleRef to the built bundle Ready instances through the normal bootstrap path', async () => {
+    const [built] = created;
+    const pool = (name: string): ClusterPool => ({
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      metadata: { name, namespace: ops.name },
+      spec: {
+        type: 'crc',
+        minSize: 1,
+        maxSize: 1,
+        template: {
+          crcBundleRef: { name: built! },
+          ocpVersion: SIMULATED_RELEASE.ocpVersion,
+          memory: '4Gi',
+          cores: 2,
+          pullSecretRef: { name: 'build-pull-secret' },
+        },
+      },
+    });
+    await ops.api.create(POOLS, pool('built-a'));
+    await ops.api.create(POOLS, pool('built-b'));
+    try {
+      for (const name of ['built-a-0', 'built-b-0']) {
+        const ready = await waitFor<ClusterInstance>(ops.kubeConfig, {
+          type: INSTANCES,
+          namespace: ops.name,
+          name,
+          until: (i) => ['Ready', 'Failed'].includes(i?.status?.phase ?? ''),
+          description: `instance ${name} Ready`,
+          timeoutMs: 90_000,
+        });
+        expect(ready!.status!.phase).toBe('Ready');
+        // It cloned the built bundle's golden disk, bound to its key.
+        expect(ready!.status!.crc!.bootKey).toMatchObject({
+          pvcName: `${built}-golden`,
+          secretName: `${built}-ssh-key`,
+        });
+      }
+    } finally {
+      for (const name of ['built-a', 'built-b']) await ops.api.delete(POOLS, name, ops.name);
+      await instancesTornDown(ops.kubeConfig, ops.name);
+    }
+  });
+
+  it('leaves nothing of the bundle once it is deleted', async () => {
+    for (const name of created) {
+      const attempt = (await ops.api.get<CRCBundle>(BUNDLES, name)).status!.build!.attempt!;
+      await ops.api.delete(BUNDLES, name);
+      await waitForBundle(name, (b) => b === undefined, `bundle ${name} gone`);
+      // What the bundle kept goes with it (the garbage collector follows its owner references).
+      for (const [type, object] of [
+        [SECRETS, `${name}-ssh-key`],
+        [PVCS, `${name}-golden`],
+      ] as const)
+        await waitFor(ops.kubeConfig, {
+          type,
+          namespace: ops.name,
+          name: object,
+          until: (o) => o === undefined,
+          description: `${object} gone`,
+        });
+      expect(await leftOf(attempt)).toEqual({});
+    }
+  });
+});
