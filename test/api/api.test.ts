@@ -363,16 +363,19 @@ describe('kubectl get', () => {
       'ARCH',
       'PROFILE',
       'PHASE',
+      'STAGE',
       'OCPVERSION',
       'REASON',
       'AGE',
     ]);
-    expect(row.slice(0, 7)).toEqual([
+    // A download has no build profile and no build stage.
+    expect(row.slice(0, 8)).toEqual([
       'crc-4.16.0-amd64',
       '4.16.0',
       'amd64',
       '',
       'Ready',
+      '',
       '4.16.0',
       '',
     ]);
