@@ -8,7 +8,11 @@ export interface NamespacePolicy {
   /** Missing or terminating: no new allocations at all. */
   terminating: boolean;
   reason:
-    'NamespaceEnabled' | 'NamespaceDisabled' | 'NamespaceTerminating' | 'NamespaceUnavailable';
+    | 'NamespaceEnabled'
+    | 'NamespaceDisabled'
+    | 'NamespaceTerminating'
+    | 'NamespaceUnavailable'
+    | 'BundleValidation';
   message: string;
 }
 

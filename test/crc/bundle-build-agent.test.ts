@@ -20,6 +20,7 @@ import {
 } from '../../dev/platform/simulated-build-tools.js';
 import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
 import { waitFor } from '../../dev/support/wait-for.js';
+import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';
 import {
   buildBundle as bundle,
@@ -30,22 +31,10 @@ import {
 } from './bundle-build-player.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
-// there (instances need it enabled). Build VMs boot simulated build guests; the validation
-// instance's CRC guest runs a guest API.
-const world = useWorld({
-  namespace: 'bundle-build-agent',
-  enabled: true,
-  platform: {
-    crc: {
-      guestApi: 'per-guest',
-      buildGuests: (power) =>
-        new SimulatedBuildGuests({
-          onPoweroff: (vmi) => power.powerOff(vmi.metadata!.uid!),
-          userData: (vmi) => installerUserData(vmi),
-        }),
-    },
-  },
-});
+// there, and it is not opted in (a validation instance needs no opt-in). The consumers are a
+// tenant's, in an opted-in namespace the platform also serves. Build VMs boot simulated build
+// guests; the validation instance's and the consumers' CRC guests run a guest API.
+const world = useWorld({ namespace: 'bundle-build-agent' });
 const { ns: ops } = world;
 
 /** The installer VM's cloud-init user data, from the Secret its VMI names (as virt-launcher reads it). */
@@ -72,7 +61,20 @@ const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
 describe('CRCBundle build with crc-agent', () => {
   const created: string[] = [];
 
+  let tenant: TestNamespace;
+
   beforeAll(async () => {
+    tenant = await world.addNamespace(`bundle-consumers-${suffix}`, { enabled: true });
+    await world.startPlatform({
+      crc: {
+        guestApi: 'per-guest',
+        buildGuests: (power) =>
+          new SimulatedBuildGuests({
+            onPoweroff: (vmi) => power.powerOff(vmi.metadata!.uid!),
+            userData: (vmi) => installerUserData(vmi),
+          }),
+      },
+    });
     await world.startOperator({
       config: { operatorNamespace: ops.name },
       bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
@@ -156,10 +158,11 @@ describe('CRCBundle build with crc-agent', () => {
 
   it('gives two pools with crcBundleRef to the built bundle Ready instances through the normal bootstrap path', async () => {
     const [built] = created;
+    await createBuildInputs(tenant.api, tenant.name);
     const pool = (name: string): ClusterPool => ({
       apiVersion: POOLS.apiVersion,
       kind: POOLS.kind,
-      metadata: { name, namespace: ops.name },
+      metadata: { name, namespace: tenant.name },
       spec: {
         type: 'crc',
         minSize: 1,
@@ -173,13 +176,13 @@ describe('CRCBundle build with crc-agent', () => {
         },
       },
     });
-    await ops.api.create(POOLS, pool('built-a'));
-    await ops.api.create(POOLS, pool('built-b'));
+    await tenant.api.create(POOLS, pool('built-a'));
+    await tenant.api.create(POOLS, pool('built-b'));
     try {
       for (const name of ['built-a-0', 'built-b-0']) {
-        const ready = await waitFor<ClusterInstance>(ops.kubeConfig, {
+        const ready = await waitFor<ClusterInstance>(tenant.kubeConfig, {
           type: INSTANCES,
-          namespace: ops.name,
+          namespace: tenant.name,
           name,
           until: (i) => ['Ready', 'Failed'].includes(i?.status?.phase ?? ''),
           description: `instance ${name} Ready`,
@@ -193,8 +196,8 @@ describe('CRCBundle build with crc-agent', () => {
         });
       }
     } finally {
-      for (const name of ['built-a', 'built-b']) await ops.api.delete(POOLS, name, ops.name);
-      await instancesTornDown(ops.kubeConfig, ops.name);
+      for (const name of ['built-a', 'built-b']) await tenant.api.delete(POOLS, name, tenant.name);
+      await instancesTornDown(tenant.kubeConfig, tenant.name);
     }
   });
 

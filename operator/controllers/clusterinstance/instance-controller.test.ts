@@ -52,7 +52,11 @@ describe('InstanceController.reconcile', () => {
   /** The controller as the registration builds it, with both topologies. */
   const build = (timings: InstanceTimings = DEFAULT_INSTANCE_TIMINGS): InstanceController =>
     instanceController(ports, {
-      settings: { crcAgentImage: 'agent:test', crcAgentClusterRole: 'crc-agent-role' },
+      settings: {
+        crcAgentImage: 'agent:test',
+        crcAgentClusterRole: 'crc-agent-role',
+        operatorNamespace: 'guestcluster-operator-system',
+      },
       metricsRegistry: new Registry(),
       timings,
       // No guest answers here; the passes under test end before the guest API is asked.

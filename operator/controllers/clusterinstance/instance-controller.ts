@@ -99,7 +99,7 @@ export class InstanceController {
    */
   private async namespaceGate(draft: InstanceStatusDraft): Promise<boolean> {
     const instance = draft.instance;
-    const policy = await this.api.namespacePolicy(instance.metadata.namespace);
+    const policy = await this.api.namespacePolicy(instance);
     const allowed = (status: 'True' | 'False', reason: string, message: string): void =>
       void draft.condition({ type: 'ProvisioningAllowed', status, reason, message });
     if (policy.terminating) {

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { ClusterInstance } from '../../../api/resources.js';
+import { BUNDLES } from '../../../api/resources.js';
 import type { ListOptions } from '../../../kube/api-client.js';
 import { isNotFound } from '../../../kube/api-error.js';
 import type { DeleteOptions } from '../../../kube/kube-client.js';
@@ -20,6 +21,8 @@ export interface InstanceSettings {
   crcAgentImage: string;
   /** The shared ClusterRole the crc-agent accounts are bound to. */
   crcAgentClusterRole: string;
+  /** The operator's own namespace, where CRCBundle builds boot their validation instances. */
+  operatorNamespace: string;
 }
 
 /**
@@ -160,10 +163,30 @@ export class InstanceApi {
 
   /**
    * The namespace opt-in (docs/reference/instances.md#namespace-policy), from the Namespace cache,
-   * else live.
+   * else live. A CRCBundle build's validation instance needs none: it lives in the operator's own
+   * namespace, where tenants cannot write, controlled by the bundle the admin asked to be built.
    */
-  namespacePolicy(namespace: string): Promise<NamespacePolicy> {
-    return namespacePolicyFrom(this.ports, namespace);
+  async namespacePolicy(instance: Instance): Promise<NamespacePolicy> {
+    const policy = await namespacePolicyFrom(this.ports, instance.metadata.namespace);
+    if (policy.enabled || policy.terminating || !this.isBundleValidation(instance)) return policy;
+    return {
+      enabled: true,
+      terminating: false,
+      reason: 'BundleValidation',
+      message: "A CRCBundle build's validation instance in the operator namespace",
+    };
+  }
+
+  private isBundleValidation(instance: Instance): boolean {
+    return (
+      instance.metadata.namespace === this.settings.operatorNamespace &&
+      (instance.metadata.ownerReferences ?? []).some(
+        (ref) =>
+          ref.controller === true &&
+          ref.apiVersion === BUNDLES.apiVersion &&
+          ref.kind === BUNDLES.kind,
+      )
+    );
   }
 
   /** A Kubernetes Event on the object; never fails the caller. */
