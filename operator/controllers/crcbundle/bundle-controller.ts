@@ -20,7 +20,7 @@ import { freedSlots } from './preparation-slots.js';
 export { PREP_RETRY_BACKOFF };
 export type { BundleControllerOptions, BundleSettings };
 
-/** The bundle a VMI or pod (KubeVirt's and the Job controller's, not the bundle's own) works for. */
+/** The bundle a VMI, pod or claim (KubeVirt's, the Job controller's, CDI's) works for. */
 const labelled = (object: KubeObject): string[] => {
   const name = object.metadata?.labels?.[LABEL_CRC_BUNDLE];
   return name ? [name] : [];
@@ -66,6 +66,9 @@ export class BundleController {
         freedSlots(this.ports.cache),
         { type: VIRTUAL_MACHINE_INSTANCES, map: labelled },
         { type: PODS, map: labelled },
+        // A build's DataVolume claims are CDI's (owned by the DataVolume): the teardown waits for
+        // them to go, so their deletion must bring the bundle back.
+        { type: PVCS, map: labelled },
       ],
       reconcile: (key, context) => this.reconcile(key, context),
     };
