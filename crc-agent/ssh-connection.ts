@@ -68,7 +68,9 @@ export class SshConnection {
         client.setNoDelay(true);
         resolve(new SshConnection(client, options.signal));
       });
-      client.once('error', (error) => {
+      // Every error, not the first only: a socket reset mid-handshake can be followed by a write
+      // that fails on it (EPIPE), and an error nobody listens to would end the process.
+      client.on('error', (error) => {
         options.signal.removeEventListener('abort', onAbort);
         // Saying goodbye on a socket that was reset fails in turn; the connection is gone anyway.
         try {
