@@ -94,6 +94,40 @@ export class GuestSshServer {
     hostKey = generateEd25519KeyPair().private,
   ): Promise<GuestSshServer> {
     const clients = new Set<Connection>();
+    const server = GuestSshServer.serve(machine, apiPort, host, hostKey, clients);
+    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    const address = server.address() as AddressInfo;
+    return new GuestSshServer(server, address.port, clients, publicKeyLine(hostKey));
+  }
+
+  /**
+   * An sshd that listens on no port of its own: it serves the connections it is handed
+   * (`accept`) on `host`:`port`, a port its caller keeps bound across the guest's reboots.
+   */
+  static forSockets(
+    machine: SshMachine,
+    apiPort: () => number | undefined,
+    host: string,
+    port: number,
+    hostKey: string,
+  ): GuestSshServer {
+    const clients = new Set<Connection>();
+    const server = GuestSshServer.serve(machine, apiPort, host, hostKey, clients);
+    return new GuestSshServer(server, port, clients, publicKeyLine(hostKey));
+  }
+
+  /** Serves one connection handed over by the owner of the port. */
+  accept(socket: net.Socket): void {
+    (this.server as unknown as { injectSocket(socket: net.Socket): void }).injectSocket(socket);
+  }
+
+  private static serve(
+    machine: SshMachine,
+    apiPort: () => number | undefined,
+    host: string,
+    hostKey: string,
+    clients: Set<Connection>,
+  ): InstanceType<typeof Server> {
     const server = new Server({ hostKeys: [hostKey] }, (client) => {
       clients.add(client);
       // Small request/response exchanges: no Nagle delay (the agent's client does the same).
@@ -130,9 +164,7 @@ export class GuestSshServer {
         });
       });
     });
-    await new Promise<void>((resolve) => server.listen(port, host, resolve));
-    const address = server.address() as AddressInfo;
-    return new GuestSshServer(server, address.port, clients, publicKeyLine(hostKey));
+    return server;
   }
 
   async stop(): Promise<void> {

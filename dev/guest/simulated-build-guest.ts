@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
@@ -79,6 +81,16 @@ export class SimulatedBuildGuest implements SshMachine {
   ssh!: GuestSshServer;
   poweredOff = false;
   private readonly liveHostKey = generateEd25519KeyPair().private;
+  /**
+   * The VMI's port 22, bound for the VMI's whole life: a reboot must not free it, or another
+   * process on this host could take it before sshd comes back. Connections while sshd is down
+   * are dropped, as a guest that is rebooting drops them.
+   */
+  private readonly port22 = net.createServer((socket) => {
+    if (this.sshUp) this.ssh.accept(socket);
+    else socket.destroy();
+  });
+  private sshUp = false;
 
   private constructor(
     readonly options: SimulatedBuildGuestOptions,
@@ -94,7 +106,8 @@ export class SimulatedBuildGuest implements SshMachine {
   static async start(options: SimulatedBuildGuestOptions): Promise<SimulatedBuildGuest> {
     const state = options.rootDisk ? await loadState(options.rootDisk) : undefined;
     const guest = new SimulatedBuildGuest(options, state);
-    await guest.startSsh(0);
+    await new Promise<void>((resolve) => guest.port22.listen(0, options.address, resolve));
+    guest.startSsh();
     return guest;
   }
 
@@ -210,7 +223,7 @@ export class SimulatedBuildGuest implements SshMachine {
 
   /** A reboot inside the VMI: sshd goes away and comes back, with a new boot id. */
   async reboot(): Promise<void> {
-    const { port } = this.ssh;
+    this.sshUp = false;
     await this.ssh.kill();
     this.bootId = randomUUID();
     this.bootedInstalled = this.state.installed;
@@ -223,28 +236,37 @@ export class SimulatedBuildGuest implements SshMachine {
       }
       s.journalBoots += 1;
     });
-    await this.startSsh(port);
+    this.startSsh();
   }
 
   async poweroff(): Promise<void> {
     this.poweredOff = true;
-    await this.ssh.kill();
+    await this.shutDown();
     this.options.onPoweroff?.();
   }
 
   async stop(): Promise<void> {
-    await this.ssh.kill();
+    await this.shutDown();
   }
 
-  private async startSsh(port: number): Promise<void> {
+  private async shutDown(): Promise<void> {
+    this.sshUp = false;
+    const closed = new Promise<void>((resolve) => this.port22.close(() => resolve()));
+    await this.ssh.kill();
+    await closed;
+  }
+
+  private startSsh(): void {
     const hostKey = this.installed ? this.state.hostKey : this.liveHostKey;
-    this.ssh = await GuestSshServer.start(
+    const { port } = this.port22.address() as AddressInfo;
+    this.ssh = GuestSshServer.forSockets(
       this,
       () => undefined,
       this.options.address,
       port,
       hostKey,
     );
+    this.sshUp = true;
   }
 
   /** Answers first, then acts (systemd replies before the system goes down). */
