@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { ApiClient } from '../../operator/kube/api-client.js';
-import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import { PODS } from '../../operator/api/core-resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
+import { emptyTerminatingNamespace } from './namespace-content.js';
 import { testEnv } from './test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
@@ -29,31 +29,20 @@ export interface TestNamespace {
 /** Kinds whose objects carry finalizers that the operator or a simulated controller removes. */
 const FINALIZED_KINDS = [INSTANCES, POOLS, LEASES, HOSTED_CLUSTERS, NODE_POOLS];
 
-interface ControllerBound {
-  /** Pods that run: only a (simulated) kubelet lets them go. */
-  runningPods: boolean;
-  /** Objects with finalizers: only the controller that set them lets them go. */
-  finalized: { type: (typeof FINALIZED_KINDS)[number]; object: KubeObject }[];
-}
-
-/** What of the namespace needs the file's controllers to go, which its later afterAll hooks may stop. */
-async function controllerBound(api: ApiClient, namespace: string): Promise<ControllerBound> {
-  // The apiserver deletes a pod that ended at once; one that runs waits for its kubelet.
-  const pods = await api.list<KubeObject & { status?: { phase?: string } }>(PODS, { namespace });
-  const lists = await Promise.all(
-    FINALIZED_KINDS.map(async (type) => ({
-      type,
-      items: (await api.list<KubeObject>(type, { namespace })).items,
-    })),
+/**
+ * Whether the namespace holds what needs the file's controllers to go (which its later afterAll
+ * hooks stop): a pod that runs, or one of our kinds with a finalizer. A quick look: most files
+ * leave neither, and their namespace needs no more than its deletion.
+ */
+async function needsControllers(api: ApiClient, namespace: string): Promise<boolean> {
+  const [pods, ...lists] = await Promise.all([
+    api.list<KubeObject & { status?: { phase?: string } }>(PODS, { namespace }),
+    ...FINALIZED_KINDS.map((type) => api.list<KubeObject>(type, { namespace })),
+  ]);
+  return (
+    pods.items.some((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? '')) ||
+    lists.some((list) => list.items.some((o) => (o.metadata?.finalizers ?? []).length > 0))
   );
-  return {
-    runningPods: pods.items.some((p) => !['Succeeded', 'Failed'].includes(p.status?.phase ?? '')),
-    finalized: lists.flatMap(({ type, items }) =>
-      items
-        .filter((object) => (object.metadata?.finalizers ?? []).length > 0)
-        .map((object) => ({ type, object })),
-    ),
-  };
 }
 
 /** Admin clients of a control plane, for a namespace to be named when it is created. */
@@ -87,35 +76,28 @@ export async function createNamespace(
 }
 
 /**
- * Deletes a test file's namespace. The namespace controller takes at least 5 s to delete one
- * (its grace before it starts). A namespace that needs the file's controllers to go, and one
- * whose deletion is to be awaited (a benchmark, so that the next one does not run into it), is
- * awaited here, its finalized objects deleted first so that their teardown runs during that
- * grace; the others the run's global teardown waits for, all at once (it fails on one that
- * stays).
+ * Deletes a test file's namespace. When something in it needs the file's controllers, its whole
+ * content is deleted here and what needs them (an object with a finalizer, a pod that runs) is
+ * awaited, so that the controllers can stop next: the namespace controller would start on that
+ * only after its grace of at least 5 s. The emptied namespace is left to it and to the run's
+ * global teardown, which waits for all of them at once (it fails on one that stays), unless its
+ * deletion is to be awaited here (a benchmark, so that the next one does not run into it).
  */
 export async function deleteTestNamespace(
   ns: TestNamespace,
   options: { await?: boolean; timeoutMs?: number } = {},
 ): Promise<void> {
   if (!ns.name) return;
-  const bound = await controllerBound(ns.api, ns.name);
-  // Their teardown starts now rather than once the namespace controller has waited out its grace.
-  await Promise.all(
-    bound.finalized.map(({ type, object }) =>
-      ns.api
-        .delete(type, object.metadata!.name!, ns.name, { uid: object.metadata!.uid })
-        .catch((error: unknown) => {
-          if (!isNotFound(error) && !isConflict(error)) throw error;
-        }),
-    ),
-  );
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const bound = await needsControllers(ns.api, ns.name);
+  // Terminating first: the namespace admits nothing new while its content goes.
   await ns.core.deleteNamespace({ name: ns.name });
-  if (!options.await && !bound.runningPods && bound.finalized.length === 0) return;
+  if (bound) await emptyTerminatingNamespace(ns.kubeConfig, ns.api, ns.name, timeoutMs);
+  if (!options.await) return;
   await waitFor(ns.kubeConfig, {
     type: NAMESPACES,
     name: ns.name,
     until: (gone) => gone === undefined,
-    timeoutMs: options.timeoutMs,
+    timeoutMs,
   });
 }
