@@ -11,7 +11,12 @@ import type { BundleSettings } from '../bundle-settings.js';
 import type { Bundle } from './build-meta.js';
 import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
-import { ANNOTATION_BUILD_VMI, buildStepJob, stepOutcome } from './build-jobs.js';
+import {
+  ANNOTATION_BUILD_VMI,
+  buildStepJob,
+  stepDeadlineSeconds,
+  stepOutcome,
+} from './build-jobs.js';
 import type { BuildRecord, Role } from './build-record.js';
 import { objectOf, stepKey, stepOf, withObject, withStep } from './build-record.js';
 
@@ -197,6 +202,7 @@ export class BuildPass {
     const desired = buildStepJob(this.bundle, this.namespace, this.names, {
       name,
       image: this.settings.crcAgentImage,
+      deadlineSeconds: stepDeadlineSeconds(spec.step, this.settings.timings.build),
       spec: {
         ...spec,
         bundleName: this.bundle.metadata.name,
