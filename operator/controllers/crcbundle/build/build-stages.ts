@@ -103,7 +103,7 @@ function replacedUnder(
     'BuildVMIReplaced',
     vmi
       ? `${target} was replaced while a step ran (UID ${vmi.metadata.uid}, the ${step} step ran in ${bound}): the guest restarted outside the build, which cannot go on`
-      : `${target} (${bound}) is gone while the ${step} step ran in it: the guest stopped outside the build, which cannot go on`,
+      : `${target} is gone (the ${step} step ran in ${bound}): the guest stopped outside the build, which cannot go on`,
   );
 }
 
