@@ -1,5 +1,6 @@
 /**
- * The waits of the lease, pool and instance controllers, in milliseconds. The defaults are what
+ * The waits of the lease, pool and instance controllers, and the CRCBundle build's step
+ * deadlines, in milliseconds. The defaults are what
  * the operator always used; an admin (or a test that must not wait out minutes) sets others with
  * --timings or OPERATOR_TIMINGS, for example `lease.waitingResync=1m,instance.recheck=5s`.
  * Business time (the clock) measures all of them.
@@ -55,10 +56,19 @@ export interface InstanceTimings {
   cleanupTimeoutMs: number;
 }
 
+/** The deadline of a CRCBundle build's step Job (its activeDeadlineSeconds, whole seconds). */
+export interface BuildTimings {
+  /** Every step but the install wait. */
+  stepDeadlineMs: number;
+  /** The install wait alone may take 90 minutes (spec §3.3 P5). */
+  installWaitDeadlineMs: number;
+}
+
 export interface Timings {
   lease: LeaseTimings;
   pool: PoolTimings;
   instance: InstanceTimings;
+  build: BuildTimings;
 }
 
 export const DEFAULT_TIMINGS: Timings = {
@@ -83,6 +93,10 @@ export const DEFAULT_TIMINGS: Timings = {
     platformRecheckMs: 20_000,
     teardownResyncMs: 60_000,
     cleanupTimeoutMs: 15 * 60_000,
+  },
+  build: {
+    stepDeadlineMs: 45 * 60_000,
+    installWaitDeadlineMs: 2 * 3_600_000,
   },
 };
 

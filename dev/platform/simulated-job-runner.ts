@@ -14,6 +14,7 @@ import type { ContainerResult, LocalImage } from './local-pod.js';
 import { runLocalPod } from './local-pod.js';
 import { startPlatformInformer } from './platform-informer.js';
 import type { SimulatedStorage } from './simulated-storage.js';
+import { activeDeadline, DEADLINE_EXCEEDED } from './job-deadline.js';
 
 /** The crc-agent image runs as the built agent: `node dist/crc-agent/main.js <container args>`. */
 export function crcAgentImage(image: string): Record<string, LocalImage> {
@@ -64,8 +65,9 @@ const podSuffix = (): string =>
  * and controller reference as the Job controller sets them), the pod's container runs as a local
  * process (see runLocalPod), and the Job's status follows: active, then succeeded or failed counts;
  * a failed pod is replaced until backoffLimit is exceeded; Complete (after SuccessCriteriaMet) or
- * Failed (after FailureTarget) at the end. Deleting the Job kills its process. activeDeadlineSeconds
- * and parallelism are not simulated.
+ * Failed (after FailureTarget) at the end. activeDeadlineSeconds is kept from status.startTime: once
+ * it passes, the active pod is deleted and the Job fails with DeadlineExceeded (job-deadline.ts).
+ * Deleting the Job, or its pod, kills its process. Parallelism is not simulated.
  */
 export class SimulatedJobRunner {
   private readonly runs = new Map<string, JobRun>();
@@ -194,16 +196,31 @@ export class SimulatedJobRunner {
     this.runs.set(uid, { abort, done });
   }
 
-  /** Pods one after another until one succeeds or the failures exceed backoffLimit. */
+  /**
+   * Pods one after another until one succeeds, the failures exceed backoffLimit, or the Job's
+   * deadline passes (see job-deadline.ts: the pod running then is deleted, and no other is made).
+   */
   private async runJob(job: Job, signal: AbortSignal): Promise<void> {
     const limit = job.spec.backoffLimit ?? 6;
     let failed = job.status?.failed ?? 0;
     const startTime = job.status?.startTime ?? timestamp();
+    const deadline = activeDeadline(job, startTime);
     while (!signal.aborted) {
+      if (deadline.aborted) return this.failJob(job, { startTime, failed }, DEADLINE_EXCEEDED);
       const pod = await this.createPod(job);
       await this.patchJobStatus(job, { startTime, active: 1, failed, succeeded: 0 });
-      const result = await this.runPod(job, pod, signal);
+      let expiring: Promise<void> | undefined;
+      const expire = (): void => void (expiring ??= this.expire(job, pod, { startTime, failed }));
+      deadline.addEventListener('abort', expire, { once: true });
+      if (deadline.aborted) expire();
+      const result = await this.runPod(job, pod, signal).finally(() =>
+        deadline.removeEventListener('abort', expire),
+      );
       if (signal.aborted) return;
+      if (expiring) {
+        await expiring;
+        return this.failJob(job, { startTime, failed: failed + 1 }, DEADLINE_EXCEEDED);
+      }
       if (result.exitCode === 0) {
         const now = timestamp();
         await this.patchJobStatus(job, {
@@ -231,32 +248,54 @@ export class SimulatedJobRunner {
         return;
       }
       failed += 1;
-      if (failed > limit) {
-        const now = timestamp();
-        await this.patchJobStatus(job, {
-          startTime,
-          active: 0,
-          ready: 0,
-          failed,
-          succeeded: 0,
-          conditions: [
-            condition(
-              'FailureTarget',
-              'BackoffLimitExceeded',
-              'Job has reached the specified backoff limit',
-              now,
-            ),
-            condition(
-              'Failed',
-              'BackoffLimitExceeded',
-              'Job has reached the specified backoff limit',
-              now,
-            ),
-          ],
-        });
-        return;
-      }
+      if (failed > limit) return this.failJob(job, { startTime, failed }, BACKOFF_LIMIT_EXCEEDED);
     }
+  }
+
+  /**
+   * The deadline passed with a pod active: the pod is deleted (the kubelet part kills its
+   * container), and the Job gets FailureTarget while the pod terminates.
+   */
+  private async expire(job: Job, pod: Pod, counts: { startTime: string; failed: number }) {
+    try {
+      await this.client.delete(PODS, pod.metadata!.name!, pod.metadata!.namespace, {
+        uid: pod.metadata!.uid,
+      });
+    } catch (error) {
+      if (!isNotFound(error) && !isConflict(error))
+        this.problem(`Pod ${objectKey(pod)}: ${String(error)}`);
+    }
+    const now = timestamp();
+    await this.patchJobStatus(job, {
+      ...counts,
+      active: 0,
+      ready: 0,
+      terminating: 1,
+      succeeded: 0,
+      conditions: [
+        condition('FailureTarget', DEADLINE_EXCEEDED.reason, DEADLINE_EXCEEDED.message, now),
+      ],
+    }).catch((error: unknown) => this.problem(`Job ${objectKey(job)}: ${String(error)}`));
+  }
+
+  /** Failed for good, no pod active or terminating: FailureTarget, then Failed. */
+  private async failJob(
+    job: Job,
+    counts: { startTime: string; failed: number },
+    why: { reason: string; message: string },
+  ): Promise<void> {
+    const now = timestamp();
+    await this.patchJobStatus(job, {
+      ...counts,
+      active: 0,
+      ready: 0,
+      terminating: 0,
+      succeeded: 0,
+      conditions: [
+        condition('FailureTarget', why.reason, why.message, now),
+        condition('Failed', why.reason, why.message, now),
+      ],
+    });
   }
 
   /** Runs the pod until it ends, or until its Job or the pod itself is deleted. */
@@ -276,7 +315,12 @@ export class SimulatedJobRunner {
   private async runContainer(job: Job, pod: Pod, signal: AbortSignal): Promise<ContainerResult> {
     const dir = this.podDir(pod.metadata!.name!);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const injected = await this.options.inject?.(job, pod);
+    // A played result may be held (a test holding a step): deleting the pod ends it all the same.
+    const injected = await Promise.race([
+      Promise.resolve(this.options.inject?.(job, pod)),
+      aborted(signal),
+    ]);
+    if (injected === KILLED) return injected;
     if (injected) {
       await this.client.patch(
         PODS,
@@ -355,6 +399,18 @@ export class SimulatedJobRunner {
     }
   }
 }
+
+const BACKOFF_LIMIT_EXCEEDED = {
+  reason: 'BackoffLimitExceeded',
+  message: 'Job has reached the specified backoff limit',
+};
+/** How a container killed by its pod's deletion ends (SIGKILL). */
+const KILLED: ContainerResult = { exitCode: 137, reason: 'Killed', message: '' };
+const aborted = (signal: AbortSignal): Promise<ContainerResult> =>
+  new Promise((resolve) => {
+    if (signal.aborted) resolve(KILLED);
+    else signal.addEventListener('abort', () => resolve(KILLED), { once: true });
+  });
 
 function finished(job: Job): boolean {
   return (

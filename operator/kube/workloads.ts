@@ -114,6 +114,8 @@ export interface Job extends KubeObject {
     ready?: number;
     succeeded?: number;
     failed?: number;
+    /** Pods being deleted that have not ended yet. */
+    terminating?: number;
     startTime?: string;
     completionTime?: string;
     conditions?: JobCondition[];

@@ -1,12 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  EVENTS,
+  JOBS,
+  PODS,
+  PVCS,
+  SERVICES,
+} from '../../operator/api/core-resources.js';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, SECRETS } from '../../operator/api/resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../operator/api/platform-resources.js';
+import {
+  DATA_VOLUMES,
+  LABEL_VM_NAME,
+  VIRTUAL_MACHINE_INSTANCES,
+} from '../../operator/api/platform-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
+import { resourceType } from '../../operator/kube/resource-type.js';
+import { DEFAULT_TIMINGS } from '../../operator/timings.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_ENV } from '../../contracts/bundle-build.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -57,10 +70,74 @@ const bundle = buildBundle;
 const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
 /** Plays every step of a build (the failure tests: each then fails one). */
 const play = (name: string): void => void playBuild(world.platform, ops.api, ops.name, name);
+/** A step the player never ends: only its Job's deadline or deletion ends its pod. */
+const never = (): Promise<void> => new Promise<void>(() => undefined);
+const RESOURCE_QUOTAS = resourceType('v1', 'ResourceQuota', 'resourcequotas');
+
+/** A step's Job of a bundle's build, once it exists. */
+const stepJob = async (name: string, step: string): Promise<Job> =>
+  (
+    await waitForList<Job>(ops.kubeConfig, {
+      type: JOBS,
+      namespace: ops.name,
+      labelSelector: `guestcluster.opdev.io/bundle-build-step=${step}`,
+      until: (jobs) => jobs.some((j) => j.metadata?.labels?.['opdev.io/crc-bundle'] === name),
+      description: `the ${step} Job of ${name}`,
+    })
+  ).find((j) => j.metadata?.labels?.['opdev.io/crc-bundle'] === name)!;
+
+/**
+ * The build Failed in `stage` with `reason` (its condition and Ready), said so in a Warning
+ * Event, and left nothing behind. Returns the failed bundle.
+ */
+async function failedAndGone(
+  name: string,
+  failure: { stage: string; reason: string; message: string },
+): Promise<CRCBundle> {
+  const failed = (await waitForBundle(
+    name,
+    (b) => ['Failed', 'Ready'].includes(b?.status?.phase ?? ''),
+    `the build ${name} failed`,
+  ))!;
+  expect(failed.status!.phase).toBe('Failed');
+  expect(condition(failed, failure.stage)).toMatchObject({
+    status: 'False',
+    reason: failure.reason,
+  });
+  expect(condition(failed, failure.stage)!.message).toContain(failure.message);
+  expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: failure.reason });
+  await waitForList<KubeObject & { reason: string; involvedObject: { name: string } }>(
+    ops.kubeConfig,
+    {
+      type: EVENTS,
+      namespace: 'default',
+      until: (list) =>
+        list.some((e) => e.involvedObject.name === name && e.reason === failure.reason),
+      description: `the ${failure.reason} Event of ${name}`,
+    },
+  );
+  await waitForBundle(
+    name,
+    (b) => condition(b, 'BuildCleanedUp')?.status === 'True',
+    `the build ${name} cleaned up`,
+  );
+  expect(await leftOf(failed.status!.build!.attempt!)).toEqual({});
+  return failed;
+}
 
 describe('CRCBundle build', () => {
   const created: string[] = [];
   let failures = 0;
+  /**
+   * An operator of the same world for one bundle (its name does not end with the suffix the
+   * file's operator takes), with these timings: one a test can stop and start again.
+   */
+  const operatorFor = (name: string, timings = DEFAULT_TIMINGS) =>
+    world.startOperator({
+      controllers: ['crcbundle'],
+      config: { operatorNamespace: ops.name, timings },
+      bundles: { accept: (b) => b.metadata?.name === name },
+    });
 
   beforeAll(async () => {
     await world.startOperator({
@@ -283,6 +360,208 @@ describe('CRCBundle build', () => {
       expect(failed!.status!.qcow2PVCRef).toBeUndefined();
     },
   );
+
+  it('fails a step whose Job outlives its deadline with StepTimedOut, and leaves nothing behind', async () => {
+    // Its own operator, whose step deadline (build.stepDeadline) is a second: the file's operator
+    // keeps the production deadlines.
+    const name = `build-late-${suffix}-own`;
+    await operatorFor(name, {
+      ...DEFAULT_TIMINGS,
+      build: { ...DEFAULT_TIMINGS.build, stepDeadlineMs: 1000 },
+    });
+    playBuild(world.platform, ops.api, ops.name, name, { resolve: never });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name));
+    const job = await stepJob(name, 'resolve');
+    expect(job.spec.activeDeadlineSeconds).toBe(1);
+    const failed = await failedAndGone(name, {
+      stage: 'Resolved',
+      reason: 'StepTimedOut',
+      message: `the resolve step failed (Job ${ops.name}/${job.metadata!.name}): the resolve step did not finish within 1s`,
+    });
+    expect(condition(failed, 'Ready')!.message).toContain('P0 Resolve failed');
+  });
+
+  it('fails with BuildObjectLost, naming it, when an object of an earlier stage is deleted mid-build', async () => {
+    const name = `build-lost-${suffix}`;
+    playBuild(world.platform, ops.api, ops.name, name, { ignition: never });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
+    const job = await stepJob(name, 'ignition'); // P2: the DNS of P1 is done with and recorded
+    const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+    await ops.api.delete(SERVICES, names.dns, ops.name);
+    await failedAndGone(name, {
+      stage: 'IgnitionGenerated',
+      reason: 'BuildObjectLost',
+      message: `Service ${ops.name}/${names.dns} (DNSService) was deleted during the build`,
+    });
+  });
+
+  it('fails with BuildObjectReplaced, naming both UIDs, when an object is deleted and made again under its name', async () => {
+    const name = `build-swap-${suffix}-own`;
+    const first = await operatorFor(name);
+    playBuild(world.platform, ops.api, ops.name, name, { ignition: never });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
+    const job = await stepJob(name, 'ignition');
+    const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+    const service = await ops.api.get<KubeObject & { spec: Record<string, unknown> }>(
+      SERVICES,
+      names.dns,
+      ops.name,
+    );
+    // Replaced while the operator is down: once back, it sees only the new one.
+    await first.stop();
+    await ops.api.delete(SERVICES, names.dns, ops.name);
+    const { labels, ownerReferences } = service.metadata!;
+    const { selector, ports } = service.spec;
+    const replacement = await ops.api.create<KubeObject & { spec: object }>(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: names.dns, namespace: ops.name, labels, ownerReferences },
+      spec: { selector, ports },
+    });
+    await operatorFor(name);
+    await failedAndGone(name, {
+      stage: 'IgnitionGenerated',
+      reason: 'BuildObjectReplaced',
+      message: `Service ${ops.name}/${names.dns} (DNSService) was replaced during the build (UID ${replacement.metadata!.uid}, the build made ${service.metadata!.uid})`,
+    });
+  });
+
+  it('fails with InputChanged when an input changes after its digest is recorded and before the snapshot exists, showing the refused snapshot meanwhile', async () => {
+    const name = `build-input-${suffix}`;
+    play(name);
+    // No new Secret in the operator namespace for now. The quota controller does not run here, so
+    // the quota's status is written as it would write it (used: the Secrets there are).
+    const secrets = (await ops.api.list<KubeObject>(SECRETS, { namespace: ops.name })).items.length;
+    const quota = { secrets: String(secrets) };
+    await ops.api.create(RESOURCE_QUOTAS, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'no-new-secrets', namespace: ops.name },
+      spec: { hard: quota },
+    });
+    await ops.api.patch(
+      RESOURCE_QUOTAS,
+      { name: 'no-new-secrets', namespace: ops.name, subresource: 'status' },
+      { status: { hard: quota, used: quota } },
+    );
+    created.push(name);
+    try {
+      await ops.api.create(BUNDLES, bundle(name));
+      const refused = await waitForBundle(
+        name,
+        (b) => condition(b, 'Resolved')?.reason === 'CreateRefused',
+        'the snapshot refused',
+      );
+      expect(condition(refused, 'Resolved')!.message).toContain(
+        `creating Secret ${ops.name}/${buildNames(name, refused!.status!.build!.attempt!).inputs} was refused`,
+      );
+      expect(condition(refused, 'Resolved')!.message).toContain('exceeded quota');
+      expect(refused!.status!.phase).toBe('Preparing');
+      await ops.api.patch(
+        CONFIG_MAPS,
+        { name: 'build-machineconfigs', namespace: ops.name },
+        { data: { '99-extra.yaml': 'kind: MachineConfig\nchanged: true\n' } },
+      );
+    } finally {
+      await ops.api.delete(RESOURCE_QUOTAS, 'no-new-secrets', ops.name);
+    }
+    await failedAndGone(name, {
+      stage: 'Resolved',
+      reason: 'InputChanged',
+      message: `ConfigMap ${ops.name}/build-machineconfigs changed after the build started`,
+    });
+    await ops.api.patch(
+      CONFIG_MAPS,
+      { name: 'build-machineconfigs', namespace: ops.name },
+      { data: { '99-extra.yaml': 'kind: MachineConfig\n' } },
+    );
+  });
+
+  it('goes on with the inputs it recorded when they change after its snapshot exists', async () => {
+    const name = `build-kept-${suffix}`;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    playBuild(world.platform, ops.api, ops.name, name, {
+      resolve: () => released,
+      ignition: never,
+    });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
+    const resolving = await stepJob(name, 'resolve'); // P0's snapshot exists: its Job mounts it
+    const attempt = resolving.metadata!.labels![LABEL_BUILD_ATTEMPT]!;
+    const names = buildNames(name, attempt);
+    const recorded = (await ops.api.get<CRCBundle>(BUNDLES, name)).status!.build!.inputs;
+    const snapshot = (await ops.api.get<Secret>(SECRETS, names.inputs, ops.name)).data;
+    const change = (pullSecret: string, manifest: string) =>
+      Promise.all([
+        ops.api.patch(
+          SECRETS,
+          { name: 'build-pull-secret', namespace: ops.name },
+          { stringData: { '.dockerconfigjson': pullSecret } },
+        ),
+        ops.api.patch(
+          CONFIG_MAPS,
+          { name: 'build-machineconfigs', namespace: ops.name },
+          { data: { '99-extra.yaml': manifest } },
+        ),
+      ]);
+    await change('{"auths":{}}', 'kind: MachineConfig\nchanged: true\n');
+    try {
+      release();
+      // The build goes on (P1, then P2's Job, held) with what it recorded.
+      const job = await stepJob(name, 'ignition');
+      const going = await ops.api.get<CRCBundle>(BUNDLES, name);
+      expect(going.status!.phase).toBe('Preparing');
+      expect(condition(going, 'Resolved')).toMatchObject({ status: 'True' });
+      expect(condition(going, 'BuildDNSReady')).toMatchObject({ status: 'True' });
+      expect(going.status!.build!.inputs).toEqual(recorded);
+      expect((await ops.api.get<Secret>(SECRETS, names.inputs, ops.name)).data).toEqual(snapshot);
+      expect(Buffer.from(snapshot!['pull-secret']!, 'base64').toString()).toBe(
+        JSON.stringify(PULL_SECRET),
+      );
+      const volumes = job.spec.template.spec.volumes ?? [];
+      expect(volumes.filter((v) => v.secret).map((v) => v.secret!.secretName)).toEqual(
+        expect.arrayContaining([names.inputs]),
+      );
+      expect(JSON.stringify(volumes)).not.toContain('build-pull-secret');
+    } finally {
+      await change(JSON.stringify(PULL_SECRET), 'kind: MachineConfig\n');
+    }
+    await ops.api.delete(BUNDLES, name);
+    await waitForBundle(name, (b) => b === undefined, 'the bundle gone');
+    expect(await leftOf(attempt)).toEqual({});
+  });
+
+  it('fails with BuildVMIReplaced when the VMI a running step is bound to is replaced, never waiting on that step', async () => {
+    const name = `build-vmi-${suffix}`;
+    playBuild(world.platform, ops.api, ops.name, name, { 'install-wait': never });
+    created.push(name);
+    // Without certificate rotation P2 needs no installer VM: only the target VM boots.
+    await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
+    const job = await stepJob(name, 'install-wait');
+    const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+    const bound = job.metadata!.annotations!['guestcluster.opdev.io/bundle-build-vmi-uid']!;
+    // The launcher pod goes: the VMI fails, and RerunOnFailure starts a new one (a new UID). The
+    // step's Job runs on, bound to the VMI that is gone.
+    const [launcher] = (
+      await ops.api.list<KubeObject>(PODS, {
+        namespace: ops.name,
+        labelSelector: `${LABEL_VM_NAME}=${names.targetVm},kubevirt.io=virt-launcher`,
+      })
+    ).items;
+    await ops.api.delete(PODS, launcher!.metadata!.name!, ops.name);
+    const failed = await failedAndGone(name, {
+      stage: 'Installed',
+      reason: 'BuildVMIReplaced',
+      message: `the install-wait step ran in ${bound}`,
+    });
+    const step = failed.status!.build!.steps!.find((s) => s.name === 'P5-install-wait');
+    expect(step).toMatchObject({ vmiUID: bound });
+    expect(step!.completedAt).toBeUndefined();
+  });
 
   it('stops its VMs and Jobs before its storage goes when the bundle is deleted mid-build, and leaves nothing', async () => {
     const name = `build-d-${suffix}`;

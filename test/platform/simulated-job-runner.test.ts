@@ -222,6 +222,50 @@ describe('simulated Job runner', () => {
     }
   });
 
+  it('fails the Job with DeadlineExceeded once activeDeadlineSeconds have passed since its startTime, killing its pod and making no other', async () => {
+    await claim('late-data');
+    const late = { ...job('late', { HANG: '1' }, 3) };
+    late.spec.activeDeadlineSeconds = 2;
+    const created = await ns.api.create<Job>(JOBS, late);
+    await waitForList<Pod>(ns.kubeConfig, {
+      type: PODS,
+      namespace: ns.name,
+      labelSelector: 'job-name=late',
+      until: (pods) => pods[0]?.status?.phase === 'Running',
+      description: 'the late pod to run',
+    });
+    const pid = await waitForPid(path.join(storage.volumePath(ns.name, 'late-data')!, 'pid'));
+    const failed = await waitFor<Job>(ns.kubeConfig, {
+      type: JOBS,
+      namespace: ns.name,
+      name: 'late',
+      until: finishedAs('Failed'),
+      description: 'the late Job Failed',
+    });
+    await runner.settled(created);
+    expect(() => process.kill(pid, 0)).toThrow();
+    const deadline = {
+      status: 'True',
+      reason: 'DeadlineExceeded',
+      message: 'Job was active longer than specified deadline',
+    };
+    expect(failed!.status!.conditions).toEqual([
+      expect.objectContaining({ type: 'FailureTarget', ...deadline }),
+      expect.objectContaining({ type: 'Failed', ...deadline }),
+    ]);
+    expect(failed!.status).toMatchObject({ failed: 1, terminating: 0 });
+    expect(failed!.status!.active ?? 0).toBe(0);
+    // It counts from startTime: it failed no sooner than the deadline after it.
+    const failedAt = Date.parse(failed!.status!.conditions![1]!.lastTransitionTime!);
+    expect(failedAt - Date.parse(failed!.status!.startTime!)).toBeGreaterThanOrEqual(2000);
+    // The one pod was deleted (a backoffLimit of 3 would have allowed more), and no other was made.
+    const pods = await ns.api.list<Pod>(PODS, {
+      namespace: ns.name,
+      labelSelector: 'job-name=late',
+    });
+    expect(pods.items).toEqual([]);
+  });
+
   it('kills the process when its Job is deleted', async () => {
     await claim('hang-data');
     const created = await ns.api.create<Job>(JOBS, job('hang', { HANG: '1' }));

@@ -1,6 +1,7 @@
 import type { CRCBundle } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
+import type { BuildTimings } from '../../timings.js';
 import type { BundleFailures } from './bundle-metrics.js';
 
 /** What the bundle controller takes from the operator's configuration. */
@@ -11,6 +12,8 @@ export interface BundleSettings {
   bundlePrepServiceAccount: string;
   crcBundleMirrorUrl: string;
   crc: CrcBounds;
+  /** The build's step deadlines. */
+  timings: { build: BuildTimings };
 }
 
 export interface BundleControllerOptions {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Job, Pod } from '../../../kube/workloads.js';
-import { BUILD_CONTAINER, stepOutcome } from './build-jobs.js';
+import { DEFAULT_TIMINGS } from '../../../timings.js';
+import { BUILD_CONTAINER, stepDeadlineSeconds, stepOutcome } from './build-jobs.js';
 
 const job = (status: Job['status']): Job => ({
   spec: { backoffLimit: 1, activeDeadlineSeconds: 60, template: { spec: { containers: [] } } },
@@ -66,5 +67,15 @@ describe("a build step's outcome", () => {
       reason: 'StepTimedOut',
     });
     expect(stepOutcome('install-wait', job({ active: 1 }), [])).toEqual({ running: true });
+  });
+});
+
+describe("a build step's deadline", () => {
+  it('is the install wait deadline for install-wait, the step deadline for the others, in whole seconds', () => {
+    const timings = DEFAULT_TIMINGS.build;
+    expect(stepDeadlineSeconds('install-wait', timings)).toBe(7200);
+    expect(stepDeadlineSeconds('resolve', timings)).toBe(2700);
+    expect(stepDeadlineSeconds('dns-check', { ...timings, stepDeadlineMs: 1500 })).toBe(2);
+    expect(stepDeadlineSeconds('seal', { ...timings, stepDeadlineMs: 1 })).toBe(1);
   });
 });

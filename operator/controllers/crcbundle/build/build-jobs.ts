@@ -15,6 +15,7 @@ import {
   parseBuildStepResult,
   STEP_GUEST,
 } from '../../../../contracts/bundle-build.js';
+import type { BuildTimings } from '../../../timings.js';
 import type { InputRecord } from './build-inputs.js';
 import { snapshotItems } from './build-inputs.js';
 import type { Bundle } from './build-meta.js';
@@ -28,9 +29,6 @@ export const ANNOTATION_BUILD_VMI = 'guestcluster.opdev.io/bundle-build-vmi-uid'
 
 /** Steps are idempotent: one more pod after a failed one, then the step (and build) fails. */
 export const STEP_BACKOFF_LIMIT = 1;
-/** The install wait alone may take 90 minutes (spec §3.3 P5); the others far less. */
-const STEP_DEADLINE_SECONDS: Partial<Record<BuildStep, number>> = { 'install-wait': 2 * 60 * 60 };
-const DEFAULT_STEP_DEADLINE_SECONDS = 45 * 60;
 
 const PULL_SECRET_STEPS: readonly BuildStep[] = [
   'resolve',
@@ -46,13 +44,16 @@ const PULL_SECRET_STEPS: readonly BuildStep[] = [
 export interface StepJobInputs {
   name: string;
   image: string;
+  deadlineSeconds: number;
   spec: BuildJobSpec;
   inputs: readonly InputRecord[];
   snapshotKeys: readonly string[];
 }
 
-export function stepDeadlineSeconds(step: BuildStep): number {
-  return STEP_DEADLINE_SECONDS[step] ?? DEFAULT_STEP_DEADLINE_SECONDS;
+/** A step Job's activeDeadlineSeconds (`build.*Deadline` timings, whole seconds, at least 1). */
+export function stepDeadlineSeconds(step: BuildStep, timings: BuildTimings): number {
+  const ms = step === 'install-wait' ? timings.installWaitDeadlineMs : timings.stepDeadlineMs;
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 /**
@@ -120,7 +121,7 @@ export function buildStepJob(
     metadata: { ...meta, annotations: { [ANNOTATION_BUILD_VMI]: job.spec.vmiUid } },
     spec: {
       backoffLimit: STEP_BACKOFF_LIMIT,
-      activeDeadlineSeconds: stepDeadlineSeconds(step),
+      activeDeadlineSeconds: job.deadlineSeconds,
       template: {
         metadata: { labels },
         spec: {

@@ -1,4 +1,5 @@
 import { JOBS, LABEL_JOB_NAME, PODS } from '../../../api/core-resources.js';
+import { isForbidden } from '../../../kube/api-error.js';
 import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { NamespacedType } from '../../../kube/resource-type.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
@@ -11,7 +12,12 @@ import type { BundleSettings } from '../bundle-settings.js';
 import type { Bundle } from './build-meta.js';
 import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
-import { ANNOTATION_BUILD_VMI, buildStepJob, stepOutcome } from './build-jobs.js';
+import {
+  ANNOTATION_BUILD_VMI,
+  buildStepJob,
+  stepDeadlineSeconds,
+  stepOutcome,
+} from './build-jobs.js';
 import type { BuildRecord, Role } from './build-record.js';
 import { objectOf, stepKey, stepOf, withObject, withStep } from './build-record.js';
 
@@ -33,6 +39,36 @@ export class BuildFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The apiserver refused to create an object of the build (a ResourceQuota, an admission policy):
+ * the stage says so and the pass is tried again with backoff; nothing is lost meanwhile.
+ */
+export class CreateRefused extends Error {
+  override name = 'CreateRefused';
+}
+
+/**
+ * The failure for a recorded object that is gone (or being deleted), or of another UID: a stage
+ * never goes on with an object it did not make.
+ */
+export function lostOrReplaced(
+  object: { role: string; kind: string; namespace: string; name: string; uid: string },
+  found: Stored<KubeObject> | undefined,
+): BuildFailure | undefined {
+  const what = `${object.kind} ${object.namespace}/${object.name} (${object.role})`;
+  if (!found || found.metadata.deletionTimestamp)
+    return new BuildFailure(
+      'BuildObjectLost',
+      `${what} was deleted during the build: create a new CRCBundle to build again`,
+    );
+  if (found.metadata.uid !== object.uid)
+    return new BuildFailure(
+      'BuildObjectReplaced',
+      `${what} was replaced during the build (UID ${found.metadata.uid}, the build made ${object.uid})`,
+    );
+  return undefined;
 }
 
 /** Everything one pass of one build works with, and the status draft it fills. */
@@ -79,8 +115,7 @@ export class BuildPass {
 
   /**
    * The build's object of a role: created when the attempt has none, its UID recorded before
-   * anything uses it; then only checked. One of another UID (replaced) or a recorded one that is
-   * gone fails the build: a stage never goes on with an object it did not make.
+   * anything uses it; then only checked (lostOrReplaced).
    */
   async ensure<T extends KubeObject>(
     role: Role,
@@ -91,27 +126,34 @@ export class BuildPass {
     const recorded = objectOf(this.build, role);
     const found = await this.current<T>(type, name);
     if (recorded?.uid) {
-      if (!found)
-        throw new BuildFailure(
-          'BuildObjectLost',
-          `${type.kind} ${this.namespace}/${name} (${role}) was deleted during the build: create a new CRCBundle to build again`,
-        );
-      if (found.metadata.uid !== recorded.uid)
-        throw new BuildFailure(
-          'BuildObjectReplaced',
-          `${type.kind} ${this.namespace}/${name} (${role}) was replaced during the build (UID ${found.metadata.uid}, the build made ${recorded.uid})`,
-        );
-      return found;
+      const failure = lostOrReplaced(
+        { role, kind: type.kind, namespace: this.namespace, name, uid: recorded.uid },
+        found,
+      );
+      if (failure) throw failure;
+      return found!;
     }
     if (found && !this.ours(found))
       throw new BuildFailure(
         'BuildObjectConflict',
         `${type.kind} ${this.namespace}/${name} exists and is not this build's: delete it or rename the CRCBundle`,
       );
-    const object = found ?? (await this.ports.client.create<T>(type, await desired()));
+    const object = found ?? (await this.create<T>(type, await desired()));
     if (!found) this.context.logger.info({ name, role }, `Created ${type.kind}`);
     this.record(role, type, object);
     return RECORDED;
+  }
+
+  /** Creates an object of the build; one the apiserver refuses (403) is a CreateRefused. */
+  async create<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>> {
+    try {
+      return await this.ports.client.create<T>(type, object);
+    } catch (error) {
+      if (!isForbidden(error)) throw error;
+      throw new CreateRefused(
+        `creating ${type.kind} ${this.namespace}/${object.metadata?.name} was refused: ${(error as Error).message}`,
+      );
+    }
   }
 
   /** Records an object (name and UID) of a role in the draft. */
@@ -197,6 +239,7 @@ export class BuildPass {
     const desired = buildStepJob(this.bundle, this.namespace, this.names, {
       name,
       image: this.settings.crcAgentImage,
+      deadlineSeconds: stepDeadlineSeconds(spec.step, this.settings.timings.build),
       spec: {
         ...spec,
         bundleName: this.bundle.metadata.name,
@@ -207,7 +250,7 @@ export class BuildPass {
       inputs: this.build.inputs ?? [],
       snapshotKeys: Object.keys(inputs?.data ?? {}),
     });
-    const job = await this.ports.client.create<Job>(JOBS, desired);
+    const job = await this.create<Job>(JOBS, desired);
     this.context.logger.info({ job: name, step: spec.step }, 'Started build step');
     this.build = withStep(this.build, stepRecord(key, job, spec.vmiUid));
     return RECORDED;

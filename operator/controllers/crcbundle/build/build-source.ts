@@ -16,8 +16,9 @@ import { MissingInput, readBuildInputs } from './build-inputs.js';
 import type { Bundle } from './build-meta.js';
 import { buildNames } from './build-names.js';
 import type { StageResult } from './build-pass.js';
-import { BuildFailure, BuildPass } from './build-pass.js';
+import { BuildFailure, BuildPass, CreateRefused } from './build-pass.js';
 import { publishedStatus } from './build-publish.js';
+import { checkRecorded } from './build-recorded.js';
 import type { BuildRecord } from './build-record.js';
 import { STAGE_WORK } from './build-stages.js';
 import { tearDownAttempt } from './build-teardown.js';
@@ -32,6 +33,7 @@ export const BUILD_REASON = {
   timedOut: 'BuildTimedOut',
   stageCompleted: 'StageCompleted',
   inProgress: 'InProgress',
+  createRefused: 'CreateRefused',
 } as const;
 
 const DEFAULT_DEADLINE_SECONDS = 14_400;
@@ -142,10 +144,12 @@ export class BuildSource {
     });
     let result: StageResult;
     try {
+      await checkRecorded(pass);
       result = await STAGE_WORK[stage.name](pass);
     } catch (error) {
       if (error instanceof BuildFailure)
         return this.fail(bundle, pass.build, stage, error.reason, error.message);
+      if (error instanceof CreateRefused) await this.refused(bundle, stage, error.message);
       throw error;
     }
     const status = { ...bundle.status, build: pass.build };
@@ -208,6 +212,18 @@ export class BuildSource {
       `${label(stage)} completed; starting ${label(next)}`,
     );
     return {};
+  }
+
+  /**
+   * A create the apiserver refused: the stage says so (and an Event), and the pass is retried with
+   * backoff (the error goes on to the runtime) until the refusal is lifted.
+   */
+  private async refused(bundle: Bundle, stage: BuildStage, message: string): Promise<void> {
+    await this.write(bundle, bundle.status ?? {}, [
+      { type: stage.condition, status: 'False', reason: BUILD_REASON.createRefused, message },
+      ready('False', BUILD_REASON.building, `${label(stage)}: ${message}`),
+    ]);
+    void this.ports.events.record(bundle, 'Warning', BUILD_REASON.createRefused, message);
   }
 
   private async fail(

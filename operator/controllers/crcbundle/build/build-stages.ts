@@ -66,6 +66,9 @@ export async function onTarget(
     if (recorded?.vmiUID) {
       const vmi = await vmiOf(pass, pass.names.targetVm);
       const same = vmi?.metadata.uid === recorded.vmiUID;
+      // Any other step's VMI gone or replaced: what the step did there is lost with it, and its
+      // Job's result (from a guest that is no longer the target) cannot be taken as done.
+      if (!same && step !== 'poweroff') throw replacedUnder(pass, step, recorded.vmiUID, vmi);
       bound = {
         sshHost: same ? vmiAddress(vmi) : '',
         vmiUid: recorded.vmiUID,
@@ -87,6 +90,21 @@ export async function onTarget(
     if (!('done' in result)) return result;
   }
   return { done: true };
+}
+
+function replacedUnder(
+  pass: BuildPass,
+  step: string,
+  bound: string,
+  vmi: { metadata: { uid: string } } | undefined,
+): BuildFailure {
+  const target = `VMI ${pass.namespace}/${pass.names.targetVm}`;
+  return new BuildFailure(
+    'BuildVMIReplaced',
+    vmi
+      ? `${target} was replaced while a step ran (UID ${vmi.metadata.uid}, the ${step} step ran in ${bound}): the guest restarted outside the build, which cannot go on`
+      : `${target} is gone (the ${step} step ran in ${bound}): the guest stopped outside the build, which cannot go on`,
+  );
 }
 
 const held = (value: unknown): value is StageResult =>
