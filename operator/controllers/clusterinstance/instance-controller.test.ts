@@ -11,10 +11,11 @@ import {
   INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
   NODE_POOLS,
+  PERSISTENT_VOLUME_CLAIMS,
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';
@@ -227,6 +228,57 @@ describe('InstanceController.reconcile', () => {
     expect(reasons().sort()).toEqual(
       ['CRCBackingPending', 'DataVolumeCreated', 'VirtualMachineCreated'].sort(),
     );
+  });
+
+  it('records the VM profile a bundle was built for, and makes no disk or VM for one it does not know', async () => {
+    const OPS = 'guestcluster-operator-system';
+    const golden = seed(PERSISTENT_VOLUME_CLAIMS, { metadata: { name: 'golden', namespace: OPS } });
+    seed(SECRETS, {
+      metadata: { name: 'built-ssh-key', namespace: OPS },
+      data: { id_ecdsa: Buffer.from('built key').toString('base64') },
+    });
+    seed(BUNDLES, {
+      metadata: { name: 'built' },
+      spec: { arch: 'amd64', build: { releaseImage: 'quay.io/x/release@sha256:00' } },
+      status: {
+        phase: 'Ready',
+        diskSHA256: 'ab'.repeat(32),
+        qcow2PVCNamespace: OPS,
+        qcow2PVCRef: { name: 'golden' },
+        sshKeySecretRef: { name: 'built-ssh-key' },
+        // Built by a newer operator: a profile this one does not know.
+        build: { profile: 'crc-kubevirt-v9' },
+      },
+    });
+    ports.api.seed<ClusterInstance>(INSTANCES, {
+      metadata: { name: 'later', namespace: NS },
+      spec: { type: 'crc', template: { crcBundleRef: { name: 'built' } } },
+    } as unknown as ClusterInstance);
+
+    await settle('later');
+
+    expect(instance('later')?.status?.crc?.bootKey).toMatchObject({
+      pvcUID: golden.metadata?.uid,
+      vmProfile: 'crc-kubevirt-v9',
+    });
+    const message =
+      'CRCBundle "built" was built for VM profile "crc-kubevirt-v9", which this operator does not ' +
+      'know (it knows crc-kubevirt-v1); run an operator version that knows "crc-kubevirt-v9", or ' +
+      'use a bundle built for a known profile';
+    expect(condition('later', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'UnknownVMProfile',
+      message,
+    });
+    expect(ports.events.recorded).toContainEqual({
+      object: 'ClusterInstance tenant/later',
+      type: 'Warning',
+      reason: 'UnknownVMProfile',
+      message,
+    });
+    expect(ports.api.all(DATA_VOLUMES, NS)).toEqual([]);
+    expect(ports.api.all(VIRTUAL_MACHINES, NS)).toEqual([]);
+    expect(settledResult).toMatchObject({ requeueAfterMs: DEFAULT_INSTANCE_TIMINGS.recheckMs });
   });
 
   it('records a new hcp instance placement first, then creates its HostedCluster and NodePool', async () => {
