@@ -230,30 +230,86 @@ describe('InstanceController.reconcile', () => {
     );
   });
 
-  it('records the VM profile a bundle was built for, and makes no disk or VM for one it does not know', async () => {
+  /** A Ready bundle in the operator namespace, built for `profile` (none: downloaded). */
+  function seedReadyBundle(name: string, profile?: string): Platform {
     const OPS = 'guestcluster-operator-system';
-    const golden = seed(PERSISTENT_VOLUME_CLAIMS, { metadata: { name: 'golden', namespace: OPS } });
+    const golden = seed(PERSISTENT_VOLUME_CLAIMS, {
+      metadata: { name: `${name}-golden`, namespace: OPS },
+    });
     seed(SECRETS, {
-      metadata: { name: 'built-ssh-key', namespace: OPS },
-      data: { id_ecdsa: Buffer.from('built key').toString('base64') },
+      metadata: { name: `${name}-ssh-key`, namespace: OPS },
+      data: { id_ecdsa: Buffer.from(`${name} key`).toString('base64') },
     });
     seed(BUNDLES, {
-      metadata: { name: 'built' },
-      spec: { arch: 'amd64', build: { releaseImage: 'quay.io/x/release@sha256:00' } },
+      metadata: { name },
+      spec: profile
+        ? { arch: 'amd64', build: { releaseImage: 'quay.io/x/release@sha256:00', profile } }
+        : { arch: 'amd64', version: '4.16.0' },
       status: {
         phase: 'Ready',
         diskSHA256: 'ab'.repeat(32),
         qcow2PVCNamespace: OPS,
-        qcow2PVCRef: { name: 'golden' },
-        sshKeySecretRef: { name: 'built-ssh-key' },
-        // Built by a newer operator: a profile this one does not know.
-        build: { profile: 'crc-kubevirt-v9' },
+        qcow2PVCRef: { name: `${name}-golden` },
+        sshKeySecretRef: { name: `${name}-ssh-key` },
+        ...(profile ? { build: { profile } } : {}),
       },
     });
+    return golden;
+  }
+
+  const seedTurnkey = (name: string, bundle: string): ClusterInstance =>
     ports.api.seed<ClusterInstance>(INSTANCES, {
-      metadata: { name: 'later', namespace: NS },
-      spec: { type: 'crc', template: { crcBundleRef: { name: 'built' } } },
+      metadata: { name, namespace: NS },
+      spec: { type: 'crc', template: { crcBundleRef: { name: bundle } } },
     } as unknown as ClusterInstance);
+
+  /** What a VM's template sets of the things a VM profile fixes. */
+  const profileParts = (name: string): unknown => {
+    const template = ports.api.peek<Platform>(VIRTUAL_MACHINES, name, NS)?.spec?.template as {
+      spec: {
+        domain: { firmware?: unknown; clock?: unknown; devices: object };
+        networks?: unknown;
+      };
+    };
+    const { domain, networks } = template.spec;
+    return {
+      firmware: domain.firmware,
+      clock: domain.clock,
+      interfaces: (domain.devices as { interfaces?: unknown }).interfaces,
+      networks,
+    };
+  };
+
+  it("makes a built bundle's VM on the profile its binding records, a downloaded one's as before", async () => {
+    seedReadyBundle('built', 'crc-kubevirt-v1');
+    seedReadyBundle('downloaded');
+    seedTurnkey('on-built', 'built');
+    seedTurnkey('on-downloaded', 'downloaded');
+
+    await settle('on-built');
+    await settle('on-downloaded');
+
+    expect(instance('on-built')?.status?.crc?.bootKey?.vmProfile).toBe('crc-kubevirt-v1');
+    expect(profileParts('on-built')).toEqual({
+      firmware: { bootloader: { bios: {} } },
+      clock: { utc: {} },
+      interfaces: [{ name: 'default', masquerade: {} }],
+      networks: [{ name: 'default', pod: {} }],
+    });
+    expect(instance('on-downloaded')?.status?.crc?.bootKey).toBeDefined();
+    expect(instance('on-downloaded')?.status?.crc?.bootKey?.vmProfile).toBeUndefined();
+    expect(profileParts('on-downloaded')).toEqual({
+      firmware: undefined,
+      clock: undefined,
+      interfaces: undefined,
+      networks: undefined,
+    });
+  });
+
+  it('records a VM profile this operator does not know, and makes no disk or VM for it', async () => {
+    // Built by a newer operator.
+    const golden = seedReadyBundle('built', 'crc-kubevirt-v9');
+    seedTurnkey('later', 'built');
 
     await settle('later');
 
