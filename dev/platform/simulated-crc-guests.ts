@@ -54,11 +54,8 @@ async function diskOn(
   const mismatch = bootMismatch(installed, booted);
   if (!mismatch) return { keys, masquerade: booted.binding === 'masquerade' };
   const what = mismatch === 'firmware' ? 'no bootable device' : 'cluster never ready';
-  return {
-    keys,
-    mismatch,
-    notUp: `${what}: the disk was installed on ${describeMachine(installed)}, the VMI is ${describeMachine(booted)}`,
-  };
+  const machines = `installed on ${describeMachine(installed)}, the VMI is ${describeMachine(booted)}`;
+  return { keys, mismatch, notUp: `${what}: the disk was ${machines}` };
 }
 
 /**
@@ -67,8 +64,8 @@ async function diskOn(
  * API at port 6443. The guest's authorized_keys are the ones its root disk carries; a disk without
  * them boots a guest nobody can log in to. A disk the build installed comes up only on the
  * machine it was installed on (bootMismatch): on another firmware nothing answers at all, behind
- * another NIC sshd answers but the guest API never gets ready. Each environment takes a random 127.x.y.0/24 block so
- * that environments of parallel test files do not meet.
+ * another NIC sshd answers but the guest API never gets ready. Each environment takes a random
+ * 127.x.y.0/24 block so that environments of parallel test files do not meet.
  */
 export class SimulatedCrcGuests implements GuestHost {
   private readonly addresses = new GuestAddresses();
