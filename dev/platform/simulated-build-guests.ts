@@ -10,6 +10,7 @@ import type { VmiObject } from './kubevirt-resources.js';
 import { GuestAddresses } from './guest-addresses.js';
 import type { GuestHost } from './simulated-kubevirt.js';
 import { DISK_FILE, readAuthorizedKeys, writeSimulatedDisk } from './simulated-disk.js';
+import { vmiMachine } from './vmi-machine.js';
 
 /** The parts of a VMI spec a build guest boots from (KubeVirt's VirtualMachineInstanceSpec). */
 interface BuildVmiSpec {
@@ -120,8 +121,9 @@ export class SimulatedBuildGuests implements GuestHost {
       bootKeys,
       faults: this.options.faults?.(vmi),
       onPoweroff: () => this.options.onPoweroff?.(vmi),
+      // install-to-disk lays the disk out for this VMI's firmware and NIC.
       writeRootDisk: root
-        ? (keys) => writeSimulatedDisk(path.join(root, DISK_FILE), keys)
+        ? (keys) => writeSimulatedDisk(path.join(root, DISK_FILE), keys, vmiMachine(vmi))
         : undefined,
     });
     if (role === 'target' && !running.guest.installed && !bootKeys) {

@@ -5,7 +5,8 @@ import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
 import type { VmiObject } from './kubevirt-resources.js';
 import { GuestAddresses } from './guest-addresses.js';
 import type { GuestHost } from './simulated-kubevirt.js';
-import { DISK_FILE, readAuthorizedKeys } from './simulated-disk.js';
+import { DISK_FILE, readAuthorizedKeys, readInstalledMachine } from './simulated-disk.js';
+import { bootMismatch, describeMachine, MASQUERADE_GUEST_IP, vmiMachine } from './vmi-machine.js';
 
 /** The guest API's port, as the crc API Service's targetPort names it. */
 export const GUEST_API_PORT = 6443;
@@ -25,17 +26,46 @@ export interface SimulatedCrcGuestsOptions {
 
 interface Running {
   address: string;
+  /** Why the guest of a built disk did not come up on this VMI (bootMismatch). */
+  notUp?: string;
   guest?: SimulatedCrcGuest;
   api?: GuestApiServer;
   halted: boolean;
 }
 
 /**
+ * What a VMI boots from its root disk folder: core's keys, and for a disk the build installed,
+ * whether the VMI is the machine it was installed on (why not, if not).
+ */
+async function diskOn(
+  vmi: VmiObject,
+  rootDisk: string | undefined,
+): Promise<{
+  keys: string | undefined;
+  mismatch?: 'firmware' | 'network';
+  masquerade?: boolean;
+  notUp?: string;
+}> {
+  const file = rootDisk && path.join(rootDisk, DISK_FILE);
+  const keys = file ? await readAuthorizedKeys(file) : undefined;
+  const installed = file ? await readInstalledMachine(file) : undefined;
+  if (!installed) return { keys };
+  const booted = vmiMachine(vmi);
+  const mismatch = bootMismatch(installed, booted);
+  if (!mismatch) return { keys, masquerade: booted.binding === 'masquerade' };
+  const what = mismatch === 'firmware' ? 'no bootable device' : 'cluster never ready';
+  const machines = `installed on ${describeMachine(installed)}, the VMI is ${describeMachine(booted)}`;
+  return { keys, mismatch, notUp: `${what}: the disk was ${machines}` };
+}
+
+/**
  * The CRC guests of the simulated VMs: one SimulatedCrcGuest per VMI at an address of its own in
  * 127.0.0.0/8 (the VMI's IP and its launcher pod's IP), with sshd on a free port there and the guest
  * API at port 6443. The guest's authorized_keys are the ones its root disk carries; a disk without
- * them boots a guest nobody can log in to. Each environment takes a random 127.x.y.0/24 block so
- * that environments of parallel test files do not meet.
+ * them boots a guest nobody can log in to. A disk the build installed comes up only on the
+ * machine it was installed on (bootMismatch): on another firmware nothing answers at all, behind
+ * another NIC sshd answers but the guest API never gets ready. Each environment takes a random
+ * 127.x.y.0/24 block so that environments of parallel test files do not meet.
  */
 export class SimulatedCrcGuests implements GuestHost {
   private readonly addresses = new GuestAddresses();
@@ -51,9 +81,12 @@ export class SimulatedCrcGuests implements GuestHost {
     const uid = vmi.metadata!.uid!;
     const running: Running = { address: this.address(uid), halted: false };
     this.guests.set(uid, running);
-    const keys = rootDisk ? await readAuthorizedKeys(path.join(rootDisk, DISK_FILE)) : undefined;
+    const { keys, mismatch, masquerade, notUp } = await diskOn(vmi, rootDisk);
+    running.notUp = notUp;
+    // The domain runs, but no OS starts: nothing answers at the VMI's address.
+    if (mismatch === 'firmware') return;
     const mode = typeof this.options.api === 'function' ? this.options.api(vmi) : this.options.api;
-    running.api = mode === 'per-guest' ? await GuestApiServer.start() : undefined;
+    running.api = mode === 'per-guest' && !mismatch ? await GuestApiServer.start() : undefined;
     try {
       running.guest = await SimulatedCrcGuest.start({
         api: running.api,
@@ -62,6 +95,8 @@ export class SimulatedCrcGuests implements GuestHost {
         authorizedPublicKey: keys ?? '',
         address: running.address,
         apiPort: GUEST_API_PORT,
+        // An installed disk on its own machine: the NIC masquerade gives every VMI.
+        ...(masquerade ? { guestIp: MASQUERADE_GUEST_IP } : {}),
       });
     } catch (error) {
       await running.api?.stop();
@@ -85,6 +120,11 @@ export class SimulatedCrcGuests implements GuestHost {
   /** The running guest at a VMI address. */
   guestAt(address: string): SimulatedCrcGuest | undefined {
     return [...this.guests.values()].find((g) => g.address === address && !g.halted)?.guest;
+  }
+
+  /** Why the guest of a VMI booted from a built disk did not come up (undefined: it did). */
+  notUp(vmiUid: string): string | undefined {
+    return this.guests.get(vmiUid)?.notUp;
   }
 
   /** The running guest of a VMI. */

@@ -5,6 +5,8 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import { instancesTornDown } from '../operator/pool-fixtures.js';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
@@ -22,6 +24,7 @@ import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';
+import { ObjectHistory } from './object-history.js';
 import {
   buildBundle as bundle,
   condition,
@@ -57,6 +60,28 @@ const waitForBundle = (
 ) =>
   waitFor<CRCBundle>(ops.kubeConfig, { type: BUNDLES, name, until, description: what, timeoutMs });
 const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
+
+/** What crc-kubevirt-v1 fixes in a VMI template, in KubeVirt's own terms. */
+const CRC_KUBEVIRT_V1_PARTS = {
+  firmware: { bootloader: { bios: {} } },
+  clock: { utc: {} },
+  interfaces: [{ name: 'default', masquerade: {} }],
+  networks: [{ name: 'default', pod: {} }],
+};
+type Vm = KubeObject & {
+  spec?: { template?: { spec?: { domain?: Record<string, unknown>; networks?: unknown } } };
+};
+/** The profile's parts of a VM's VMI template. */
+function profileParts(vm: Vm | undefined): unknown {
+  const spec = vm?.spec?.template?.spec;
+  const domain = spec?.domain as { devices?: { interfaces?: unknown } } | undefined;
+  return {
+    firmware: spec?.domain?.firmware,
+    clock: spec?.domain?.clock,
+    interfaces: domain?.devices?.interfaces,
+    networks: spec?.networks,
+  };
+}
 
 describe('CRCBundle build with crc-agent', () => {
   const created: string[] = [];
@@ -111,6 +136,9 @@ describe('CRCBundle build with crc-agent', () => {
       CRC_AGENT_CLUSTER_POLL_TIMEOUT: '20s',
     });
     created.push(name);
+    // The validation instance and its VM go with the build's cleanup: their history stays.
+    const vms = await ObjectHistory.start<Vm>(ops.api, VIRTUAL_MACHINES, ops.name);
+    const instances = await ObjectHistory.start<ClusterInstance>(ops.api, INSTANCES, ops.name);
     await ops.api.create(BUNDLES, bundle(name));
     const ready = await waitForBundle(
       name,
@@ -148,6 +176,21 @@ describe('CRCBundle build with crc-agent', () => {
       (b) => condition(b, 'BuildCleanedUp')?.status === 'True',
       'the build cleaned up',
     );
+    vms.stop();
+    instances.stop();
+    // The build's target VM and the validation instance's VM ran on the bundle's VM profile,
+    // which the instance's boot-key binding recorded.
+    expect(build.profile).toBe('crc-kubevirt-v1');
+    const validation = build.objects!.find((o) => o.role === 'ValidationInstance')!.name;
+    // Each VM as it was last (the target back in the present, with no clock offset).
+    const vmOf = (vmName: string) =>
+      vms.versions.findLast((v) => v.object.metadata?.name === vmName);
+    expect(profileParts(vmOf(buildNames(name, build.attempt!).targetVm)?.object)).toEqual(
+      CRC_KUBEVIRT_V1_PARTS,
+    );
+    expect(profileParts(vmOf(validation)?.object)).toEqual(CRC_KUBEVIRT_V1_PARTS);
+    const bound = instances.versions.find((v) => v.object.status?.crc?.bootKey)?.object;
+    expect(bound?.status?.crc?.bootKey?.vmProfile).toBe('crc-kubevirt-v1');
     expect(await leftOf(build.attempt!)).toEqual({
       DataVolume: [`${name}-golden`],
       PersistentVolumeClaim: [`${name}-golden`],
@@ -189,11 +232,15 @@ describe('CRCBundle build with crc-agent', () => {
           timeoutMs: 90_000,
         });
         expect(ready!.status!.phase).toBe('Ready');
-        // It cloned the built bundle's golden disk, bound to its key.
+        // It cloned the built bundle's golden disk, bound to its key and its VM profile, which
+        // its VM has (the disk's guest would not come up on another machine).
         expect(ready!.status!.crc!.bootKey).toMatchObject({
           pvcName: `${built}-golden`,
           secretName: `${built}-ssh-key`,
+          vmProfile: 'crc-kubevirt-v1',
         });
+        const vm = await tenant.api.get<Vm>(VIRTUAL_MACHINES, name, tenant.name);
+        expect(profileParts(vm)).toEqual(CRC_KUBEVIRT_V1_PARTS);
       }
     } finally {
       for (const name of ['built-a', 'built-b']) await tenant.api.delete(POOLS, name, tenant.name);

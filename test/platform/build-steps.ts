@@ -8,6 +8,7 @@ import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
 import type { BuildRole, BuildStep, BuildStepResult } from '../../contracts/bundle-build.js';
 import { parseBuildStepResult } from '../../contracts/bundle-build.js';
 import { runBundleBuild } from '../../crc-agent/bundle-build/run-bundle-build.js';
+import { CRC_KUBEVIRT_V1, profileVmiSpec } from '../../operator/api/vm-profile.js';
 import { createLogger } from '../../crc-agent/logger.js';
 import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
@@ -126,6 +127,7 @@ export class BuildBench {
             { name: 'rootdisk', disk: { bus: 'virtio' } },
             ...(options.cdrom === false ? [] : [{ name: 'cdrom', cdrom: { bus: 'sata' } }]),
           ];
+    const profile = profileVmiSpec(CRC_KUBEVIRT_V1, options.offsetSeconds);
     const vmi = {
       metadata: {
         name,
@@ -133,11 +135,10 @@ export class BuildBench {
         uid: `vmi-${++uids}-${name}`,
         labels: { [LABEL_BUILD_ROLE]: role },
       },
+      // On the bundle's VM profile, as the operator's build VMs are.
       spec: {
-        domain: {
-          clock: { utc: { offsetSeconds: options.offsetSeconds ?? 0 } },
-          devices: { disks },
-        },
+        domain: { ...profile.domain, devices: { ...profile.domain.devices, disks } },
+        networks: profile.networks,
         volumes,
       },
     } as unknown as VmiObject;

@@ -12,7 +12,11 @@ import {
   buildNodePool,
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
-import type { KubeObject, Stored } from '../../operator/kube/objects.js';
+import type { KubeObject, Stored, StoredCluster } from '../../operator/kube/objects.js';
+import type { CRCBundle } from '../../operator/api/resources.js';
+import { buildTargetVm } from '../../operator/controllers/crcbundle/build/build-vms.js';
+import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import { CRC_KUBEVIRT_V1 } from '../../operator/api/vm-profile.js';
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
@@ -49,6 +53,12 @@ const here = (object: KubeObject): KubeObject => ({
 });
 
 const placement = plannedPlacement(instance('hcp'));
+const BUILT = {
+  apiVersion: 'guestcluster.opdev.io/v1alpha1',
+  kind: 'CRCBundle',
+  metadata: { name: 'custom', uid: '0b1f5e2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b', resourceVersion: '1' },
+  spec: { arch: 'amd64', build: { releaseImage: 'quay.io/example/release@sha256:00' } },
+} as unknown as StoredCluster<CRCBundle>;
 const HOST = 'api-pool-0-0123456789abcdef.apps.example.test';
 
 /**
@@ -72,6 +82,21 @@ describe("the operator's platform objects", () => {
         }),
     ],
     ['the crc VirtualMachine', () => buildVirtualMachine(instance('crc'))],
+    [
+      "the crc VirtualMachine of a built bundle, on the bundle's VM profile",
+      () => buildVirtualMachine(instance('crc'), CRC_KUBEVIRT_V1),
+    ],
+    [
+      "a bundle build's target VM, on the same profile with the install's clock offset",
+      () =>
+        buildTargetVm(BUILT, 'a1b2c3', 'ci', buildNames('custom', 'a1b2c3'), {
+          profile: CRC_KUBEVIRT_V1,
+          dnsIp: '172.30.0.10',
+          clockOffsetSeconds: -86_400,
+          cdrom: true,
+          runStrategy: 'RerunOnFailure',
+        }),
+    ],
     ['the crc API Service', () => buildApiService(instance('crc'))],
     ['the crc API Route', () => buildCrcRoute(instance('crc'), HOST)],
     [

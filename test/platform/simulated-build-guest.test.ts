@@ -1,11 +1,26 @@
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { INSTALL_CLOCK_OFFSET_SECONDS } from '../../contracts/bundle-build.js';
 import { guestScript } from '../../crc-agent/bundle-build/guest-scripts.js';
 import type { GuestScript } from '../../crc-agent/bundle-build/guest-scripts.js';
 import { SEAL_CHECKS } from '../../crc-agent/bundle-build/seal-checklist.js';
-import { readAuthorizedKeys } from '../../dev/platform/simulated-disk.js';
+import ssh2 from 'ssh2';
+import type { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
+import { sshLogin } from '../../dev/guest/ssh-login.js';
+import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import { SimulatedCrcGuests } from '../../dev/platform/simulated-crc-guests.js';
+import {
+  DISK_FILE,
+  readAuthorizedKeys,
+  readInstalledMachine,
+  writeSimulatedDisk,
+} from '../../dev/platform/simulated-disk.js';
+import { vmiMachine } from '../../dev/platform/vmi-machine.js';
+import { CRC_KUBEVIRT_V1, profileVmiSpec } from '../../operator/api/vm-profile.js';
 import { playIso } from '../../dev/platform/simulated-build-tools.js';
 import { BUILD_PULL_SECRET_TOKEN, BuildBench, outputsOf } from './build-steps.js';
 
@@ -122,6 +137,12 @@ describe('bundle-build steps on the simulated build guests', () => {
     expect(published.diskSHA256).toMatch(/^[0-9a-f]{64}$/);
     expect(published.diskVirtualSizeBytes).toBeGreaterThan(0);
     expect(await readAuthorizedKeys(bench.path('golden/disk.img'))).toBe(bench.key.public.trim());
+    // It was installed on the profile's machine, which its clones need to come up.
+    expect(await readInstalledMachine(bench.path('golden/disk.img'))).toEqual({
+      firmware: 'bios',
+      binding: 'masquerade',
+      network: 'pod',
+    });
 
     // The simulated guest answers only with lines the repository's scripts can print.
     for (const vmiGuest of [installerGuest, guest, presentGuest])
@@ -295,6 +316,111 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<v
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * A clone of a built disk in a crc VMI (the simulated crc guests, as every consumer and the
+ * validation instance boot): it comes up on the machine the disk was installed on (the bundle's
+ * VM profile) and not on another, as the real guest fails; a disk without that record boots as
+ * before.
+ */
+describe('a crc guest booted from a built disk', () => {
+  const key = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
+  const guests = new SimulatedCrcGuests({
+    // A guest API control plane would come up for the bridged guest if its disk allowed it; the
+    // others need none here (the crc tests show a matching guest's cluster getting Ready).
+    api: (vmi) => (vmi.metadata?.name === 'bridged' ? 'per-guest' : 'never-ready'),
+  });
+  let dir: string;
+  let uids = 0;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'built-disk-'));
+    await mkdir(path.join(dir, 'built'));
+    await mkdir(path.join(dir, 'downloaded'));
+    const machine = vmiMachine({ spec: profileVmiSpec(CRC_KUBEVIRT_V1) });
+    await writeSimulatedDisk(path.join(dir, 'built', DISK_FILE), key.public, machine);
+    await writeSimulatedDisk(path.join(dir, 'downloaded', DISK_FILE), key.public);
+  });
+  afterAll(async () => {
+    await guests.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Boots a crc VMI of `spec` from the disk folder `disk`; its UID. */
+  async function boot(name: string, disk: string, spec: object): Promise<string> {
+    const vmi = { metadata: { name, namespace: 'ci', uid: `vmi-${++uids}` }, spec } as VmiObject;
+    await guests.boot(vmi, path.join(dir, disk));
+    return vmi.metadata!.uid!;
+  }
+  const profiled = (): { domain: Record<string, unknown>; networks: unknown[] } => {
+    const parts = profileVmiSpec(CRC_KUBEVIRT_V1);
+    return { ...parts, domain: { ...parts.domain, devices: { ...parts.domain.devices, disks } } };
+  };
+  const disks = [{ name: 'rootdisk', disk: { bus: 'virtio' } }];
+  const login = (uid: string): Promise<string> =>
+    sshLogin({
+      host: guests.address(uid),
+      port: guests.guestOf(uid)!.ssh.port,
+      username: 'core',
+      privateKey: key.private,
+    });
+
+  it("comes up on the bundle's VM profile, behind masquerade's 10.0.2.2", async () => {
+    const uid = await boot('matching', 'built', profiled());
+    expect(guests.notUp(uid)).toBeUndefined();
+    await login(uid);
+    expect(guests.guestOf(uid)!.machine.guestIp).toBe('10.0.2.2');
+  });
+
+  it('does not boot on another firmware: the domain runs, nothing answers', async () => {
+    const spec = profiled();
+    spec.domain.firmware = { bootloader: { efi: { secureBoot: false } } };
+    const uid = await boot('efi', 'built', spec);
+    expect(guests.notUp(uid)).toBe(
+      'no bootable device: the disk was installed on bios, masquerade on pod, the VMI is efi, masquerade on pod',
+    );
+    expect(guests.guestOf(uid)).toBeUndefined();
+    expect(guests.guestAt(guests.address(uid))).toBeUndefined();
+  });
+
+  it("boots behind KubeVirt's default bridge binding, but its cluster never gets ready", async () => {
+    // Today's VM without a profile: no interfaces, so the pod network with the default binding.
+    const uid = await boot('bridged', 'built', { domain: { devices: { disks } } });
+    expect(guests.notUp(uid)).toBe(
+      'cluster never ready: the disk was installed on bios, masquerade on pod, the VMI is bios, bridge on pod',
+    );
+    await login(uid);
+    expect(await readyz(guests.guestOf(uid)!)).toBe(503);
+  });
+
+  it('boots a disk without the record (a downloaded bundle) on any VMI, as before', async () => {
+    const uid = await boot('downloaded', 'downloaded', { domain: { devices: { disks } } });
+    expect(guests.notUp(uid)).toBeUndefined();
+    await login(uid);
+    expect(guests.guestOf(uid)!.machine.guestIp).toBe('10.0.2.15');
+  });
+});
+
+/** The guest API's /readyz status as the bundle's admin, at the guest's own front door. */
+function readyz(guest: SimulatedCrcGuest): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = https.get(
+      {
+        host: guest.address,
+        port: guest.front!.port,
+        path: '/readyz',
+        ca: guest.pki.serverCa.certificatePem,
+        cert: guest.pki.admin.certificatePem,
+        key: guest.pki.admin.keyPem,
+        servername: 'api.crc.testing',
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on('error', reject);
+  });
 }
 
 describe('crc-agent bundle-build as the Job runs it', () => {

@@ -247,6 +247,10 @@ export interface ClusterInstanceStatus {
        * StorageClass of the golden PVC, used for the clone.
        */
       storageClassName?: string;
+      /**
+       * The versioned KubeVirt VM profile the bundle was built for (its status.build.profile), which the VM is made with; unset for a downloaded bundle, whose VM keeps KubeVirt's defaults.
+       */
+      vmProfile?: string;
     };
   };
   /**

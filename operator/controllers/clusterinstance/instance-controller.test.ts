@@ -11,10 +11,11 @@ import {
   INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
   NODE_POOLS,
+  PERSISTENT_VOLUME_CLAIMS,
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';
@@ -227,6 +228,113 @@ describe('InstanceController.reconcile', () => {
     expect(reasons().sort()).toEqual(
       ['CRCBackingPending', 'DataVolumeCreated', 'VirtualMachineCreated'].sort(),
     );
+  });
+
+  /** A Ready bundle in the operator namespace, built for `profile` (none: downloaded). */
+  function seedReadyBundle(name: string, profile?: string): Platform {
+    const OPS = 'guestcluster-operator-system';
+    const golden = seed(PERSISTENT_VOLUME_CLAIMS, {
+      metadata: { name: `${name}-golden`, namespace: OPS },
+    });
+    seed(SECRETS, {
+      metadata: { name: `${name}-ssh-key`, namespace: OPS },
+      data: { id_ecdsa: Buffer.from(`${name} key`).toString('base64') },
+    });
+    seed(BUNDLES, {
+      metadata: { name },
+      spec: profile
+        ? { arch: 'amd64', build: { releaseImage: 'quay.io/x/release@sha256:00', profile } }
+        : { arch: 'amd64', version: '4.16.0' },
+      status: {
+        phase: 'Ready',
+        diskSHA256: 'ab'.repeat(32),
+        qcow2PVCNamespace: OPS,
+        qcow2PVCRef: { name: `${name}-golden` },
+        sshKeySecretRef: { name: `${name}-ssh-key` },
+        ...(profile ? { build: { profile } } : {}),
+      },
+    });
+    return golden;
+  }
+
+  const seedTurnkey = (name: string, bundle: string): ClusterInstance =>
+    ports.api.seed<ClusterInstance>(INSTANCES, {
+      metadata: { name, namespace: NS },
+      spec: { type: 'crc', template: { crcBundleRef: { name: bundle } } },
+    } as unknown as ClusterInstance);
+
+  /** What a VM's template sets of the things a VM profile fixes. */
+  const profileParts = (name: string): unknown => {
+    const template = ports.api.peek<Platform>(VIRTUAL_MACHINES, name, NS)?.spec?.template as {
+      spec: {
+        domain: { firmware?: unknown; clock?: unknown; devices: object };
+        networks?: unknown;
+      };
+    };
+    const { domain, networks } = template.spec;
+    return {
+      firmware: domain.firmware,
+      clock: domain.clock,
+      interfaces: (domain.devices as { interfaces?: unknown }).interfaces,
+      networks,
+    };
+  };
+
+  it("makes a built bundle's VM on the profile its binding records, a downloaded one's as before", async () => {
+    seedReadyBundle('built', 'crc-kubevirt-v1');
+    seedReadyBundle('downloaded');
+    seedTurnkey('on-built', 'built');
+    seedTurnkey('on-downloaded', 'downloaded');
+
+    await settle('on-built');
+    await settle('on-downloaded');
+
+    expect(instance('on-built')?.status?.crc?.bootKey?.vmProfile).toBe('crc-kubevirt-v1');
+    expect(profileParts('on-built')).toEqual({
+      firmware: { bootloader: { bios: {} } },
+      clock: { utc: {} },
+      interfaces: [{ name: 'default', masquerade: {} }],
+      networks: [{ name: 'default', pod: {} }],
+    });
+    expect(instance('on-downloaded')?.status?.crc?.bootKey).toBeDefined();
+    expect(instance('on-downloaded')?.status?.crc?.bootKey?.vmProfile).toBeUndefined();
+    expect(profileParts('on-downloaded')).toEqual({
+      firmware: undefined,
+      clock: undefined,
+      interfaces: undefined,
+      networks: undefined,
+    });
+  });
+
+  it('records a VM profile this operator does not know, and makes no disk or VM for it', async () => {
+    // Built by a newer operator.
+    const golden = seedReadyBundle('built', 'crc-kubevirt-v9');
+    seedTurnkey('later', 'built');
+
+    await settle('later');
+
+    expect(instance('later')?.status?.crc?.bootKey).toMatchObject({
+      pvcUID: golden.metadata?.uid,
+      vmProfile: 'crc-kubevirt-v9',
+    });
+    const message =
+      'CRCBundle "built" was built for VM profile "crc-kubevirt-v9", which this operator does not ' +
+      'know (it knows crc-kubevirt-v1); run an operator version that knows "crc-kubevirt-v9", or ' +
+      'use a bundle built for a known profile';
+    expect(condition('later', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'UnknownVMProfile',
+      message,
+    });
+    expect(ports.events.recorded).toContainEqual({
+      object: 'ClusterInstance tenant/later',
+      type: 'Warning',
+      reason: 'UnknownVMProfile',
+      message,
+    });
+    expect(ports.api.all(DATA_VOLUMES, NS)).toEqual([]);
+    expect(ports.api.all(VIRTUAL_MACHINES, NS)).toEqual([]);
+    expect(settledResult).toMatchObject({ requeueAfterMs: DEFAULT_INSTANCE_TIMINGS.recheckMs });
   });
 
   it('records a new hcp instance placement first, then creates its HostedCluster and NodePool', async () => {

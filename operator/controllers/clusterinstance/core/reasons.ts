@@ -34,6 +34,8 @@ export const Reason = {
   AgentJobFailed: 'AgentJobFailed',
   DataVolumeFailed: 'DataVolumeFailed',
   BootKeyUnavailable: 'BootKeyUnavailable',
+  /** The boot-key binding names a VM profile this operator does not know. */
+  UnknownVMProfile: 'UnknownVMProfile',
   GuestAPIUnavailable: 'GuestAPIUnavailable',
   GuestAPIReady: 'GuestAPIReady',
   CRCBackingPending: 'CRCBackingPending',

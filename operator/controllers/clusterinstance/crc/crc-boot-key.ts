@@ -128,6 +128,8 @@ export async function readBundleSource(
     secretUID: uidOf(secret),
     keySHA256: sha256(Buffer.from(key, 'base64')),
     ...(bundle.spec.storageClassName ? { storageClassName: bundle.spec.storageClassName } : {}),
+    // A built disk boots only on the VM profile it was built for; a download names none.
+    ...(bundle.status?.build?.profile ? { vmProfile: bundle.status.build.profile } : {}),
   };
   if ([binding.bundleUID, binding.pvcUID, binding.secretUID].includes(''))
     throw incomplete(bundleName);
@@ -139,6 +141,7 @@ export async function readBundleSource(
   };
 }
 
+/** What must not have changed; the VM profile goes with the disk and is never read again. */
 const FIELDS: (keyof BootKeyBinding)[] = [
   'bundleUID',
   'bundleSHA256',

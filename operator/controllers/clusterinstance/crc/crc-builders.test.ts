@@ -13,8 +13,25 @@ import {
   buildDataVolume,
   buildVirtualMachine,
 } from './crc-builders.js';
-import type { Stored } from '../../../kube/objects.js';
+import type { Stored, StoredCluster } from '../../../kube/objects.js';
 import { quantityBytes } from './quantity.js';
+import { CRC_KUBEVIRT_V1 } from '../../../api/vm-profile.js';
+import type { CRCBundle } from '../../../api/resources.js';
+import { buildTargetVm } from '../../crcbundle/build/build-vms.js';
+import { buildNames } from '../../crcbundle/build/build-names.js';
+
+interface VmiSpec {
+  domain: { firmware?: unknown; clock?: unknown; devices: { interfaces?: unknown } };
+  networks?: unknown;
+}
+
+/** A built bundle, for the build's target VM the consumer's VM is compared with. */
+const bundle = {
+  apiVersion: 'guestcluster.opdev.io/v1alpha1',
+  kind: 'CRCBundle',
+  metadata: { name: 'custom', uid: 'bundle-uid', resourceVersion: '1' },
+  spec: { arch: 'amd64', build: { releaseImage: 'quay.io/x/release@sha256:00' } },
+} as unknown as StoredCluster<CRCBundle>;
 
 const instance = (
   template: Partial<ClusterInstance['spec']['template']> = {},
@@ -119,6 +136,41 @@ describe('crc builders', () => {
         },
       },
     });
+  });
+
+  it("builds a built bundle's VirtualMachine on its VM profile, as the build's target VM had it", () => {
+    const vm = buildVirtualMachine(instance(), CRC_KUBEVIRT_V1);
+    const target = buildTargetVm(bundle, 'a1', 'ops', buildNames('custom', 'a1'), {
+      profile: CRC_KUBEVIRT_V1,
+      dnsIp: '172.30.0.10',
+      clockOffsetSeconds: 0,
+      cdrom: false,
+      runStrategy: 'RerunOnFailure',
+    });
+    const spec = (object: typeof vm): VmiSpec =>
+      (object.spec as { template: { spec: VmiSpec } }).template.spec;
+    expect(spec(vm)).toEqual({
+      evictionStrategy: 'None',
+      domain: {
+        resources: { requests: { memory: '16Gi', cpu: '4' } },
+        firmware: { bootloader: { bios: {} } },
+        clock: { utc: {} },
+        devices: {
+          disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }],
+          interfaces: [{ name: 'default', masquerade: {} }],
+        },
+      },
+      networks: [{ name: 'default', pod: {} }],
+      volumes: [{ name: 'rootdisk', dataVolume: { name: 'pool-0-rootdisk' } }],
+    });
+    // What the profile fixes is the same in both VMs.
+    const fixed = (s: VmiSpec): unknown => ({
+      firmware: s.domain.firmware,
+      clock: s.domain.clock,
+      interfaces: s.domain.devices.interfaces,
+      networks: s.networks,
+    });
+    expect(fixed(spec(vm))).toEqual(fixed(spec(target)));
   });
 
   it('builds the API Service and the passthrough Route', () => {

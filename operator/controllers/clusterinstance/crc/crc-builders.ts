@@ -5,6 +5,8 @@ import {
   ROUTES,
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
+import type { VmProfile } from '../../../api/vm-profile.js';
+import { profileVmiSpec } from '../../../api/vm-profile.js';
 import type { Desired, DesiredMeta } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { Instance } from '../core/instance-api.js';
@@ -83,10 +85,17 @@ export function buildDataVolume(instance: Instance, source: DiskSource): Desired
 
 /**
  * The VM (docs/reference/generated-objects.md#virtualmachine): labels also on the VMI template, so
- * the VMI and launcher pod carry them.
+ * the VMI and launcher pod carry them. With the VM profile of a built bundle (its boot-key
+ * binding), the profile's firmware, clock, interface and network, as the build's target VM had
+ * them; without (the manual path, a downloaded bundle), KubeVirt's defaults.
  */
-export function buildVirtualMachine(instance: Instance): Desired<PlatformObject> {
+export function buildVirtualMachine(
+  instance: Instance,
+  profile?: VmProfile,
+): Desired<PlatformObject> {
   const template = instance.spec.template;
+  const fixed = profile && profileVmiSpec(profile);
+  const disks = [{ name: 'rootdisk', disk: { bus: 'virtio' } }];
   return {
     apiVersion: VIRTUAL_MACHINES.apiVersion,
     kind: VIRTUAL_MACHINES.kind,
@@ -103,8 +112,15 @@ export function buildVirtualMachine(instance: Instance): Desired<PlatformObject>
           evictionStrategy: 'None',
           domain: {
             resources: { requests: { memory: template.memory, cpu: String(template.cores) } },
-            devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
+            ...(fixed
+              ? {
+                  firmware: fixed.domain.firmware,
+                  clock: fixed.domain.clock,
+                  devices: { disks, interfaces: fixed.domain.devices.interfaces },
+                }
+              : { devices: { disks } }),
           },
+          ...(fixed ? { networks: fixed.networks } : {}),
           volumes: [{ name: 'rootdisk', dataVolume: { name: crcDiskName(instance) } }],
         },
       },

@@ -1,10 +1,13 @@
 import { DATA_VOLUMES } from '../../../api/platform-resources.js';
 import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import type { VmProfile } from '../../../api/vm-profile.js';
+import { VM_PROFILES, vmProfileNamed } from '../../../api/vm-profile.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
+import type { Instance } from '../core/instance-api.js';
 import type { Recorded, Wait } from '../core/steps.js';
 import { RECORD } from '../core/steps.js';
 import { BootKeyError, clonableBy, ensureBootKey, readBundleSource } from './crc-boot-key.js';
@@ -108,5 +111,26 @@ export async function diskSource(
       ...sizes,
     },
     sshKey: { secretName: bootKeySecretName(instance.metadata.name), dataKey: 'id_ecdsa' },
+  };
+}
+
+/**
+ * The VM profile the binding records, which the VM is made with (none for the manual path and
+ * downloaded bundles: their VM keeps KubeVirt's defaults, as before profiles). Never read from the
+ * bundle again: the binding is what the disk was cloned for. A name this operator does not know
+ * (a bundle built by a newer one) is a wait that names it: no VM is made on a guess.
+ */
+export function boundVmProfile(instance: Instance): { profile: VmProfile | undefined } | Wait {
+  const name = instance.status?.crc?.bootKey?.vmProfile;
+  if (!name) return { profile: undefined };
+  const profile = vmProfileNamed(name);
+  if (profile) return { profile };
+  const known = Object.keys(VM_PROFILES).join(', ');
+  return {
+    reason: Reason.UnknownVMProfile,
+    message:
+      `CRCBundle "${crcBundleName(instance) ?? ''}" was built for VM profile "${name}", which this ` +
+      `operator does not know (it knows ${known}); run an operator version that knows "${name}", ` +
+      'or use a bundle built for a known profile',
   };
 }

@@ -1,4 +1,5 @@
 import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../../api/platform-resources.js';
+import type { VmProfile } from '../../../api/vm-profile.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import type { ReconcileContext } from '../../../runtime/controller.js';
 import type { InstanceApi } from '../core/instance-api.js';
@@ -18,7 +19,7 @@ import { ensureAgentAccount, ensureHandoffGrant } from './crc-agent-rbac.js';
 import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { diskFailure } from './crc-disk-failure.js';
-import { bindBootKey, bundleSshKey, diskSource } from './crc-disk-source.js';
+import { bindBootKey, boundVmProfile, bundleSshKey, diskSource } from './crc-disk-source.js';
 import type { CrcEndpoint } from './crc-endpoint.js';
 import { ensureCrcRoute, resolveCrcEndpoint } from './crc-endpoint.js';
 import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
@@ -42,6 +43,7 @@ interface PassState {
   pullSecret?: string;
   manualKey?: string;
   disk?: { source: DiskSource; sshKey: SshKeyRef };
+  profile?: VmProfile;
   endpoint?: CrcEndpoint;
   vmiUid?: string;
   address?: string;
@@ -114,7 +116,13 @@ export class CrcSteps {
       {
         name: 'disk source',
         conflict: backing,
-        run: async () => void (s.disk = await diskSource(objects, s.manualKey)),
+        run: async () => {
+          // The VM profile first: a binding to one this operator does not know makes no disk.
+          const bound = boundVmProfile(instance);
+          if ('reason' in bound) return { ...bound, requeueAfterMs: this.timings.recheckMs };
+          s.profile = bound.profile;
+          s.disk = await diskSource(objects, s.manualKey);
+        },
       },
       {
         name: 'DataVolume',
@@ -141,7 +149,10 @@ export class CrcSteps {
         name: 'VirtualMachine',
         conflict: backing,
         run: async () => {
-          const vm = await objects.ensure(VIRTUAL_MACHINES, buildVirtualMachine(instance));
+          const vm = await objects.ensure(
+            VIRTUAL_MACHINES,
+            buildVirtualMachine(instance, s.profile),
+          );
           if (vm.created)
             this.announce(
               draft,

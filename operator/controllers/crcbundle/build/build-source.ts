@@ -11,7 +11,7 @@ import { bundleNames } from '../bundle-names.js';
 import type { BundleControllerOptions, BundleSettings } from '../bundle-settings.js';
 import type { BundleStatus } from '../bundle-status.js';
 import { writeBundleStatus } from '../bundle-status.js';
-import { profileOf } from '../vm-profile.js';
+import { profileOf } from '../../../api/vm-profile.js';
 import { MissingInput, readBuildInputs } from './build-inputs.js';
 import type { Bundle } from './build-meta.js';
 import { buildNames } from './build-names.js';

@@ -6,7 +6,7 @@ import type { Secret } from '../../../kube/workloads.js';
 import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
 import type { BuildJobSpec, BuildStageName } from '../../../../contracts/bundle-build.js';
 import { INSTALL_CLOCK_OFFSET_SECONDS } from '../../../../contracts/bundle-build.js';
-import { profileOf } from '../vm-profile.js';
+import { profileOf } from '../../../api/vm-profile.js';
 import { buildDnsConfigMap, buildDnsDeployment, buildDnsService } from './build-dns.js';
 import { readBuildInputs } from './build-inputs.js';
 import { buildMeta } from './build-meta.js';

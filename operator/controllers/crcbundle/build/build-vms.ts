@@ -6,8 +6,8 @@ import type { PersistentVolumeClaim, Secret } from '../../../kube/workloads.js';
 import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
 import { BUILD_NODE, LABEL_BUILD_ROLE } from '../../../../contracts/bundle-build.js';
 import type { BuildRole } from '../../../../contracts/bundle-build.js';
-import type { VmProfile } from '../vm-profile.js';
-import { profileDomain } from '../vm-profile.js';
+import type { VmProfile } from '../../../api/vm-profile.js';
+import { profileVmiSpec } from '../../../api/vm-profile.js';
 import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
@@ -112,7 +112,7 @@ export function buildTargetVm(
 ): Desired<PlatformObject> {
   const vm = bundle.spec.build?.vm ?? {};
   const cores = vm.cores ?? 6;
-  const domain = profileDomain(inputs.profile, inputs.clockOffsetSeconds);
+  const profile = profileVmiSpec(inputs.profile, inputs.clockOffsetSeconds);
   const labels = roleLabels(bundle, attempt, 'target');
   return {
     apiVersion: VIRTUAL_MACHINES.apiVersion,
@@ -133,10 +133,11 @@ export function buildTargetVm(
           domain: {
             cpu: { cores },
             resources: { requests: { memory: vm.memory ?? '14336Mi', cpu: String(cores) } },
-            clock: domain.clock,
+            firmware: profile.domain.firmware,
+            clock: profile.domain.clock,
             devices: {
               rng: {},
-              interfaces: domain.devices.interfaces,
+              interfaces: profile.domain.devices.interfaces,
               disks: [
                 // The only virtio disk, so /dev/vda (installationDisk).
                 { name: 'rootdisk', disk: { bus: 'virtio' }, bootOrder: 1 },
@@ -146,7 +147,7 @@ export function buildTargetVm(
               ],
             },
           },
-          networks: [{ ...inputs.profile.network }],
+          networks: profile.networks,
           volumes: [
             { name: 'rootdisk', dataVolume: { name: names.rootDisk } },
             ...(inputs.cdrom
