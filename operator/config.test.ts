@@ -178,7 +178,7 @@ describe('loadOperatorConfig', () => {
       'a timing that is not one',
       { timings: 'lease.waitingResinc=1m' },
       {},
-      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installWaitDeadline)',
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
     ],
     [
       'a timing without a unit',
@@ -260,7 +260,7 @@ describe('loadOperatorConfig', () => {
         teardownResyncMs: 60_000,
         cleanupTimeoutMs: 900_000,
       },
-      build: { stepDeadlineMs: 2_700_000, installWaitDeadlineMs: 7_200_000 },
+      build: { stepDeadlineMs: 2_700_000, installDeadlineMs: 7_200_000 },
     });
     const env = { OPERATOR_TIMINGS: 'lease.waitingResync=1m' };
     expect(loadOperatorConfig({}, env, noPodFile).timings.lease.waitingResyncMs).toBe(60_000);

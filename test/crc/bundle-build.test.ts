@@ -35,6 +35,7 @@ import {
   PULL_SECRET,
   RELEASE,
 } from './bundle-build-player.js';
+import type { ContainerResult } from '../../dev/platform/local-pod.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there (instances need it enabled), as on a cluster where the operator serves its own namespace.
@@ -561,6 +562,50 @@ describe('CRCBundle build', () => {
     const step = failed.status!.build!.steps!.find((s) => s.name === 'P5-install-wait');
     expect(step).toMatchObject({ vmiUID: bound });
     expect(step!.completedAt).toBeUndefined();
+  });
+
+  it('fails with BuildVMIReplaced when a VMI boots the sealed disk after the last poweroff, and never captures it', async () => {
+    const name = `build-boot-${suffix}`;
+    play(name);
+    const poweroff = world.platform.jobResults.get(`${name}/poweroff`) as (
+      job: Job,
+    ) => Promise<ContainerResult>;
+    let poweroffs = 0;
+    let sealed = '';
+    world.platform.jobResults.set(`${name}/poweroff`, async (job) => {
+      if (++poweroffs === 1) return poweroff(job); // P7
+      // P11: the guest crashes instead of powering off, and RerunOnFailure boots the sealed disk
+      // again; the agent only sees its SSH session end, as after a poweroff.
+      const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
+      sealed = job.metadata!.annotations!['guestcluster.opdev.io/bundle-build-vmi-uid']!;
+      const [launcher] = (
+        await ops.api.list<KubeObject>(PODS, {
+          namespace: ops.name,
+          labelSelector: `${LABEL_VM_NAME}=${names.targetVm},kubevirt.io=virt-launcher`,
+        })
+      ).items;
+      await ops.api.delete(PODS, launcher!.metadata!.name!, ops.name);
+      await waitFor<KubeObject & { status?: { phase?: string } }>(ops.kubeConfig, {
+        type: VIRTUAL_MACHINE_INSTANCES,
+        namespace: ops.name,
+        name: names.targetVm,
+        until: (vmi) => !!vmi && vmi.metadata!.uid !== sealed && vmi.status?.phase === 'Running',
+        description: 'the target VM booted again',
+      });
+      return played('poweroff', {});
+    });
+    created.push(name);
+    await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
+    const failed = await failedAndGone(name, {
+      stage: 'Stopped',
+      reason: 'BuildVMIReplaced',
+      message: 'it booted the sealed disk',
+    });
+    expect(condition(failed, 'Stopped')!.message).toContain(
+      `after the guest in ${sealed} powered off`,
+    );
+    expect(poweroffs).toBe(2);
+    expect(condition(failed, 'DiskCaptured')?.status).not.toBe('True');
   });
 
   it('stops its VMs and Jobs before its storage goes when the bundle is deleted mid-build, and leaves nothing', async () => {

@@ -52,7 +52,7 @@ export interface StepJobInputs {
 
 /** A step Job's activeDeadlineSeconds (`build.*Deadline` timings, whole seconds, at least 1). */
 export function stepDeadlineSeconds(step: BuildStep, timings: BuildTimings): number {
-  const ms = step === 'install-wait' ? timings.installWaitDeadlineMs : timings.stepDeadlineMs;
+  const ms = step === 'install-wait' ? timings.installDeadlineMs : timings.stepDeadlineMs;
   return Math.max(1, Math.ceil(ms / 1000));
 }
 

@@ -81,13 +81,20 @@ export async function zeroAndStop(pass: BuildPass): Promise<StageResult> {
   const steps = await onTarget(pass, 'P11', 'ZeroAndStop', ['zero', 'poweroff']);
   if (!('done' in steps)) return steps;
   const vm = await targetVm(pass);
+  const vmi = await vmiOf(pass, pass.names.targetVm);
+  const poweredOff = stepOf(pass.build, stepKey('P11', 'poweroff'))?.vmiUID;
+  // Nothing restarts a guest that powered off (RerunOnFailure): another VMI booted the sealed disk.
+  if (vmi && vmi.metadata.uid !== poweredOff)
+    throw new BuildFailure(
+      'BuildVMIReplaced',
+      `VMI ${pass.namespace}/${pass.names.targetVm} (${vmi.metadata.uid}) started after the guest in ${poweredOff} powered off: it booted the sealed disk, which is no longer fit to capture`,
+    );
   if (runStrategyOf(vm) !== HALTED) {
     await updateVm(pass, vm, (spec) => {
       spec.runStrategy = HALTED;
     });
     return { wait: 'halting the VM' };
   }
-  const vmi = await vmiOf(pass, pass.names.targetVm);
   if (vmi) return { wait: `waiting for VMI ${vmi.metadata.name} to be gone` };
   const pods = await launcherPods(pass, pass.names.targetVm);
   if (pods.length)

@@ -11,7 +11,7 @@ import { ROLE } from './build-record.js';
  * The kind of each role a pass checks. Not the VMIs: they end and start by design (P7, P11), and
  * the stages check them against the steps bound to them (runningVmi, onTarget).
  */
-const CHECKED: Partial<Record<Role, NamespacedType>> = {
+export const CHECKED: Partial<Record<Role, NamespacedType>> = {
   [ROLE.inputs]: SECRETS,
   [ROLE.sshKey]: SECRETS,
   [ROLE.work]: PVCS,
