@@ -54,6 +54,13 @@ export const DEPLOYMENTS = resourceType('apps/v1', 'Deployment', 'deployments');
 /** The crc topology's VM and root disk (KubeVirt, CDI). */
 export const VIRTUAL_MACHINES = resourceType('kubevirt.io/v1', 'VirtualMachine', 'virtualmachines');
 export const DATA_VOLUMES = resourceType('cdi.kubevirt.io/v1beta1', 'DataVolume', 'datavolumes');
+/**
+ * CDI's per-DataVolume opt-out of its garbage collection, which deletes a Succeeded DataVolume
+ * (keeping its PVC) when an admin sets CDIConfig's dataVolumeTTLSeconds (off by default since
+ * CDI 1.57).
+ */
+export const ANNOTATION_CDI_DELETE_AFTER_COMPLETION =
+  'cdi.kubevirt.io/storage.deleteAfterCompletion';
 
 /** KubeVirt's label on a VMI's virt-launcher pods (and the crc API Service's selector). */
 export const LABEL_VM_NAME = 'vm.kubevirt.io/name';

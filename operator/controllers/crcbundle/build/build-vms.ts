@@ -1,7 +1,11 @@
 import { PVCS } from '../../../api/core-resources.js';
 import { SECRETS } from '../../../api/resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../../api/platform-resources.js';
-import type { Desired } from '../../../kube/objects.js';
+import {
+  ANNOTATION_CDI_DELETE_AFTER_COMPLETION,
+  DATA_VOLUMES,
+  VIRTUAL_MACHINES,
+} from '../../../api/platform-resources.js';
+import type { Desired, DesiredMeta } from '../../../kube/objects.js';
 import type { PersistentVolumeClaim, Secret } from '../../../kube/workloads.js';
 import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
 import { BUILD_NODE, LABEL_BUILD_ROLE } from '../../../../contracts/bundle-build.js';
@@ -27,6 +31,18 @@ export const INSTALLER_IMAGE = 'quay.io/containerdisks/centos-stream:9';
 const WORK_SIZE = '5Gi';
 const LIVE_ISO_SIZE = '2Gi';
 const DEFAULT_DISK_SIZE = '35Gi';
+
+/**
+ * A build's DataVolume: its metadata, kept by CDI once Succeeded. The build checks every object it
+ * recorded on each pass, so a DataVolume that CDI's garbage collection removed would fail the
+ * build with BuildObjectLost.
+ */
+function dataVolumeMeta(bundle: Bundle, attempt: string, ns: string, name: string): DesiredMeta {
+  return {
+    ...buildMeta(bundle, attempt, ns, name),
+    annotations: { [ANNOTATION_CDI_DELETE_AFTER_COMPLETION]: 'false' },
+  };
+}
 
 export interface TargetVmInputs {
   profile: VmProfile;
@@ -79,7 +95,7 @@ export function buildRootDisk(
   return {
     apiVersion: DATA_VOLUMES.apiVersion,
     kind: DATA_VOLUMES.kind,
-    metadata: buildMeta(bundle, attempt, ns, names.rootDisk),
+    metadata: dataVolumeMeta(bundle, attempt, ns, names.rootDisk),
     spec: {
       source: { blank: {} },
       storage: {
@@ -246,7 +262,7 @@ export function buildGoldenDataVolume(
   return {
     apiVersion: DATA_VOLUMES.apiVersion,
     kind: DATA_VOLUMES.kind,
-    metadata: buildMeta(bundle, attempt, ns, goldenName),
+    metadata: dataVolumeMeta(bundle, attempt, ns, goldenName),
     spec: {
       source: { pvc: { namespace: ns, name: names.rootDisk } },
       storage: {
