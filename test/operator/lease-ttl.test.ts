@@ -80,10 +80,19 @@ describe('lease TTL', () => {
   });
 
   it('keeps status.expiresAt at boundTime + spec.ttl when the TTL changes after binding', async () => {
+    // The lease first, and the instance the pool makes for it: the clock is past the first
+    // test's deadline, so a Ready instance that no lease asks for yet would look idle for an hour
+    // and be scaled down before the lease could bind it.
     await ns.api.create(POOLS, hcpPool(ns.name, 'change', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'change', 'change-0'));
-    await settleInstance(ns.api, ns.name, 'change-0');
     await ns.api.create(LEASES, lease(ns.name, 'longer', 'change', '1h'));
+    await waitFor(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'change-0',
+      until: (instance) => instance !== undefined,
+      description: 'the pool to make an instance for the lease',
+    });
+    await settleInstance(ns.api, ns.name, 'change-0');
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,
