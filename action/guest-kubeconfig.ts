@@ -1,5 +1,3 @@
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ClusterLease } from '../operator/api/resources.js';
 import { SECRETS } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
@@ -42,16 +40,4 @@ export async function readGuestKubeconfig(api: ApiClient, lease: ClusterLease): 
   const data = secret.data?.[KUBECONFIG_KEY];
   if (!data) throw new Error(`Secret ${namespace}/${secretName} has no "${KUBECONFIG_KEY}" key`);
   return Buffer.from(data, 'base64').toString();
-}
-
-/** Writes a file only its owner can read, in a folder only its owner can enter. */
-export async function writePrivateFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, content, { mode: 0o600 });
-  // writeFile keeps the mode of a file that already existed.
-  await chmod(file, 0o600);
-}
-
-export async function removeFile(file: string): Promise<void> {
-  await rm(file, { force: true });
 }

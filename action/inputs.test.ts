@@ -41,6 +41,7 @@ describe('readSettings', () => {
     });
     expect(result.leaseName).toMatch(/^gh-42-2-[0-9a-f]{8}$/);
     expect(result.kubeconfigPath).toBe(`/runner/tmp/guestcluster/${result.leaseName}.kubeconfig`);
+    expect(result.kubeconfigRoot).toBe('/runner/tmp');
     expect(result.access).toMatchObject({
       server: 'https://api.mgmt.example:6443',
       token: 'sha256~secret-token',
@@ -72,6 +73,7 @@ describe('readSettings', () => {
       release: false,
       holdOnFailureMs: 30 * 60_000,
       kubeconfigPath: '/work/guest.kubeconfig',
+      kubeconfigRoot: undefined,
     });
   });
 

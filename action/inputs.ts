@@ -24,6 +24,11 @@ export interface Settings {
   /** How long post keeps the cluster when the job failed (0: released as always). */
   holdOnFailureMs: number;
   kubeconfigPath: string;
+  /**
+   * For the default path: RUNNER_TEMP, the folder trusted as it is; the writer makes the folders
+   * below it its own (private-file.ts). Unset for a path the user gave.
+   */
+  kubeconfigRoot?: string;
 }
 
 /** An input with a bad value: names the input, and the value unless it is a credential. */
@@ -175,5 +180,6 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
     )!,
     kubeconfigPath:
       input('kubeconfig-path') || path.join(runnerTemp, 'guestcluster', `${leaseName}.kubeconfig`),
+    kubeconfigRoot: input('kubeconfig-path') ? undefined : runnerTemp,
   };
 }

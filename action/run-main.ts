@@ -8,7 +8,8 @@ import { cancelSignal } from './cancel-signal.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { mismatches } from './expectations.js';
 import { gitHubRun, jobIdInput } from './github-run.js';
-import { readGuestKubeconfig, writePrivateFile } from './guest-kubeconfig.js';
+import { readGuestKubeconfig } from './guest-kubeconfig.js';
+import { writePrivateFile } from './private-file.js';
 import type { Settings } from './inputs.js';
 import { readSettings } from './inputs.js';
 import { maskKubeconfig, maskManagementInputs } from './masking.js';
@@ -203,7 +204,11 @@ async function handOver(step: Step, waitedSeconds: number): Promise<void> {
     }
     actions.warning(message);
   }
-  await writePrivateFile(settings.kubeconfigPath, kubeconfig);
+  await writePrivateFile(settings.kubeconfigPath, kubeconfig, settings.kubeconfigRoot).catch(
+    (error: unknown) => {
+      throw new Error(`Could not write the guest kubeconfig: ${errorMessage(error)}`);
+    },
+  );
   actions.exportVariable('KUBECONFIG', settings.kubeconfigPath);
   const status = lease.status ?? {};
   const outputs = {

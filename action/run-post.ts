@@ -4,7 +4,7 @@ import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { gitHubRun } from './github-run.js';
-import { removeFile } from './guest-kubeconfig.js';
+import { removeFile } from './private-file.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
 import { holdOnFailure, shouldHold } from './post-hold.js';

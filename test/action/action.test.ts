@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
@@ -111,6 +111,7 @@ describe('the GitHub Action, run from its committed bundles', () => {
     const file = main.exportedEnv.KUBECONFIG!;
     expect(file).toBe(main.outputs.kubeconfig);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     expect(await readFile(file, 'utf8')).toBe(guestKubeconfig);
     const nodes = await runCommand(testEnv('kubectl'), [
       '--kubeconfig',
@@ -424,6 +425,25 @@ describe('the GitHub Action, run from its committed bundles', () => {
     const lease = await ns.api.get<ClusterLease>(LEASES, first.outputs['lease-name']!, ns.name);
     expect(lease.status?.phase).toBe('Bound');
     expect((await job.post(inputs('retry'))).exitCode).toBe(0);
+  });
+
+  it('writes no kubeconfig through a link planted where its folder goes, and post releases the lease', async () => {
+    await poolWithReadyInstance('planted');
+    const job = await newJob();
+    const planted = path.join(job.workDir, 'planted');
+    await mkdir(planted);
+    await mkdir(job.runnerTemp, { recursive: true });
+    await symlink(planted, path.join(job.runnerTemp, 'guestcluster'));
+    const main = await job.main(inputs('planted')).done;
+    expect(main.exitCode).toBe(1);
+    expect(main.log).toContain(
+      `::error::Could not write the guest kubeconfig: ${path.join(job.runnerTemp, 'guestcluster')} is a symbolic link, not a folder; refusing to follow it`,
+    );
+    expect(await readdir(planted)).toEqual([]);
+    expect(main.exportedEnv.KUBECONFIG).toBeUndefined();
+    const post = await job.post(inputs('planted'));
+    expect(post.log).toContain(`Released ClusterLease ${ns.name}/${main.state['lease-name']}`);
+    await leaseGone(main.state['lease-name']!);
   });
 
   it('fails and releases on an unexpected topology, or only warns when told to', async () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { readGuestKubeconfig, writePrivateFile } from '../../../action/guest-kubeconfig.js';
+import { readGuestKubeconfig } from '../../../action/guest-kubeconfig.js';
+import { writePrivateFile } from '../../../action/private-file.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import { isNotFound } from '../../kube/api-error.js';
