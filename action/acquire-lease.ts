@@ -3,7 +3,8 @@ import { LEASES } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
 import { isAlreadyExists, isNotFound } from '../operator/kube/api-error.js';
 import type { GitHubRun } from './github-run.js';
-import { RUN_ANNOTATION_PREFIX, runAnnotations } from './github-run.js';
+import { runAnnotations } from './github-run.js';
+import { belongsTo, ownerConflict } from './lease-owner.js';
 import type { LeaseSubject } from './own-identity.js';
 import { ANNOTATION_KEEP_AFTER_JOB } from '../contracts/run-annotations.js';
 
@@ -50,17 +51,6 @@ export class LeaseConflictError extends Error {
   override name = 'LeaseConflictError';
 }
 
-/** Only the very run, attempt and job that created a lease may take it over (or release it by name). */
-export function belongsTo(lease: ClusterLease, run: GitHubRun): boolean {
-  const annotations = lease.metadata?.annotations ?? {};
-  return (
-    run.runId !== '' &&
-    annotations[`${RUN_ANNOTATION_PREFIX}run-id`] === run.runId &&
-    annotations[`${RUN_ANNOTATION_PREFIX}run-attempt`] === run.attempt &&
-    annotations[`${RUN_ANNOTATION_PREFIX}job`] === run.job
-  );
-}
-
 export interface Acquired {
   lease: ClusterLease;
   /** True when a retried step found the lease its earlier try created. */
@@ -69,7 +59,8 @@ export interface Acquired {
 
 /**
  * Creates the lease, or takes over the one an earlier try of this step created. A lease of the
- * same name that belongs to someone else is never touched.
+ * same name that belongs to someone else, another leg of the same matrix job included, is never
+ * touched.
  */
 export async function createOrAdoptLease(api: ApiClient, request: LeaseRequest): Promise<Acquired> {
   try {
@@ -87,9 +78,7 @@ export async function createOrAdoptLease(api: ApiClient, request: LeaseRequest):
   }
   const where = `ClusterLease ${request.namespace}/${request.name}`;
   if (!belongsTo(existing, request.run))
-    throw new LeaseConflictError(
-      `${where} already exists and was not created by this job (requested by "${existing.spec.requestedBy ?? 'unknown'}"); set input "lease-name" to another name`,
-    );
+    throw new LeaseConflictError(ownerConflict(existing, request.run));
   if (existing.metadata?.deletionTimestamp)
     throw new LeaseConflictError(
       `${where} from an earlier try of this step is still being released; retry the step when it is gone`,

@@ -15,11 +15,61 @@ export interface GitHubRun {
   url: string;
   /** The job's numeric id (job.check_run_id), when the runner gives it; "" otherwise. */
   jobId?: string;
+  /** The matrix leg (strategy.job-index), when the runner gives it; "" otherwise. */
+  jobIndex?: string;
+  /** The leg's matrix values, for people ("os: ubuntu-24.04"); "" outside a matrix. */
+  matrix?: string;
+}
+
+/** Longest matrix description written on a lease. */
+const MAX_MATRIX = 200;
+
+/** Text for one line of the log: no control characters (no line breaks), at most `max` long. */
+export function printable(value: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  const line = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** The input job-check-run-id as a job id: digits only (GitHub Enterprise Server gives none). */
 export function jobIdInput(value: string): string {
   return /^\d{1,20}$/.test(value.trim()) ? value.trim() : '';
+}
+
+/** The input job-index as a matrix leg's index: digits only. */
+export function jobIndexInput(value: string): string {
+  return /^\d{1,6}$/.test(value.trim()) ? value.trim() : '';
+}
+
+/**
+ * The input matrix (the runner's `toJSON(matrix)`) as "key: value, …"; "" for a job without a
+ * matrix ("null") or anything else.
+ */
+export function matrixInput(value: string): string {
+  let matrix: unknown;
+  try {
+    matrix = JSON.parse(value);
+  } catch {
+    return '';
+  }
+  if (!matrix || typeof matrix !== 'object' || Array.isArray(matrix)) return '';
+  const values = Object.entries(matrix).map(
+    ([key, item]) => `${key}: ${typeof item === 'string' ? item : JSON.stringify(item)}`,
+  );
+  return printable(values.join(', '), MAX_MATRIX);
+}
+
+/**
+ * The run of this step, with what only the inputs' defaults can say (the job id, the matrix leg):
+ * the runner evaluates them again for post, which so finds the same job.
+ */
+export function stepRun(getInput: (name: string) => string, env: NodeJS.ProcessEnv): GitHubRun {
+  return {
+    ...gitHubRun(env),
+    jobId: jobIdInput(getInput('job-check-run-id')),
+    jobIndex: jobIndexInput(getInput('job-index')),
+    matrix: matrixInput(getInput('matrix')),
+  };
 }
 
 export function gitHubRun(env: NodeJS.ProcessEnv): GitHubRun {
@@ -50,13 +100,14 @@ export function defaultRequestedBy(run: GitHubRun): string {
 
 /**
  * A lease name that is the same every time this step runs in this run attempt, so that a retried
- * step finds its lease instead of leaking a second one, and differs between jobs, matrix legs and
- * steps. Outside GitHub Actions there is no run to derive it from.
+ * step finds its lease instead of leaking a second one, and differs between jobs, matrix legs
+ * (also two that run one after the other on one runner) and steps. Outside GitHub Actions there
+ * is no run to derive it from.
  */
 export function defaultLeaseName(run: GitHubRun): string | undefined {
   if (!run.runId) return undefined;
   const hash = createHash('sha256')
-    .update([run.repository, run.job, run.runner, run.step].join('\n'))
+    .update([run.repository, run.job, run.runner, run.step, run.jobId, run.jobIndex].join('\n'))
     .digest('hex')
     .slice(0, 8);
   return `gh-${run.runId}-${run.attempt}-${hash}`;
@@ -75,6 +126,9 @@ export function runAnnotations(run: GitHubRun): Record<string, string> {
     job: run.job,
     'job-id': run.jobId ?? '',
     'run-url': run.url,
+    runner: run.runner,
+    'job-index': run.jobIndex ?? '',
+    matrix: run.matrix ?? '',
   };
   return Object.fromEntries(
     Object.entries(annotations)

@@ -4,7 +4,7 @@ import type { ClusterLease, ClusterPool } from '../operator/api/resources.js';
 import { LEASES, POOLS } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
 import { isConflict, isNotFound } from '../operator/kube/api-error.js';
-import { belongsTo } from './acquire-lease.js';
+import { belongsTo } from './lease-owner.js';
 import { deadlineText } from './extend-lease.js';
 import type { ReleaseTarget } from './release-lease.js';
 

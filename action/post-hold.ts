@@ -2,7 +2,7 @@ import { ApiClient } from '../operator/kube/api-client.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
-import { gitHubRun } from './github-run.js';
+import { stepRun } from './github-run.js';
 import { holdLease } from './hold-lease.js';
 import { holdInstructions } from './hold-summary.js';
 import { readAccess } from './inputs.js';
@@ -36,7 +36,7 @@ export async function holdOnFailure(
       name: saved.leaseName,
       namespace: saved.namespace,
       uid: saved.leaseUid || undefined,
-      run: gitHubRun(env),
+      run: stepRun((name) => actions.getInput(name), env),
     };
     const outcome = await holdLease(api, target, saved.holdOnFailureMs);
     if (outcome === 'gone' || outcome === 'not-ours') {

@@ -3,7 +3,7 @@ import type { ClusterLease } from '../operator/api/resources.js';
 import { LEASES } from '../operator/api/resources.js';
 import type { ApiClient } from '../operator/kube/api-client.js';
 import { isConflict, isNotFound } from '../operator/kube/api-error.js';
-import { belongsTo } from './acquire-lease.js';
+import { belongsTo } from './lease-owner.js';
 import type { GitHubRun } from './github-run.js';
 import { retryWithin } from './retry.js';
 

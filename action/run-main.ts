@@ -7,7 +7,8 @@ import { errorMessage } from './action-core.js';
 import { cancelSignal } from './cancel-signal.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
 import { mismatches } from './expectations.js';
-import { gitHubRun, jobIdInput } from './github-run.js';
+import type { GitHubRun } from './github-run.js';
+import { stepRun } from './github-run.js';
 import { readGuestKubeconfig } from './guest-kubeconfig.js';
 import { writePrivateFile } from './private-file.js';
 import type { Settings } from './inputs.js';
@@ -42,7 +43,7 @@ export async function runMain(actions: ActionCore = core, env = process.env): Pr
   let api: ApiClient | undefined;
   try {
     maskManagementInputs(actions);
-    const run = { ...gitHubRun(env), jobId: jobIdInput(actions.getInput('job-check-run-id')) };
+    const run = stepRun((name) => actions.getInput(name), env);
     const settings = readSettings((name) => actions.getInput(name), run, env);
     api = new ApiClient(clusterAccess(settings.access));
     const lease = await actions.group('Create the ClusterLease', () =>
@@ -69,7 +70,7 @@ async function createLease(
   actions: ActionCore,
   settings: Settings,
   api: ApiClient,
-  run: ReturnType<typeof gitHubRun>,
+  run: GitHubRun,
 ): Promise<ClusterLease> {
   const { leaseName: name, namespace, pool } = settings;
   actions.info(

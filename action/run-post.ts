@@ -3,7 +3,7 @@ import { ApiClient } from '../operator/kube/api-client.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from './action-core.js';
 import { clusterAccess } from '../operator/kube/cluster-access.js';
-import { gitHubRun } from './github-run.js';
+import { stepRun } from './github-run.js';
 import { removeFile } from './private-file.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
@@ -79,7 +79,7 @@ async function release(
         name: saved.leaseName,
         namespace: saved.namespace,
         uid: saved.leaseUid || undefined,
-        run: gitHubRun(env),
+        run: stepRun((name) => actions.getInput(name), env),
       },
       {
         budgetMs: POST_RELEASE_BUDGET_MS,

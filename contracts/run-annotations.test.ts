@@ -13,6 +13,7 @@ describe('run annotations', () => {
         GITHUB_RUN_ATTEMPT: '2',
         GITHUB_JOB: 'e2e',
         GITHUB_SERVER_URL: 'https://github.com',
+        RUNNER_NAME: 'GitHub Actions 7',
       }),
     );
     expect(written).toEqual({
@@ -22,6 +23,7 @@ describe('run annotations', () => {
       [RUN_ANNOTATIONS.runAttempt]: '2',
       [RUN_ANNOTATIONS.job]: 'e2e',
       [RUN_ANNOTATIONS.runUrl]: 'https://github.com/acme/app/actions/runs/101/attempts/2',
+      [RUN_ANNOTATIONS.runner]: 'GitHub Actions 7',
     });
   });
 

@@ -18,6 +18,13 @@ export const RUN_ANNOTATIONS = {
   /** The job's numeric id (the workflow job's `id`, the job context's `check_run_id`); optional. */
   jobId: `${RUN_ANNOTATION_PREFIX}job-id`,
   runUrl: `${RUN_ANNOTATION_PREFIX}run-url`,
+  /**
+   * RUNNER_NAME, `strategy.job-index` and the leg's matrix values ("os: ubuntu-24.04"): with the
+   * job id, they tell one job's leases from another leg's; only the Action reads them.
+   */
+  runner: `${RUN_ANNOTATION_PREFIX}runner`,
+  jobIndex: `${RUN_ANNOTATION_PREFIX}job-index`,
+  matrix: `${RUN_ANNOTATION_PREFIX}matrix`,
 } as const;
 
 /**

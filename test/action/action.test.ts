@@ -419,7 +419,9 @@ describe('the GitHub Action, run from its committed bundles', () => {
       inputs('retry', { 'lease-name': first.outputs['lease-name']! }),
     ).done;
     expect(refused.exitCode).toBe(1);
-    expect(refused.log).toContain('already exists and was not created by this job');
+    expect(refused.log).toMatch(
+      /already exists and belongs to another job: run \d+ attempt 1, job "e2e", runner "GitHub Actions 7"; this step runs in run \d+ attempt 1, job "other"/,
+    );
     // Post of the refused job releases nothing: its main created no lease.
     expect((await other.post(inputs('retry'))).log).toContain('created no lease');
     const lease = await ns.api.get<ClusterLease>(LEASES, first.outputs['lease-name']!, ns.name);
