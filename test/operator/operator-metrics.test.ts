@@ -121,14 +121,13 @@ afterAll(async () => {
 
 describe('secure metrics', () => {
   it('refuses a scrape without a token or with one the apiserver does not accept (401)', async () => {
-    expect((await scrape()).status).toBe(401);
-    expect((await scrape('not-a-token')).status).toBe(401);
+    expect(await scrape()).toEqual({ status: 401, text: 'Unauthorized\n' });
+    expect(await scrape('not-a-token')).toEqual({ status: 401, text: 'Unauthorized\n' });
   });
 
   it('refuses a user without get on /metrics (403) and answers one with the metrics-reader role', async () => {
-    const refused = await scrape(strangerToken);
-    expect(refused.status).toBe(403);
-    expect(refused.text).toContain(`system:serviceaccount:${ns.name}:stranger`);
+    // A fixed text: the refused client learns neither its user name nor the apiserver's words.
+    expect(await scrape(strangerToken)).toEqual({ status: 403, text: 'Forbidden\n' });
     const answered = await scrape(readerToken);
     expect(answered.status).toBe(200);
     expect(answered.text).toContain('# TYPE guestcluster_pool_instances gauge');
