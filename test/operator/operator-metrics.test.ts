@@ -220,7 +220,13 @@ describe('pool and lease metrics', () => {
     await settleInstance(ns.api, ns.name, `${POOL}-1`);
     await bound('second');
 
-    text = await scrapeUntil('both leased', (t) => instances(t, 'leased') === 2);
+    // The wait is observed once the Bound write has returned, which can be after its watch event.
+    text = await scrapeUntil(
+      "both leased, and the second lease's wait recorded",
+      (t) =>
+        instances(t, 'leased') === 2 &&
+        sample(t, 'guestcluster_lease_wait_seconds_count', { ...pool, spare_ready: 'false' }) === 1,
+    );
     expect(sample(text, 'guestcluster_pool_pending_leases', pool)).toBe(0);
     const wait = (spare: string, suffix: string): number | undefined =>
       sample(text, `guestcluster_lease_wait_seconds_${suffix}`, { ...pool, spare_ready: spare });
