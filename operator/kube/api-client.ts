@@ -46,6 +46,13 @@ export interface ApiClientOptions {
    * own connection; over HTTP/2 that can leave a stream nobody listens to (see watch()).
    */
   allowH2?: boolean;
+  /** At most this many connections to the apiserver (unbounded when unset). */
+  connections?: number;
+  /**
+   * How often a request answered 429 is sent (10 by default, honouring Retry-After between);
+   * 1 for requests whose caller answers a throttled apiserver itself rather than wait.
+   */
+  maxThrottledAttempts?: number;
 }
 
 /** What send() throws once stopSending() was called. */
@@ -130,6 +137,7 @@ export class ApiClient {
       factory: (origin, options) =>
         new Pool(origin, {
           ...options,
+          ...(this.options.connections ? { connections: this.options.connections } : {}),
           factory: (url, clientOptions) => quiet(new Client(url, clientOptions)),
         }),
     });
@@ -354,7 +362,8 @@ export class ApiClient {
       if (response.ok) return response;
       // 429 is the apiserver asking to come back later (priority and fairness, or a watch cache
       // that is still initialising); like client-go, honour its Retry-After a few times.
-      if (response.status !== 429 || attempt >= MAX_THROTTLED_ATTEMPTS)
+      const maxAttempts = this.options.maxThrottledAttempts ?? MAX_THROTTLED_ATTEMPTS;
+      if (response.status !== 429 || attempt >= maxAttempts)
         throw await toApiError(response, method, path);
       await response.body?.cancel();
       const retryAfterSeconds = Number(response.headers.get('retry-after')) || 1;

@@ -11,17 +11,26 @@ export interface ListenAddress {
 
 export type Route = () => Promise<{ status: number; body: string; contentType?: string }>;
 
+/** A guard's refusal: what to answer instead of running the route. */
+export interface Refusal {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /** Checks a request before its route runs: undefined lets it through, else the refusal to send. */
-export type Guard = (
-  request: http.IncomingMessage,
-  path: string,
-) => Promise<{ status: number; body: string } | undefined>;
+export type Guard = (request: http.IncomingMessage, path: string) => Promise<Refusal | undefined>;
 
 export interface EndpointOptions {
   /** Serve HTTPS with this certificate (plain HTTP without). */
   tls?: CertificateAndKey;
   guard?: Guard;
+  /** Told of a route or guard that failed; the client gets only a 503. */
+  onError?: (error: unknown) => void;
 }
+
+/** What a client hears of a failure: the status only, never the error (it may quote the apiserver). */
+const UNAVAILABLE = 'Service Unavailable\n';
 
 /** An HTTP(S) server for probes or metrics: GET on a fixed set of paths. */
 export class HttpEndpoints {
@@ -43,9 +52,17 @@ export class HttpEndpoints {
       guard(request, path)
         .then(async (refusal) => refusal ?? (await route()))
         .then(
-          ({ status, body, contentType }: Awaited<ReturnType<Route>>) =>
-            response.writeHead(status, { 'Content-Type': contentType ?? 'text/plain' }).end(body),
-          (error: unknown) => response.writeHead(500).end(`${String(error)}\n`),
+          (answer: Refusal & { contentType?: string }) =>
+            response
+              .writeHead(answer.status, {
+                ...answer.headers,
+                'Content-Type': answer.contentType ?? 'text/plain',
+              })
+              .end(answer.body),
+          (error: unknown) => {
+            options.onError?.(error);
+            response.writeHead(503, { 'Content-Type': 'text/plain' }).end(UNAVAILABLE);
+          },
         );
     };
     const { tls } = options;

@@ -114,7 +114,8 @@ export class Manager {
   private readonly cache: InformerCache;
   private readonly controllers: Controller[] = [];
   private readonly endpoints: HttpEndpoints[] = [];
-  private stopCertificateReload: () => void = () => undefined;
+  /** Stops what the metrics endpoint runs besides its server (certificate reload, reviews). */
+  private stopMetrics: () => Promise<void> = () => Promise.resolve();
   private readonly stopController = new AbortController();
   private readonly elector: LeaderElector | undefined;
   /** The elector's own: its requests are cut off at the renew deadline (see ApiClientOptions). */
@@ -249,9 +250,8 @@ export class Manager {
     if (this.leading) await this.elector?.release();
     this.leading = false;
     this.metrics.leader.set(0);
-    this.stopCertificateReload();
     await Promise.all(this.endpoints.map((e) => e.close()));
-    await Promise.all([this.client.close(), this.electionClient?.close()]);
+    await Promise.all([this.client.close(), this.electionClient?.close(), this.stopMetrics()]);
     this.finish(reason);
   }
 
@@ -306,10 +306,10 @@ export class Manager {
         metricsAddress,
         this.metrics.registry,
         this.options.runtime.secureMetrics,
-        { client: this.client, clock: this.clock, logger: this.logger },
+        { access: this.options.kubeConfig, clock: this.clock, logger: this.logger },
       );
       this.endpoints.push(endpoint);
-      this.stopCertificateReload = stop;
+      this.stopMetrics = stop;
     }
   }
 

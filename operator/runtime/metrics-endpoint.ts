@@ -1,10 +1,11 @@
 import type { Registry } from 'prom-client';
-import type { ApiClient } from '../kube/api-client.js';
+import type { ClusterAccess } from '../kube/api-client.js';
+import { ApiClient } from '../kube/api-client.js';
 import type { Clock } from './clock.js';
 import type { Guard, ListenAddress } from './http-endpoints.js';
 import { HttpEndpoints } from './http-endpoints.js';
 import type { Logger } from './logger.js';
-import { MetricsAccess } from './metrics-access.js';
+import { METRICS_ACCESS_LIMITS, MetricsAccess } from './metrics-access.js';
 import { servingCertificate, watchServingCertificate } from './serving-certificate.js';
 
 /** HTTPS with authentication and authorization for /metrics (controller-runtime's secure metrics). */
@@ -17,8 +18,26 @@ export interface SecureMetricsSettings {
 
 export interface MetricsEndpoint {
   endpoint: HttpEndpoints;
-  /** Stops reloading the certificate (the endpoint closes with the others). */
-  stop: () => void;
+  /**
+   * Stops reloading the certificate and closes the reviews' connections (the endpoint closes with
+   * the others, first).
+   */
+  stop: () => Promise<void>;
+}
+
+/**
+ * The reviews' own lane to the apiserver: never the controllers' or the leader election's
+ * connections, and no more connections than reviews may be in flight (MetricsAccess caps them).
+ * HTTP/1.1, so a review cut off at its deadline closes its own connection; a 429 is answered
+ * at once (503) rather than waited out while the request holds a place in the lane.
+ */
+function reviewClient(access: ClusterAccess): ApiClient {
+  const limits = METRICS_ACCESS_LIMITS;
+  return new ApiClient(access, {
+    allowH2: false,
+    connections: limits.newcomerReviewsInFlight + limits.readerReviewsInFlight,
+    maxThrottledAttempts: 1,
+  });
 }
 
 /**
@@ -30,7 +49,7 @@ export async function listenMetrics(
   address: ListenAddress,
   registry: Registry,
   secure: SecureMetricsSettings | undefined,
-  ports: { client: ApiClient; clock: Clock; logger: Logger },
+  ports: { access: ClusterAccess; clock: Clock; logger: Logger },
 ): Promise<MetricsEndpoint> {
   const routes = {
     '/metrics': async () => ({
@@ -41,20 +60,26 @@ export async function listenMetrics(
   };
   if (!secure) {
     ports.logger.info({ address }, 'Serving /metrics over plain HTTP, without authentication');
-    return { endpoint: await HttpEndpoints.listen(address, routes), stop: () => undefined };
+    return {
+      endpoint: await HttpEndpoints.listen(address, routes),
+      stop: () => Promise.resolve(),
+    };
   }
   const tls = await servingCertificate(secure.certDir, secure.hostname, ports.clock.now());
-  const access = new MetricsAccess(ports.client, ports.clock);
+  const client = reviewClient(ports.access);
+  const access = new MetricsAccess(client, ports.clock, { logger: ports.logger });
   const guard: Guard = async (request, path) => {
     const decision = await access.decide(request.headers.authorization, path);
     return decision.allowed ? undefined : decision;
   };
-  const endpoint = await HttpEndpoints.listen(address, routes, { tls, guard });
+  const onError = (error: unknown): void =>
+    ports.logger.warn({ err: error }, 'Could not answer a /metrics request; answered 503');
+  const endpoint = await HttpEndpoints.listen(address, routes, { tls, guard, onError });
   ports.logger.info(
     { address, certificate: tls.source },
     'Serving /metrics over HTTPS to authenticated and authorized clients',
   );
-  const stop =
+  const stopReload =
     secure.certDir && tls.source !== 'self-signed'
       ? watchServingCertificate(
           secure.certDir,
@@ -67,5 +92,9 @@ export async function listenMetrics(
             ports.logger.warn({ err: error }, 'Could not read the metrics certificate again'),
         )
       : () => undefined;
+  const stop = async (): Promise<void> => {
+    stopReload();
+    await client.close();
+  };
   return { endpoint, stop };
 }
