@@ -10,6 +10,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
@@ -41,7 +42,7 @@ const GITLAB_JOB = {
 const guestcluster = (...args: string[]): Promise<Finished> => run('guestcluster', args, env).done;
 
 async function readyInstance(pool: string, name: string): Promise<void> {
-  await ns.api.create(INSTANCES, poolInstance(ns.name, pool, name));
+  await createPoolInstance(ns.api, poolInstance(ns.name, pool, name));
   await settleInstance(ns.api, ns.name, name, 'Ready', guestKubeconfig);
 }
 

@@ -9,7 +9,13 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { eventFor } from '../support/events.js';
 import { useWorld } from '../support/world.js';
-import { hcpPool, lease, poolInstance, settleInstance } from '../operator/pool-fixtures.js';
+import {
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  createPoolInstance,
+} from '../operator/pool-fixtures.js';
 import { TestClock } from '../operator/test-clock.js';
 
 /**
@@ -59,7 +65,7 @@ const bound = (name: string): Promise<ClusterLease | undefined> =>
   leaseUntil(name, 'Bound', (l) => l.status?.phase === 'Bound');
 
 async function readyInstance(pool: string, name: string): Promise<void> {
-  await ns.api.create(INSTANCES, poolInstance(ns.name, pool, name));
+  await createPoolInstance(ns.api, poolInstance(ns.name, pool, name));
   await settleInstance(ns.api, ns.name, name);
 }
 

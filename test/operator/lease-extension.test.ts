@@ -17,6 +17,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
@@ -42,7 +43,7 @@ describe('bounded lease extension', () => {
     );
     await ns.api.create(POOLS, hcpPool(ns.name, 'open', { maxSize: 1 }));
     for (const pool of ['capped', 'open']) {
-      await ns.api.create(INSTANCES, poolInstance(ns.name, pool, `${pool}-0`));
+      await createPoolInstance(ns.api, poolInstance(ns.name, pool, `${pool}-0`));
       await settleInstance(ns.api, ns.name, `${pool}-0`);
     }
     await installLeaseTtlPolicy(ns.api, ns.name, 'capped');

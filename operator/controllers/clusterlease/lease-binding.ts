@@ -1,5 +1,5 @@
 import { findCondition } from '../../api/conditions.js';
-import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
+import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
 import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
@@ -12,6 +12,7 @@ import type { LeaseTimings } from '../../timings.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { isClaimedBy, placeLease } from '../binding/binding-model.js';
 import { versionUnavailable } from '../binding/pool-offer.js';
+import { isInstanceOf } from '../binding/pool-membership.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets, leaseSecretName } from './lease-kubeconfig.js';
@@ -118,9 +119,10 @@ export class LeaseBinder {
       return { requeueAfterMs: this.timings.namespaceRecheckMs };
     }
     const poolName = lease.spec.poolRef.name;
+    // Only instances the pool made (pool-membership.ts): one that merely names it is not bound.
     const instances = (await this.ports.cache.read<ClusterInstance>(INSTANCES)).list(
       namespace,
-      (i) => i.metadata.labels?.[LABEL_POOL] === poolName,
+      (i) => isInstanceOf(i, poolName),
     );
     // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
     const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
