@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import { hcpPool, lease, poolInstance, createPoolInstance } from '../operator/pool-fixtures.js';
 import type { OperatorProcess } from '../operator/operator-process.js';
 import { startOperatorProcess } from '../operator/operator-process.js';

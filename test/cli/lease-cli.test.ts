@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   hcpPool,

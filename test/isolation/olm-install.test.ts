@@ -192,7 +192,7 @@ async function refusedWith(request: () => Promise<unknown>, words: string): Prom
 }
 
 /** A ClusterInstance made to pass for one of `pool`'s: its name, label, owner and spec. */
-async function forgedInstance(pool: ClusterPool, name: string): Promise<ClusterInstance> {
+function forgedInstance(pool: ClusterPool, name: string): ClusterInstance {
   const made = poolInstance(ns.name, pool.metadata!.name!, name);
   made.metadata!.ownerReferences = [
     {
@@ -217,7 +217,7 @@ describe('a namespace editor under OLM', () => {
         ),
       'the admin-writes policy to take effect',
     );
-    await expect(editor.create(INSTANCES, await forgedInstance(pool, 'door-7'))).rejects.toThrow(
+    await expect(editor.create(INSTANCES, forgedInstance(pool, 'door-7'))).rejects.toThrow(
       `${EDITOR} may not create clusterinstances: only cluster administrators may (they hold manage on clusterinstances.${GROUP} cluster-wide)`,
     );
   });
@@ -253,7 +253,7 @@ describe('a namespace editor under OLM', () => {
       POOLS,
       hcpPool(ns.name, 'forged', { maxSize: 1, warmSpares: 0 }),
     );
-    await ns.api.create(INSTANCES, await forgedInstance(pool, 'forged-0'));
+    await ns.api.create(INSTANCES, forgedInstance(pool, 'forged-0'));
     // Even Ready with a kubeconfig, as the instance controller would leave it: no authorization.
     const ready = await settleInstance(ns.api, ns.name, 'forged-0');
     await ns.api.updateStatus(INSTANCES, {

@@ -3,7 +3,7 @@ import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
 import { extendLease } from '../../action/extend-lease.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
