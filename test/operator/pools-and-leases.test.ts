@@ -178,7 +178,7 @@ describe('pools and leases', () => {
     expect(condition(pool, 'NamesAvailable')).toMatchObject({
       reason: 'NameTaken',
       message:
-        "ClusterInstance taken-0 is not this pool's (no label opdev.io/pool=taken); the pool skips that name and names its instances otherwise",
+        "ClusterInstance taken-0 is not this pool's (it was not made by ClusterPool taken); the pool skips that name, names its instances otherwise, and neither counts nor binds it",
     });
     await settleInstance(ns.api, ns.name, 'taken-1');
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
