@@ -64,6 +64,7 @@ export const CONTROLLER_NAMES = [
   'crcbundle',
   'cirun',
   'versionstream',
+  'admissionpolicy',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 

@@ -6,6 +6,7 @@ import { splitKey } from '../kube/objects.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
+import { PolicyKeeper } from './admission/policy-keeper.js';
 import { ReclaimController } from './cirun/reclaim-controller.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
@@ -97,6 +98,9 @@ export function registerControllers(
         failures: bundleFailures(metricsRegistry),
       }).registration(),
     );
+  // Cluster-scoped: not limited to namespaces.
+  if (enabled.has('admissionpolicy'))
+    manager.addController(new PolicyKeeper(manager.ports).registration());
   // Cluster-scoped like bundles: not limited to namespaces.
   if (enabled.has('versionstream'))
     manager.addController(

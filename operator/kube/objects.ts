@@ -82,3 +82,25 @@ function canonicalJson(value: unknown): string {
 export function sameContent(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
+
+/**
+ * Whether `actual` (an object as stored) says everything `wanted` says: every field of `wanted`
+ * is there with the same value, lists element by element; fields the apiserver filled in with
+ * its defaults are left out of the comparison.
+ */
+export function holdsContent(actual: unknown, wanted: unknown): boolean {
+  if (Array.isArray(wanted))
+    return (
+      Array.isArray(actual) &&
+      actual.length === wanted.length &&
+      wanted.every((item, i) => holdsContent(actual[i], item))
+    );
+  if (wanted && typeof wanted === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return false;
+    const fields = actual as Record<string, unknown>;
+    return Object.entries(wanted).every(
+      ([key, value]) => value === undefined || holdsContent(fields[key], value),
+    );
+  }
+  return actual === wanted;
+}

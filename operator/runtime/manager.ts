@@ -51,6 +51,11 @@ export interface ControllerRegistration {
    * pass: for controllers that summarise many objects and write a status each pass.
    */
   coalesceMs?: number;
+  /**
+   * Keys to reconcile once the controller starts, whether or not an object of theirs exists:
+   * for a controller that keeps objects of its own making (an event of theirs brings the rest).
+   */
+  startKeys?: readonly string[];
 }
 
 /** Leader election on a coordination.k8s.io/v1 Lease (see leader-election.ts). */
@@ -113,6 +118,7 @@ export class Manager {
   private readonly clock: Clock;
   private readonly cache: InformerCache;
   private readonly controllers: Controller[] = [];
+  private readonly startKeys = new Map<Controller, readonly string[]>();
   private readonly endpoints: HttpEndpoints[] = [];
   /** Stops what the metrics endpoint runs besides its server (certificate reload, reviews). */
   private stopMetrics: () => Promise<void> = () => Promise.resolve();
@@ -227,6 +233,7 @@ export class Manager {
       }
     }
     this.controllers.push(controller);
+    this.startKeys.set(controller, registration.startKeys ?? []);
     return controller;
   }
 
@@ -288,7 +295,10 @@ export class Manager {
     if (signal.aborted) return;
     this.cachesSynced = true;
     this.logger.info({ informers: this.cache.names }, 'Caches synced; starting controllers');
-    for (const controller of this.controllers) controller.start();
+    for (const controller of this.controllers) {
+      controller.start();
+      for (const key of this.startKeys.get(controller) ?? []) controller.enqueue(key);
+    }
   }
 
   private async listen(): Promise<void> {

@@ -10,6 +10,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from '../operator/pool-fixtures.js';
 import { TestClock } from '../operator/test-clock.js';
 import { useWorld } from '../support/world.js';
@@ -39,7 +40,7 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
     const kubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
     // One Ready instance per job of the file: no instance controller runs to make more.
     for (const n of [0, 1, 2, 3]) {
-      await ns.api.create(INSTANCES, poolInstance(ns.name, POOL, `${POOL}-${n}`));
+      await createPoolInstance(ns.api, poolInstance(ns.name, POOL, `${POOL}-${n}`));
       await settleInstance(ns.api, ns.name, `${POOL}-${n}`, 'Ready', kubeconfig);
     }
     await installLeaseTtlPolicy(ns.api, ns.name, POOL);

@@ -13,6 +13,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
@@ -52,7 +53,7 @@ function inputs(pool: string, extra: Record<string, string> = {}): Record<string
 /** Pool `name` with one Ready instance whose kubeconfig works (the test cluster plays the guest). */
 async function poolWithReadyInstance(name: string): Promise<void> {
   await ns.api.create(POOLS, hcpPool(ns.name, name, { maxSize: 2 }));
-  await ns.api.create(INSTANCES, poolInstance(ns.name, name, `${name}-0`));
+  await createPoolInstance(ns.api, poolInstance(ns.name, name, `${name}-0`));
   await settleInstance(ns.api, ns.name, `${name}-0`, 'Ready', guestKubeconfig);
 }
 
@@ -159,7 +160,7 @@ describe('the GitHub Action, run from its committed bundles', () => {
 
   it("lets its own identity read its lease's kubeconfig and no other Secret (can-i matrix)", async () => {
     await poolWithReadyInstance('rbac');
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'rbac', 'rbac-1'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'rbac', 'rbac-1'));
     await settleInstance(ns.api, ns.name, 'rbac-1', 'Ready', guestKubeconfig);
     const job = await newJob();
     const main = await job.main(inputs('rbac')).done;
@@ -457,7 +458,7 @@ describe('the GitHub Action, run from its committed bundles', () => {
     await leaseGone(failed.state['lease-name']!);
     expect(failed.exportedEnv.KUBECONFIG).toBeUndefined();
 
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'topology', 'topology-1'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'topology', 'topology-1'));
     await settleInstance(ns.api, ns.name, 'topology-1', 'Ready', guestKubeconfig);
     const lenient = await newJob();
     const warned = await lenient.main(

@@ -12,6 +12,7 @@ import {
   lease,
   poolInstance,
   fillPool,
+  createPoolInstance,
 } from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';
@@ -48,7 +49,7 @@ describe('bind latency', () => {
     await fillPool(ns.api, ns.name, 'warm', LEASE_COUNT);
 
     // The reference: plain status writes of one object outside any pool.
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'other', 'reference'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'other', 'reference'));
     let reference = await ns.api.get<ClusterInstance>(INSTANCES, 'reference', ns.name);
     const plainWrite = async (i: number): Promise<number> => {
       const started = performance.now();

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
-import { hcpPool, lease, poolInstance } from '../operator/pool-fixtures.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
+import { hcpPool, lease, poolInstance, createPoolInstance } from '../operator/pool-fixtures.js';
 import type { OperatorProcess } from '../operator/operator-process.js';
 import { startOperatorProcess } from '../operator/operator-process.js';
 import { useWorld } from '../support/world.js';
@@ -63,7 +63,7 @@ describe('operator memory', () => {
     await inBatches(
       Array.from({ length: COUNT }, (_, i) => `big-${i}`),
       50,
-      (name) => ns.api.create(INSTANCES, poolInstance(ns.name, 'big', name)),
+      (name) => createPoolInstance(ns.api, poolInstance(ns.name, 'big', name)),
     );
     await inBatches(
       Array.from({ length: COUNT }, (_, i) => `job-${i}`),

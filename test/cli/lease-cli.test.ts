@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   hcpPool,
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
@@ -41,7 +42,7 @@ const GITLAB_JOB = {
 const guestcluster = (...args: string[]): Promise<Finished> => run('guestcluster', args, env).done;
 
 async function readyInstance(pool: string, name: string): Promise<void> {
-  await ns.api.create(INSTANCES, poolInstance(ns.name, pool, name));
+  await createPoolInstance(ns.api, poolInstance(ns.name, pool, name));
   await settleInstance(ns.api, ns.name, name, 'Ready', guestKubeconfig);
 }
 

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { hcpPool, lease, poolInstance, settleInstance } from '../operator/pool-fixtures.js';
+import {
+  hcpPool,
+  lease,
+  poolInstance,
+  settleInstance,
+  createPoolInstance,
+} from '../operator/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
 import { waitFor } from '../../dev/support/wait-for.js';
@@ -29,7 +35,7 @@ async function boundLease(
 ): Promise<ClusterLease> {
   const pool = `pool-${counter++}`;
   await ns.api.create(POOLS, hcpPool(ns.name, pool, { maxSize: 1 }));
-  await ns.api.create(INSTANCES, poolInstance(ns.name, pool, `${pool}-0`));
+  await createPoolInstance(ns.api, poolInstance(ns.name, pool, `${pool}-0`));
   await settleInstance(ns.api, ns.name, `${pool}-0`);
   const object = lease(ns.name, name, pool);
   if (subjects) object.spec.subjects = subjects;

@@ -1,9 +1,24 @@
 import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ensureAdmissionPolicies } from '../../operator/controllers/admission/policy-keeper.js';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import { ObjectClient } from '../../operator/kube/kube-client.js';
 import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import { QEMU_IMG, requireTools } from '../../dev/control-plane/required-tools.js';
 import { TEST_ENV } from '../support/test-env.js';
 import { namespacesDeleted } from './namespaces-deleted.js';
+
+async function installAdmissionPolicies(kubeconfigPath: string): Promise<void> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const api = new ApiClient(kubeConfig);
+  try {
+    await ensureAdmissionPolicies(new ObjectClient(api));
+  } finally {
+    await api.close();
+  }
+}
 
 let running: LocalControlPlane | undefined;
 
@@ -17,6 +32,8 @@ export async function startTestControlPlane(): Promise<void> {
     log,
     beforeControllers: async (kubeconfigPath) => {
       crds = await installProjectCrds(kubeconfigPath, log);
+      // The admission policies every install has (the operator keeps them), for every file.
+      await installAdmissionPolicies(kubeconfigPath);
     },
   });
   log(

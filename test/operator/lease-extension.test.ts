@@ -3,7 +3,7 @@ import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
 import { extendLease } from '../../action/extend-lease.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
@@ -17,6 +17,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
@@ -42,7 +43,7 @@ describe('bounded lease extension', () => {
     );
     await ns.api.create(POOLS, hcpPool(ns.name, 'open', { maxSize: 1 }));
     for (const pool of ['capped', 'open']) {
-      await ns.api.create(INSTANCES, poolInstance(ns.name, pool, `${pool}-0`));
+      await createPoolInstance(ns.api, poolInstance(ns.name, pool, `${pool}-0`));
       await settleInstance(ns.api, ns.name, `${pool}-0`);
     }
     await installLeaseTtlPolicy(ns.api, ns.name, 'capped');

@@ -12,6 +12,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
@@ -31,7 +32,7 @@ describe('lease TTL', () => {
   it('warns before the deadline and releases the lease and its instance at the deadline', async () => {
     const clock = new TestClock();
     await ns.api.create(POOLS, hcpPool(ns.name, 'ttl', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'ttl', 'ttl-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'ttl', 'ttl-0'));
     await settleInstance(ns.api, ns.name, 'ttl-0');
     manager = await world.startOperator({ clock });
 

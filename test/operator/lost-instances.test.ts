@@ -15,6 +15,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 import { TestClock } from './test-clock.js';
 
@@ -176,7 +177,7 @@ describe('a bound lease and the instance it holds', () => {
   it('turns Lost when its instance is deleted, never binds again, and leaves a new instance of that name alone', async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'gone', { maxSize: 2 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'gone', 'gone-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'gone', 'gone-0'));
     await settleInstance(ns.api, ns.name, 'gone-0');
     await start();
     const bound = await bind('gone-job', 'gone');
@@ -212,7 +213,7 @@ describe('a bound lease and the instance it holds', () => {
     expect(stdout.split('\n')[1]).toMatch(/^gone-job\s+Lost\s+gone\s+gone-0\s/);
 
     // A new instance under the old name is the pool's to hand out, not the lost lease's.
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'gone', 'gone-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'gone', 'gone-0'));
     const replacement = await settleInstance(ns.api, ns.name, 'gone-0');
     const pool = await waitFor<ClusterPool>(ns.kubeConfig, {
       type: POOLS,
@@ -244,7 +245,7 @@ describe('a bound lease and the instance it holds', () => {
     // A finalizer of its own keeps the deleted instance around, as the instance controller's does.
     const held = poolInstance(ns.name, 'dying', 'dying-0');
     held.metadata!.finalizers = [HOLD];
-    await ns.api.create(INSTANCES, held);
+    await createPoolInstance(ns.api, held);
     await settleInstance(ns.api, ns.name, 'dying-0');
     await start();
     await bind('dying-job', 'dying');
@@ -265,7 +266,7 @@ describe('a bound lease and the instance it holds', () => {
     const clock = new TestClock();
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'flaky', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'flaky', 'flaky-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'flaky', 'flaky-0'));
     await settleInstance(ns.api, ns.name, 'flaky-0');
     await start(clock);
     await bind('flaky-job', 'flaky');

@@ -11,7 +11,13 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { hcpPool, poolInstance, releaseLeasesAndPools, settleInstance } from './pool-fixtures.js';
+import {
+  hcpPool,
+  poolInstance,
+  releaseLeasesAndPools,
+  settleInstance,
+  createPoolInstance,
+} from './pool-fixtures.js';
 
 const world = useWorld({ namespace: 'manual', enabled: true });
 const { ns } = world;
@@ -27,7 +33,7 @@ describe('the manual kubectl flow', () => {
 
   it('applies a lease, waits for Bound, reads the outputs and the kubeconfig, and releases', async () => {
     await ns.api.create(POOLS, hcpPool(ns.name, 'crc-pool', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'crc-pool', 'crc-pool-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'crc-pool', 'crc-pool-0'));
     await settleInstance(ns.api, ns.name, 'crc-pool-0');
     manager = await world.startOperator();
 

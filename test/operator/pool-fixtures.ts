@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { provisioningGrant } from '../../operator/controllers/binding/pool-membership.js';
 import {
   FINALIZER_POOL_PROTECTION,
   LABEL_CLUSTER_INSTANCE,
@@ -76,6 +77,19 @@ export function poolInstance(namespace: string, pool: string, name: string): Clu
 }
 
 /**
+ * Creates an instance of a pool as the pool controller does: the create, then the authorization
+ * to provision in its status, which makes it the pool's (pool-membership.ts).
+ */
+export async function createPoolInstance(
+  api: ApiClient,
+  instance: ClusterInstance,
+): Promise<ClusterInstance> {
+  const created = await api.create<ClusterInstance>(INSTANCES, instance);
+  const pool = instance.spec.poolRef?.name ?? '';
+  return api.updateStatus(INSTANCES, { ...created, status: provisioningGrant(pool, Date.now()) });
+}
+
+/**
  * Plays the ClusterInstance controller's part for pool and lease tests (an operator without a
  * platform runs no instance controller): the instance gets its kubeconfig Secret (a placeholder, or `kubeconfig`
  * when the test needs a working one) and becomes Ready, reporting the version its template asks
@@ -124,6 +138,9 @@ export async function settleInstance(
         ...instance,
         status: {
           ...instance.status,
+          provisioning:
+            instance.status?.provisioning ??
+            provisioningGrant(instance.spec.poolRef?.name ?? '', Date.now()).provisioning,
           phase: outcome,
           ...(ready
             ? {
@@ -164,7 +181,7 @@ export async function fillPool(
   // Pool controllers of other test files (one control plane is shared) may create some of these
   // names first, exactly as this pool's controller would: those are filled in the same way.
   await inBatches(names, 25, (name) =>
-    api.create(INSTANCES, poolInstance(namespace, pool, name)).catch((error: unknown) => {
+    createPoolInstance(api, poolInstance(namespace, pool, name)).catch((error: unknown) => {
       if (!isAlreadyExists(error)) throw error;
     }),
   );

@@ -13,6 +13,7 @@ import {
   lease,
   poolInstance,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 
 const world = useWorld({ namespace: 'pools' });
@@ -177,7 +178,7 @@ describe('pools and leases', () => {
     expect(condition(pool, 'NamesAvailable')).toMatchObject({
       reason: 'NameTaken',
       message:
-        "ClusterInstance taken-0 is not this pool's (no label opdev.io/pool=taken); the pool skips that name and names its instances otherwise",
+        "ClusterInstance taken-0 is not this pool's (it was not made by ClusterPool taken); the pool skips that name, names its instances otherwise, and neither counts nor binds it",
     });
     await settleInstance(ns.api, ns.name, 'taken-1');
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
@@ -192,7 +193,7 @@ describe('pools and leases', () => {
   it("fails a lease whose kubeconfig Secret name is an instance's, before claiming anything", async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'named', { maxSize: 2 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'named', 'named-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'named', 'named-0'));
     await settleInstance(ns.api, ns.name, 'named-0');
     await start();
     // The instance published named-0-kubeconfig; a lease named named-0 would copy into it.
@@ -215,7 +216,7 @@ describe('pools and leases', () => {
   it('fails a lease whose kubeconfig Secret name is taken by a Secret the operator does not cache', async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'plain', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'plain', 'plain-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'plain', 'plain-0'));
     await settleInstance(ns.api, ns.name, 'plain-0');
     // Someone's own Secret, without the labels of the Secrets the operator caches.
     await ns.api.create(SECRETS, {
@@ -335,7 +336,7 @@ describe('pools and leases', () => {
       ['orphans-0', claimed.orphan],
       ['orphans-1', liveClaim],
     ] as const) {
-      await ns.api.create(INSTANCES, poolInstance(ns.name, 'orphans', name));
+      await createPoolInstance(ns.api, poolInstance(ns.name, 'orphans', name));
       const ready = await settleInstance(ns.api, ns.name, name);
       await ns.api.updateStatus(INSTANCES, { ...ready, status: { ...ready.status, leaseRef } });
     }
@@ -355,7 +356,7 @@ describe('pools and leases', () => {
   it('releases the instance of a lease deleted the moment it is Bound, finalizer or not', async () => {
     await enableNamespace(ns.api, ns.name);
     await ns.api.create(POOLS, hcpPool(ns.name, 'hasty', { maxSize: 1 }));
-    await ns.api.create(INSTANCES, poolInstance(ns.name, 'hasty', 'hasty-0'));
+    await createPoolInstance(ns.api, poolInstance(ns.name, 'hasty', 'hasty-0'));
     const ready = await settleInstance(ns.api, ns.name, 'hasty-0');
     await start();
     await ns.api.create(LEASES, lease(ns.name, 'hasty-job', 'hasty'));

@@ -17,6 +17,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  createPoolInstance,
 } from './pool-fixtures.js';
 
 const world = useWorld({ namespace: 'stale', enabled: true });
@@ -140,7 +141,7 @@ describe('two managers, one of them watching through a delay, and no leader elec
     await inBatches(names, 10, async (name) => {
       const instance = poolInstance(ns.name, 'stale', name);
       instance.metadata!.finalizers = [HOLD];
-      await ns.api.create(INSTANCES, instance);
+      await createPoolInstance(ns.api, instance);
     });
     proxy = await ApiProxy.start();
     proxy.watchDelayMs = WATCH_DELAY_MS;

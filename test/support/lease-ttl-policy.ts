@@ -1,25 +1,22 @@
-import path from 'node:path';
 import type { ApiClient } from '../../operator/kube/api-client.js';
+import { ObjectClient } from '../../operator/kube/kube-client.js';
 import { LEASES } from '../../operator/api/resources.js';
-import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { kubectl } from './kubectl.js';
-
-const POLICY = path.join(projectRoot(), 'operator', 'deploy', 'lease-ttl-policy.yaml');
+import { ensureAdmissionPolicies } from '../../operator/controllers/admission/policy-keeper.js';
 
 /**
- * Installs the lease TTL admission policy of operator/deploy (cluster-scoped; applying it again is
- * harmless, so test files share it and leave it in place: it touches only pools with
- * maxLeaseDuration) and waits until it refuses, in `namespace`, a lease of `cappedPool` (whose
- * maxLeaseDuration must be below 8760h) with the longest TTL. The apiserver loads policies and
- * their parameters (the pools) through informers, so they take effect a moment later; nothing
- * reports that moment but a request, so this asks with server-side dry runs.
+ * Installs the operator's admission policies as its policy keeper does (cluster-scoped; applying
+ * them again is harmless, so test files share them and leave them in place) and waits until the
+ * lease TTL policy refuses, in `namespace`, a lease of `cappedPool` (whose maxLeaseDuration must
+ * be below 8760h) with the longest TTL. The apiserver loads policies and their parameters (the
+ * pools) through informers, so they take effect a moment later; nothing reports that moment but a
+ * request, so this asks with server-side dry runs.
  */
 export async function installLeaseTtlPolicy(
   api: ApiClient,
   namespace: string,
   cappedPool: string,
 ): Promise<void> {
-  await kubectl(['apply', '--server-side', '--force-conflicts', '-f', POLICY]);
+  await ensureAdmissionPolicies(new ObjectClient(api));
   const probe = {
     apiVersion: LEASES.apiVersion,
     kind: LEASES.kind,

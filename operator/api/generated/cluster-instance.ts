@@ -2,7 +2,7 @@
 import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
- * Requested topology and template.
+ * Requested topology and template. Fixed once the instance exists: what is provisioned is what was created (a pool makes a new instance for a new template).
  */
 export interface ClusterInstanceSpec {
   /**
@@ -271,13 +271,17 @@ export interface ClusterInstanceStatus {
     nodePoolNames?: string[];
   };
   /**
-   * Durable authorization to provision, recorded when the namespace allowed it; a later opt-out does not revoke it.
+   * Durable authorization to provision, recorded when the namespace allowed it; a later opt-out does not revoke it. For an instance of a pool (spec.poolRef) only the pool controller records it, right after it created the instance: it is what makes the instance the pool's (tenants cannot write status).
    */
   provisioning?: {
     /**
      * When provisioning was authorized.
      */
     startedAt: string;
+    /**
+     * The ClusterPool that created the instance and recorded the authorization; absent for one authorized by the instance controller.
+     */
+    pool?: string;
     /**
      * True when the authorization was granted because provisioning had already started before the namespace policy existed.
      */

@@ -6,7 +6,7 @@ import type { ObjectMeta } from '../../kube/objects.js';
  */
 export interface ClusterLeaseSpec {
   /**
-   * ClusterPool in the same namespace; its type decides the topology.
+   * ClusterPool in the same namespace; its type decides the topology. Fixed once the lease exists: the pool's limits are checked against the pool the lease was made for.
    */
   poolRef: {
     /**
@@ -94,9 +94,13 @@ export interface ClusterLeaseStatus {
    */
   boundTime?: string;
   /**
-   * When the TTL expires (boundTime + ttl); absent when no TTL applies.
+   * When the lease is released: boundTime + spec.ttl, as last accepted. A TTL change beyond what the pool allows is not taken (condition TTLAccepted False), and the lease keeps this deadline. Absent when no TTL applies.
    */
   expiresAt?: string;
+  /**
+   * When the operator first saw the bound lease labelled guestcluster.opdev.io/held=true. A hold counts from here and is not renewed by labelling the lease again.
+   */
+  heldAt?: string;
   /**
    * While Pending, the 1-based position among the pool's pending leases in creation-time (FIFO) order; 1 binds next. Absent otherwise.
    */
@@ -106,7 +110,7 @@ export interface ClusterLeaseStatus {
    */
   observedGeneration?: number;
   /**
-   * Conditions: Bound (True InstanceBound; False WaitingForCapacity, PoolNotFound, PoolDeleting, NamespaceTerminating, NamespaceUnavailable, or InstanceLost once the bound instance is lost) and Ready (True when Bound, so kubectl wait --for=condition=Ready works; False with the waiting reason, InstanceNotReady, InstanceLost, or the reason the lease Failed, such as InvalidSpec or KubeconfigSecretConflict).
+   * Conditions: Bound (True InstanceBound; False WaitingForCapacity, PoolNotFound, PoolDeleting, NamespaceTerminating, NamespaceUnavailable, VersionUnavailable, TTLRequired, TTLAbovePoolLimit, HeldBeforeBinding, or InstanceLost once the bound instance is lost) and Ready (True when Bound, so kubectl wait --for=condition=Ready works; False with the waiting reason, InstanceNotReady, InstanceLost, or the reason the lease Failed, such as InvalidSpec or KubeconfigSecretConflict); ExpiringSoon near the deadline; TTLAccepted False when a TTL change was beyond the pool's limits and not taken.
    *
    * Items: One condition (metav1.Condition).
    */

@@ -414,6 +414,36 @@ describe('InstanceController.reconcile', () => {
     expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
   });
 
+  it('leaves an instance that names a pool alone until the pool authorized it, then provisions it', async () => {
+    // Made as a tenant could make one (OLM's roles let them): it names a pool, with no authorization.
+    const named = seedCrc('named');
+    ports.api.seed<ClusterInstance>(INSTANCES, {
+      ...named,
+      spec: { ...named.spec, poolRef: { name: 'pool' } },
+    });
+    expect(await settle('named')).toEqual([]);
+    expect(instance('named')?.metadata?.finalizers).toBeUndefined();
+    expect(instance('named')?.status).toBeUndefined();
+
+    // The pool's authorization, as it writes it right after creating its instance.
+    const current = instance('named')!;
+    await ports.client.updateStatus(INSTANCES, {
+      ...current,
+      status: {
+        phase: 'Provisioning',
+        provisioning: { startedAt: '2026-01-01T00:00:00Z', pool: 'pool' },
+      },
+    } as never);
+    await pass('named');
+    expect(instance('named')?.metadata?.finalizers).toEqual([FINALIZER_INSTANCE_CLEANUP]);
+    await pass('named');
+    expect(condition('named', 'ProvisioningAllowed')).toMatchObject({
+      status: 'True',
+      reason: 'ProvisioningAuthorized',
+    });
+    expect(instance('named')?.status?.provisioning).toMatchObject({ pool: 'pool' });
+  });
+
   it('holds an instance of a namespace that has not opted in, creating nothing', async () => {
     ports.api.seed<KubeObject>(NAMESPACES, {
       ...ports.api.peek<KubeObject>(NAMESPACES, NS),

@@ -1,8 +1,10 @@
 import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
+import { metaTime } from '../../kube/meta-time.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
+import { namesPool } from '../binding/pool-membership.js';
 import type { Instance, InstanceApi } from './core/instance-api.js';
 import { instanceMetrics, observeTornDown } from './core/instance-metrics.js';
 import { InstanceFailure, Reason } from './core/reasons.js';
@@ -14,6 +16,9 @@ import { readPlatformReadiness } from './platform-readiness.js';
 import type { TeardownOutcome, Topology } from './topology.js';
 
 type ClusterType = ClusterInstance['spec']['type'];
+
+const AUTHORIZED =
+  'Provisioning authorization is recorded; namespace opt-out does not revoke existing work';
 
 /**
  * The ClusterInstance controller (docs/reference/instances.md#reconcile-order): finalizer,
@@ -50,18 +55,12 @@ export class InstanceController {
     const instance = this.api.cached<ClusterInstance>(INSTANCES, key);
     const topology = instance && this.topologies[instance.spec.type];
     if (!instance || !topology) return {};
+    // An instance that names a pool is the pool's to authorize (pool-membership.ts): until it
+    // has, nothing is done for it, and one the pool never made is never provisioned.
+    if (namesPool(instance) && !instance.status?.provisioning) return {};
     if (instance.metadata?.deletionTimestamp) return this.finalize(instance, topology, context);
-    if (!instance.metadata?.finalizers?.includes(FINALIZER_INSTANCE_CLEANUP)) {
-      // The finalizer comes before anything is created; its update event starts the next pass.
-      await this.api.update(INSTANCES, {
-        ...instance,
-        metadata: {
-          ...instance.metadata,
-          finalizers: [...(instance.metadata?.finalizers ?? []), FINALIZER_INSTANCE_CLEANUP],
-        },
-      });
-      return {};
-    }
+    // The finalizer comes before anything is created; its update event starts the next pass.
+    if (await this.addedFinalizer(instance)) return {};
     const draft = new InstanceStatusDraft(instance, this.api.now());
     try {
       const result = await this.gatedPass(draft, topology, context);
@@ -78,6 +77,19 @@ export class InstanceController {
       context.logger.warn({ reason: error.reason, err: error }, 'ClusterInstance failed');
       throw error;
     }
+  }
+
+  /** Adds the cleanup finalizer unless the instance has it; true when it was added. */
+  private async addedFinalizer(instance: Instance): Promise<boolean> {
+    if (instance.metadata?.finalizers?.includes(FINALIZER_INSTANCE_CLEANUP)) return false;
+    await this.api.update(INSTANCES, {
+      ...instance,
+      metadata: {
+        ...instance.metadata,
+        finalizers: [...(instance.metadata?.finalizers ?? []), FINALIZER_INSTANCE_CLEANUP],
+      },
+    });
+    return true;
   }
 
   /** The gates, then the topology's steps, all into one draft. */
@@ -106,20 +118,21 @@ export class InstanceController {
       allowed('False', policy.reason, policy.message);
       return false;
     }
-    if (instance.status?.provisioning) return true;
+    if (instance.status?.provisioning) {
+      // A pool records the authorization when it creates the instance; say so here.
+      if (!draft.hasCondition('ProvisioningAllowed'))
+        allowed('True', Reason.ProvisioningAuthorized, AUTHORIZED);
+      return true;
+    }
     if (!policy.enabled) {
       allowed('False', policy.reason, policy.message);
       draft.waiting(policy.reason, policy.message);
       return false;
     }
     draft.status.provisioning = {
-      startedAt: new Date(this.api.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      startedAt: metaTime(this.api.now()),
     };
-    allowed(
-      'True',
-      Reason.ProvisioningAuthorized,
-      'Provisioning authorization is recorded; namespace opt-out does not revoke existing work',
-    );
+    allowed('True', Reason.ProvisioningAuthorized, AUTHORIZED);
     draft.phase('Provisioning');
     return true;
   }

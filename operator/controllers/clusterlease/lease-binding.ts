@@ -1,5 +1,5 @@
 import { findCondition } from '../../api/conditions.js';
-import { FINALIZER_LEASE_RELEASE, LABEL_POOL } from '../../api/labels.js';
+import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
 import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
@@ -12,9 +12,11 @@ import type { LeaseTimings } from '../../timings.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { isClaimedBy, placeLease } from '../binding/binding-model.js';
 import { versionUnavailable } from '../binding/pool-offer.js';
+import { isInstanceOf } from '../binding/pool-membership.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { ensureLeaseAccess } from './lease-access.js';
 import { LeaseSecrets, leaseSecretName } from './lease-kubeconfig.js';
+import { bindRefusal, blockedByLimits, leaseTtl, poolLimits } from '../binding/lease-limits.js';
 import type { LeaseStatus } from './lease-status.js';
 import {
   LeaseEvent,
@@ -27,7 +29,15 @@ import {
 } from './lease-status.js';
 import type { LeaseMetrics } from './lease-metrics.js';
 import { observeBound } from './lease-metrics.js';
-import { enforceTtl, expiresAt, leaseTtl } from './lease-ttl.js';
+import { enforceTtl, expiresAt } from './lease-ttl.js';
+
+/** Waits that only a change of the lease (or its pool) ends. */
+const NEEDS_A_PERSON = new Set<string>([
+  LeaseReason.VersionUnavailable,
+  LeaseReason.TTLRequired,
+  LeaseReason.TTLAbovePoolLimit,
+  LeaseReason.HeldBeforeBinding,
+]);
 
 /**
  * Binds pending leases (ADR 0006): a compare-and-swap claim on the instance (status.leaseRef,
@@ -89,6 +99,14 @@ export class LeaseBinder {
       await this.wait(lease, pool.reason, pool.message);
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
+    // The pool's limits hold however the lease got here: created before the pool or its cap,
+    // or on a cluster without the admission policy (docs/reference/kinds.md#lease-limits).
+    const limits = poolLimits(pool);
+    const refusal = bindRefusal(lease, limits);
+    if (refusal) {
+      await this.wait(lease, refusal.reason, refusal.message);
+      return {};
+    }
     const taken = await this.secrets.foreignOwner(lease);
     if (taken) {
       const finalized = await this.ensureFinalizer(lease);
@@ -101,15 +119,20 @@ export class LeaseBinder {
       return { requeueAfterMs: this.timings.namespaceRecheckMs };
     }
     const poolName = lease.spec.poolRef.name;
+    // Only instances the pool made (pool-membership.ts): one that merely names it is not bound.
     const instances = (await this.ports.cache.read<ClusterInstance>(INSTANCES)).list(
       namespace,
-      (i) => i.metadata.labels?.[LABEL_POOL] === poolName,
+      (i) => isInstanceOf(i, poolName),
     );
     // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
     const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
     if (claimed?.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
 
-    const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(namespace);
+    // Leases the limits keep from binding take no place in the queue.
+    const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(
+      namespace,
+      (l) => !blockedByLimits(l, limits),
+    );
     const unavailable = versionUnavailable(pool, lease, instances, leases);
     if (unavailable) {
       await this.wait(lease, LeaseReason.VersionUnavailable, unavailable);
@@ -188,9 +211,10 @@ export class LeaseBinder {
     const now = this.ports.clock.now();
     const status = pendingStatus(finalized, now, reason, message, queuePosition);
     const written = await writeLeaseStatus(this.ports, finalized, status);
-    // A version nobody offers is the one wait a person must act on: say so once, as an Event.
+    // A version nobody offers, or a spec the pool's limits refuse, is a wait a person must act
+    // on: say so once, as an Event.
     const before = findCondition(lease.status?.conditions, 'Ready')?.reason;
-    if (reason === LeaseReason.VersionUnavailable && before !== reason)
+    if (NEEDS_A_PERSON.has(reason) && before !== reason)
       void this.ports.events.record(written, 'Warning', reason, message);
   }
 

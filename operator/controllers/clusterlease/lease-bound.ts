@@ -1,5 +1,6 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
+import { findCondition } from '../../api/conditions.js';
+import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
+import { INSTANCES, POOLS } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
@@ -14,11 +15,15 @@ import {
   LeaseEvent,
   LeaseReason,
   boundTo,
+  isoSeconds,
   leaseConditions,
   usableConditions,
   writeLeaseStatus,
 } from './lease-status.js';
-import { enforceTtl, expiresAt, expiryConditions } from './lease-ttl.js';
+import type { PoolLimits, Refusal } from '../binding/lease-limits.js';
+import { isHeldLabelled, poolLimits } from '../binding/lease-limits.js';
+import { acceptedExpiry, ttlAcceptedConditions } from './lease-ttl-change.js';
+import { enforceTtl, expiryConditions } from './lease-ttl.js';
 
 /**
  * A bound lease keeps telling the truth about its cluster. Every pass: claims of this lease on
@@ -55,18 +60,47 @@ export class BoundLeases {
     return written;
   }
 
-  /** Writes the status (with expiresAt as it must be now), then enforces the TTL. */
+  /**
+   * Writes the status (with the hold's start and the deadline as they must be now, within the
+   * pool's limits), then enforces the TTL.
+   */
   private async afterwards(lease: Lease, status: LeaseStatus): Promise<ReconcileResult> {
+    const now = this.ports.clock.now();
     const next: LeaseStatus = { ...status, instanceRef: { ...status.instanceRef } };
-    const expiry = expiresAt({ ...lease, status: next });
-    if (expiry) next.expiresAt = expiry;
+    if (!next.heldAt && isHeldLabelled(lease)) next.heldAt = isoSeconds(now);
+    const limits = await this.limitsOf(lease);
+    const heldAt = next.heldAt ? Date.parse(next.heldAt) : undefined;
+    const decision = acceptedExpiry({ ...lease, status: next }, limits, heldAt);
+    if (decision.expiresAt) next.expiresAt = decision.expiresAt;
     else delete next.expiresAt;
     next.observedGeneration = lease.metadata.generation;
-    const now = this.ports.clock.now();
+    next.conditions = ttlAcceptedConditions(lease, next.conditions, decision.refusal, now);
     const conditions = expiryConditions({ ...lease, status: next }, this.timings, now);
     if (conditions) next.conditions = conditions;
     const written = await writeLeaseStatus(this.ports, lease, next);
+    this.announceLimits(lease, written, decision.refusal);
     return enforceTtl(this.ports, this.timings, written, lease);
+  }
+
+  /** The limits of the lease's pool, from the cache; none when the pool is gone. */
+  private async limitsOf(lease: Lease): Promise<PoolLimits | undefined> {
+    const pools = await this.ports.cache.read<ClusterPool>(POOLS);
+    const pool = pools.get(lease.spec.poolRef.name, lease.metadata.namespace);
+    return pool && poolLimits(pool);
+  }
+
+  /** An Event when a hold began, and when a TTL change was newly refused. */
+  private announceLimits(before: Lease, after: Lease, refusal: Refusal | undefined): void {
+    if (!before.status?.heldAt && after.status?.heldAt)
+      this.announce(
+        after,
+        'Normal',
+        LeaseEvent.Held,
+        `Held since ${after.status.heldAt}${after.status.expiresAt ? `; released at ${after.status.expiresAt}` : ''}`,
+      );
+    const was = findCondition(before.status?.conditions, 'TTLAccepted');
+    if (refusal && (was?.status !== 'False' || was.message !== refusal.message))
+      this.announce(after, 'Warning', refusal.reason, refusal.message);
   }
 
   /** Bound (and Ready) or NotReady, from how the bound instance stands. */

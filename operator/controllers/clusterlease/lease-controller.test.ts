@@ -80,6 +80,7 @@ describe('LeaseController.reconcile', () => {
     return ports.api.seed<ClusterInstance>(INSTANCES, {
       ...created,
       status: {
+        provisioning: { startedAt: '2026-01-01T00:00:00Z', pool: 'pool' },
         phase: 'Ready',
         topology: 'hcp',
         ocpVersion: '4.19.0',

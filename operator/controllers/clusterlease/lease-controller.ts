@@ -11,6 +11,7 @@ import type { Lease } from '../binding/binding-model.js';
 import { claimOf, isPendingLease, legacyPhase, looksAvailable } from '../binding/binding-model.js';
 import { poolOffer } from '../binding/pool-offer.js';
 import { LeaseBinder } from './lease-binding.js';
+import { limitsChanged } from '../binding/lease-limits.js';
 import type { LeaseMetrics } from './lease-metrics.js';
 import { BoundLeases } from './lease-bound.js';
 import { deleteOrphanedClaims, releaseLease } from './lease-release.js';
@@ -87,14 +88,20 @@ export class LeaseController {
               : [];
           },
         },
-        // A pool that appears (applied after its leases), starts or stops being deleted, or
-        // changes the version it offers (leases waiting for a version).
+        // A pool that appears (applied after its leases), starts or stops being deleted,
+        // changes the version it offers (leases waiting for a version) or its limits.
         {
           type: POOLS,
           mapChange: (previous, current) => {
             const pool = (current ?? previous) as ClusterPool;
+            const namespace = pool.metadata?.namespace ?? '';
+            // New limits also decide whether a bound lease's refused TTL change is taken now.
+            if (previous && current && limitsChanged(previous as ClusterPool, pool))
+              return leases
+                .list(namespace, (l) => l.spec.poolRef.name === pool.metadata?.name)
+                .map(objectKey);
             if (previous && current && !poolMoved(previous, current)) return [];
-            return waitingInPool(pool.metadata?.namespace ?? '', pool.metadata?.name);
+            return waitingInPool(namespace, pool.metadata?.name);
           },
         },
       ],

@@ -5,6 +5,7 @@ import { LEASES } from '../../api/resources.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Lease } from '../binding/binding-model.js';
+import { LimitReason } from '../binding/lease-limits.js';
 
 export type LeaseStatus = NonNullable<ClusterLease['status']>;
 
@@ -24,6 +25,10 @@ export const LeaseReason = {
   TTLExpiring: 'TTLExpiring',
   /** ExpiringSoon False after it was True: spec.ttl was raised (or removed). */
   TTLExtended: 'TTLExtended',
+  /** Pending, or TTLAccepted False: the pool's limits refuse the TTL or the hold. */
+  ...LimitReason,
+  /** TTLAccepted True again after a refusal. */
+  TTLWithinPoolLimit: 'TTLWithinPoolLimit',
 } as const;
 
 /** Reasons of the Events on a lease (a failed lease's Event takes its condition's reason). */
@@ -35,6 +40,8 @@ export const LeaseEvent = {
   KubeconfigSecretRepaired: 'KubeconfigSecretRepaired',
   ExpiringSoon: 'ExpiringSoon',
   Expired: 'Expired',
+  /** A bound lease was labelled held: its hold counts from now. */
+  Held: 'Held',
 } as const;
 
 type ConditionStatus = Condition['status'];

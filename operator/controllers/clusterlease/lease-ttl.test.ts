@@ -2,15 +2,22 @@ import { describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../api/resources.js';
 import { findCondition } from '../../api/conditions.js';
 import { DEFAULT_TIMINGS } from '../../timings.js';
-import { expiresAt, expiryConditions, leaseTtl } from './lease-ttl.js';
+import { leaseTtl } from '../binding/lease-limits.js';
+import { expiresAt, expiryConditions } from './lease-ttl.js';
 
-const lease = (ttl: string | undefined, boundTime?: string): ClusterLease => ({
-  apiVersion: 'guestcluster.opdev.io/v1alpha1',
-  kind: 'ClusterLease',
-  metadata: { name: 'l', namespace: 'ci' },
-  spec: { poolRef: { name: 'p' }, ...(ttl === undefined ? {} : { ttl }) },
-  ...(boundTime ? { status: { phase: 'Bound', boundTime } } : {}),
-});
+/** A lease as the controller leaves it: a bound one carries the expiresAt its TTL asks for. */
+const lease = (ttl: string | undefined, boundTime?: string): ClusterLease => {
+  const made: ClusterLease = {
+    apiVersion: 'guestcluster.opdev.io/v1alpha1',
+    kind: 'ClusterLease',
+    metadata: { name: 'l', namespace: 'ci' },
+    spec: { poolRef: { name: 'p' }, ...(ttl === undefined ? {} : { ttl }) },
+    ...(boundTime ? { status: { phase: 'Bound', boundTime } } : {}),
+  };
+  const expiry = expiresAt(made);
+  if (made.status && expiry) made.status.expiresAt = expiry;
+  return made;
+};
 
 describe('lease TTL', () => {
   it.each([
@@ -64,12 +71,19 @@ describe('the ExpiringSoon condition', () => {
   it('turns False once the TTL is raised, and stays away from leases it never concerned', () => {
     const warned = lease('2h', '2026-01-01T00:00:00Z');
     warned.status!.conditions = expiryConditions(warned, timings, at(111));
-    expect(expiring({ ...warned, spec: { ...warned.spec, ttl: '3h' } }, at(112))).toMatchObject({
+    // As the bound pass leaves it: the new TTL taken, expiresAt following it.
+    const retimed = (ttl: string): ClusterLease => {
+      const changed = { ...warned, spec: { ...warned.spec, ttl } };
+      const status = { ...warned.status, expiresAt: expiresAt(changed) };
+      if (!status.expiresAt) delete status.expiresAt;
+      return { ...changed, status };
+    };
+    expect(expiring(retimed('3h'), at(112))).toMatchObject({
       status: 'False',
       reason: 'TTLExtended',
       message: 'TTL 3h expires at 2026-01-01T03:00:00Z',
     });
-    expect(expiring({ ...warned, spec: { ...warned.spec, ttl: '0' } }, at(112))).toMatchObject({
+    expect(expiring(retimed('0'), at(112))).toMatchObject({
       status: 'False',
       message: 'the lease has no TTL any more',
     });

@@ -1,4 +1,4 @@
-import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../api/duration.js';
+import { MAX_LEASE_TTL_MS } from '../../api/duration.js';
 import type { Condition } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterLease } from '../../api/resources.js';
@@ -8,25 +8,11 @@ import type { ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
+import { leaseTtl } from '../binding/lease-limits.js';
 import { LeaseEvent, LeaseReason, isoSeconds } from './lease-status.js';
 
-export type Ttl = { ms: number } | { invalid: string };
-
-/**
- * spec.ttl in milliseconds (0: none). A value the CRD would refuse today (stored before it had a
- * maximum) is invalid, with a message that names the field.
- */
-export function leaseTtl(lease: ClusterLease): Ttl {
-  const text = lease.spec.ttl;
-  if (!text) return { ms: 0 };
-  const ms = parseGoDuration(text);
-  if (ms === undefined) return { invalid: `spec.ttl "${text}" is not a Go duration` };
-  if (ms > MAX_LEASE_TTL_MS) return { invalid: `spec.ttl "${text}" is above the maximum of 8760h` };
-  return { ms };
-}
-
-/** The deadline (epoch ms) of a bound lease: boundTime + ttl; undefined when none applies. */
-export function leaseDeadline(lease: ClusterLease): number | undefined {
+/** The deadline (epoch ms) spec.ttl asks for: boundTime + ttl; undefined when none applies. */
+function requestedDeadline(lease: ClusterLease): number | undefined {
   const ttl = leaseTtl(lease);
   const boundTime = lease.status?.boundTime;
   if (!boundTime) return undefined;
@@ -35,9 +21,25 @@ export function leaseDeadline(lease: ClusterLease): number | undefined {
   return ms > 0 ? Date.parse(boundTime) + ms : undefined;
 }
 
-/** status.expiresAt as it must be: boundTime + spec.ttl now, also after spec.ttl changed. */
+/**
+ * The deadline (epoch ms) a bound lease is held to: status.expiresAt, the one last accepted
+ * (lease-limits.ts); undefined when none applies.
+ */
+function leaseDeadline(lease: ClusterLease): number | undefined {
+  const recorded = lease.status?.expiresAt;
+  return recorded ? Date.parse(recorded) : undefined;
+}
+
+/** The TTL in a message: spec.ttl's, unless a change of it was not accepted (lease-limits.ts). */
+function ttlWords(lease: ClusterLease): string {
+  return expiresAt(lease) === lease.status?.expiresAt
+    ? `TTL ${lease.spec.ttl}`
+    : 'The accepted TTL';
+}
+
+/** The expiresAt that spec.ttl asks for now: boundTime + spec.ttl, also after spec.ttl changed. */
 export function expiresAt(lease: ClusterLease): string | undefined {
-  const deadline = leaseDeadline(lease);
+  const deadline = requestedDeadline(lease);
   return deadline === undefined ? undefined : isoSeconds(deadline);
 }
 
@@ -70,7 +72,7 @@ export function expiryConditions(
         type: 'ExpiringSoon',
         status: 'True',
         reason: LeaseReason.TTLExpiring,
-        message: `TTL ${lease.spec.ttl} expires at ${isoSeconds(deadline)}; the cluster will be released then unless spec.ttl is raised`,
+        message: `${ttlWords(lease)} expires at ${isoSeconds(deadline)}; the cluster will be released then unless spec.ttl is raised`,
       }
     : {
         type: 'ExpiringSoon',
@@ -79,7 +81,7 @@ export function expiryConditions(
         message:
           deadline === undefined
             ? 'the lease has no TTL any more'
-            : `TTL ${lease.spec.ttl} expires at ${isoSeconds(deadline)}`,
+            : `${ttlWords(lease)} expires at ${isoSeconds(deadline)}`,
       };
   return setCondition(
     conditions,
@@ -108,7 +110,7 @@ export async function enforceTtl(
       lease,
       'Warning',
       LeaseEvent.Expired,
-      `TTL ${lease.spec.ttl} expired; releasing the cluster`,
+      `${ttlWords(lease)} expired; releasing the cluster`,
     );
     await deleteLease(ports.client, lease);
     return {};
@@ -122,7 +124,7 @@ export async function enforceTtl(
       lease,
       'Warning',
       LeaseEvent.ExpiringSoon,
-      `TTL ${lease.spec.ttl} expires at ${new Date(deadline).toISOString()}; the cluster will be released then`,
+      `${ttlWords(lease)} expires at ${new Date(deadline).toISOString()}; the cluster will be released then`,
     );
   // Measured after the write: time moves on while it is under way.
   return { requeueAfterMs: Math.max(0, deadline - ports.clock.now()) };

@@ -2,6 +2,7 @@ import type { ClusterPool } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';
+import { blockedByLimits, poolLimits } from '../binding/lease-limits.js';
 import { offerServes, poolOffer } from '../binding/pool-offer.js';
 
 /**
@@ -20,7 +21,8 @@ export interface PoolAccounting {
   failed: Instance[];
   /**
    * Leases waiting in the pool's queue (binding-model.ts) that the instances it creates can
-   * serve: a lease asking for a version the pool does not offer is no demand (pool-offer.ts).
+   * serve: a lease asking for a version the pool does not offer is no demand (pool-offer.ts),
+   * nor is one the pool's limits keep from binding (lease-limits.ts).
    */
   pendingDemand: number;
   need: number;
@@ -34,7 +36,10 @@ export function accountPool(
 ): PoolAccounting {
   const claimed = claimedInstances(instances, leases);
   const offer = poolOffer(pool);
-  const demanding = leases.filter((lease) => offerServes(offer, lease) !== false);
+  const limits = poolLimits(pool);
+  const demanding = leases.filter(
+    (lease) => offerServes(offer, lease) !== false && !blockedByLimits(lease, limits),
+  );
   const accounting: PoolAccounting = {
     total: 0,
     terminating: 0,

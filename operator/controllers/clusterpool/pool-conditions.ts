@@ -1,6 +1,5 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
-import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance } from '../binding/binding-model.js';
@@ -85,14 +84,19 @@ export function capacityCondition(
 }
 
 /**
- * Names of the form `<pool>-<N>` held by instances that are not this pool's (without its label):
- * the pool skips them, and says so.
+ * Names of the form `<pool>-<N>` held by instances that are not this pool's (not among
+ * `members`: it did not make them, whatever their labels say): the pool skips them, and says so.
  */
-export function foreignNames(pool: Pool, namespaceInstances: readonly Instance[]): string[] {
+export function foreignNames(
+  pool: Pool,
+  namespaceInstances: readonly Instance[],
+  members: readonly Instance[],
+): string[] {
   const { name } = pool.metadata;
   const pattern = new RegExp(`^${name}-\\d+$`);
+  const own = new Set(members.map((i) => i.metadata.uid));
   return namespaceInstances
-    .filter((i) => pattern.test(i.metadata.name) && i.metadata.labels?.[LABEL_POOL] !== name)
+    .filter((i) => pattern.test(i.metadata.name) && !own.has(i.metadata.uid))
     .map((i) => i.metadata.name)
     .sort();
 }
@@ -117,7 +121,7 @@ export function namesCondition(
     type: 'NamesAvailable',
     status: 'False',
     reason: PoolReason.NameTaken,
-    message: `ClusterInstance ${taken.join(', ')} ${one ? 'is' : 'are'} not this pool's (no label ${LABEL_POOL}=${name}); the pool skips ${one ? 'that name' : 'those names'} and names its instances otherwise`,
+    message: `ClusterInstance ${taken.join(', ')} ${one ? 'is' : 'are'} not this pool's (${one ? 'it was' : 'they were'} not made by ClusterPool ${name}); the pool skips ${one ? 'that name' : 'those names'}, names its instances otherwise, and neither counts nor binds ${one ? 'it' : 'them'}`,
     observedGeneration: generation,
   };
 }

@@ -62,6 +62,8 @@ describe('PoolController.reconcile', () => {
       },
       spec: { type: 'hcp', poolRef: { name: 'pool' }, template: {} },
       status: {
+        // Made by the pool: its authorization to provision (pool-membership.ts).
+        provisioning: { startedAt: '2026-01-01T00:00:00Z', pool: 'pool' },
         phase,
         conditions: [
           {
@@ -99,6 +101,11 @@ describe('PoolController.reconcile', () => {
       controller: true,
     });
     expect(ports.events.recorded.map((e) => e.reason)).toEqual(['InstanceCreated']);
+    // Its authorization, right after the create: what makes it the pool's.
+    expect(instances()[0]?.status?.provisioning).toMatchObject({ pool: 'pool' });
+    expect(writesOf('status').filter((w) => w.includes('ClusterInstance'))).toEqual([
+      `status ClusterInstance ${NS}/pool-0`,
+    ]);
 
     // The second pass sees pool-0 on its way: no second instance; the pool is protected now and
     // counts it.
@@ -108,6 +115,24 @@ describe('PoolController.reconcile', () => {
     expect(pool()?.metadata?.finalizers).toEqual([FINALIZER_POOL_PROTECTION]);
     expect(pool()?.status).toMatchObject({ totalInstances: 1, availableInstances: 0 });
     expect(findCondition(pool()?.status?.conditions, 'CapacityAvailable')?.status).toBe('True');
+  });
+
+  it('neither counts nor adopts an instance it did not make, whatever its labels and owner say', async () => {
+    seedPool({ minSize: 1 });
+    // Named, labelled and owned like the pool's, with no authorization: a tenant's own.
+    const forged = seedInstance('pool-0', 'Ready');
+    ports.api.seed<ClusterInstance>(INSTANCES, {
+      ...forged,
+      status: { ...forged.status, provisioning: undefined },
+    });
+    await controller.reconcile(KEY, context);
+    await controller.reconcile(KEY, context);
+    // The pool makes its own instance under the next name, and says whose pool-0 is not.
+    expect(instances().map((i) => i.metadata?.name)).toEqual(['pool-0', 'pool-1']);
+    expect(pool()?.status).toMatchObject({ totalInstances: 1, availableInstances: 0 });
+    const names = findCondition(pool()?.status?.conditions, 'NamesAvailable');
+    expect(names?.status).toBe('False');
+    expect(names?.message).toContain('not made by ClusterPool pool');
   });
 
   it('provisions one instance per waiting lease, named past the names leases hold', async () => {

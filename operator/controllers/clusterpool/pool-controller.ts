@@ -1,5 +1,4 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
-import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS, VERSION_STREAMS } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
@@ -8,12 +7,12 @@ import { isConflict, orUndefined } from '../../kube/api-error.js';
 import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
-import { labelKey } from '../../runtime/owner-keys.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { PoolTimings } from '../../timings.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { isClaimed, nextInstanceName } from '../binding/binding-model.js';
 import { deleteInstanceIf } from '../binding/instance-deletion.js';
+import { namesPool } from '../binding/pool-membership.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
@@ -34,8 +33,7 @@ import {
 import { replaceStale } from './stale-rollout.js';
 import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
-
-const byPoolLabel = labelKey(LABEL_POOL);
+import { OwnGrants } from './own-grants.js';
 
 /** What the pool controller takes from the operator's configuration. */
 export interface PoolSettings {
@@ -82,6 +80,7 @@ interface PoolView {
 export class PoolController {
   private readonly deletion: PoolDeletion;
   private readonly replacement: FailedReplacement;
+  private readonly grants: OwnGrants;
 
   constructor(
     private readonly ports: ControllerPorts,
@@ -89,6 +88,7 @@ export class PoolController {
   ) {
     this.deletion = new PoolDeletion(ports);
     this.replacement = new FailedReplacement(ports, settings.timings);
+    this.grants = new OwnGrants(ports.client);
   }
 
   registration(): ControllerRegistration {
@@ -102,9 +102,16 @@ export class PoolController {
       forType: POOLS,
       coalesceMs: EVENT_COALESCE_MS,
       watches: [
-        // The pool accounts for the instances that carry its label (the ones it creates are also
-        // owned by it): a change to any of them is the pool's business.
-        { type: INSTANCES, map: (instance) => byPoolLabel(instance) },
+        // The pool accounts for the instances that name it (the ones it made: pool-membership.ts):
+        // a change to any of them is the pool's business.
+        {
+          type: INSTANCES,
+          map: (instance) => {
+            const pool = namesPool(instance as ClusterInstance);
+            if (!instance.metadata?.namespace || !pool) return [];
+            return [`${instance.metadata.namespace}/${pool}`];
+          },
+        },
         {
           type: LEASES,
           map: (lease) => [
@@ -131,7 +138,8 @@ export class PoolController {
     const cached = (await cache.read<ClusterPool>(POOLS)).get(name, namespace);
     if (!cached) return {};
     const inNamespace = (await cache.read<ClusterInstance>(INSTANCES)).list(namespace);
-    const instances = inNamespace.filter((i) => i.metadata.labels?.[LABEL_POOL] === name);
+    // Only what the pool made counts; an instance that merely names it is not its (a tenant's).
+    const instances = inNamespace.filter((i) => this.grants.isMember(i, name));
     const leases = (await cache.read<ClusterLease>(LEASES)).list(namespace);
     // Deleting a pool is not provisioning: a namespace that opted out drains it the same way.
     if (cached.metadata.deletionTimestamp)
@@ -140,7 +148,7 @@ export class PoolController {
     const now = clock.now();
     const policy = await namespacePolicyFrom(this.ports, namespace);
     const accounting = accountPool(pool, instances, leases);
-    const taken = foreignNames(pool, inNamespace);
+    const taken = foreignNames(pool, inNamespace, instances);
     const stream = await followedStream(this.ports, pool);
     const release = stream && 'release' in stream ? stream.release : undefined;
     const seen = { policy, accounting, taken, release, instances, leases };
@@ -191,6 +199,7 @@ export class PoolController {
     now: number,
   ): Promise<ReconcileResult> {
     const { accounting, leases, release, taken } = seen;
+    await this.grants.retryFailed(seen.instances, now);
     const replaced = await this.replacement.replace(key, accounting, leases, context, now);
     if (replaced !== undefined) return replaced;
     if (accounting.need > 0 && accounting.room > 0) {
@@ -221,7 +230,13 @@ export class PoolController {
     const skipped = taken.map((name) => ({ metadata: { name } }));
     for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
       const name = nextInstanceName(poolName, [...objects, ...skipped]);
-      if (await client.createIfAbsent(INSTANCES, buildPoolInstance(pool, name, release))) {
+      const created = await client.createIfAbsent(
+        INSTANCES,
+        buildPoolInstance(pool, name, release),
+      );
+      if (created) {
+        // The authorization that makes it the pool's, before anything acts on it.
+        await this.grants.grant(created, poolName, this.ports.clock.now());
         context.logger.info({ instance: name, need: accounting.need }, 'Created ClusterInstance');
         void events.record(
           pool,
@@ -232,7 +247,8 @@ export class PoolController {
         return;
       }
       const holder = await client.getOrUndefined<ClusterInstance>(INSTANCES, name, namespace);
-      if (holder?.metadata.labels?.[LABEL_POOL] === poolName) return;
+      // Another manager's create (its grant may follow) ends the pass; anything else is skipped.
+      if (holder && namesPool(holder) === poolName) return;
       if (!taken.includes(name)) taken.push(name);
       skipped.push({ metadata: { name } });
       context.logger.warn({ instance: name }, 'Skipped an instance name taken by another object');

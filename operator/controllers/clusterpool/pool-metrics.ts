@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
-import { LABEL_POOL } from '../../api/labels.js';
+import { isInstanceOf } from '../binding/pool-membership.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
@@ -89,7 +89,7 @@ function allPools(source: PoolMetricsSource): PoolFigures[] {
       const { namespace, name } = pool.metadata;
       return poolFigures(
         pool,
-        instances.list(namespace, (i) => i.metadata.labels?.[LABEL_POOL] === name),
+        instances.list(namespace, (i) => isInstanceOf(i, name)),
         leases.list(namespace),
       );
     });

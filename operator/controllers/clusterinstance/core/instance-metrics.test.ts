@@ -19,7 +19,7 @@ function instance(phase: string | undefined, extra: Partial<Instance['metadata']
       labels: { [LABEL_POOL]: 'pool' },
       ...extra,
     },
-    spec: { type: 'hcp' },
+    spec: { type: 'hcp', poolRef: { name: 'pool' } },
     status: {
       ...(phase ? { phase } : {}),
       conditions: [

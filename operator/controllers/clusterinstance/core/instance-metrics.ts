@@ -1,7 +1,6 @@
 import type { Registry } from 'prom-client';
 import { Counter, Histogram } from 'prom-client';
 import { findCondition } from '../../../api/conditions.js';
-import { LABEL_POOL } from '../../../api/labels.js';
 import { claimOf } from '../../binding/binding-model.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 
@@ -93,7 +92,7 @@ export function observeTornDown(api: InstanceApi, instance: Instance): void {
   if (seconds === undefined) return;
   const metrics = instanceMetrics(api);
   metrics.teardown.observe({ topology: instance.spec.type }, seconds);
-  const pool = instance.metadata.labels?.[LABEL_POOL];
+  const pool = instance.spec.poolRef?.name;
   if (claimOf(instance) && pool)
     metrics.release.observe({ namespace: instance.metadata.namespace, pool }, seconds);
 }

@@ -47,6 +47,10 @@ export class InstanceStatusDraft {
     return this;
   }
 
+  hasCondition(type: string): boolean {
+    return !!this.status.conditions?.some((c) => c.type === type);
+  }
+
   /** Drops a condition (CRCAgent once the instance is Ready or readiness is lost). */
   removeCondition(type: string): this {
     const kept = this.status.conditions?.filter((c) => c.type !== type);
