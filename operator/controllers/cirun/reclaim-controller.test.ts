@@ -77,9 +77,12 @@ describe('the reclaim controller on fake ports', () => {
     });
   const ago = (ms: number): string =>
     new Date(fake.clock.now() - ms).toISOString().replace('.000', '');
-  /** A lease of `runId`, made two minutes ago and bound a minute ago to an instance of its namespace's pool. */
+  /**
+   * A lease of `runId`, made two minutes ago and bound a minute ago to an instance of its
+   * namespace's pool (which namespace `nopool` does not have).
+   */
   const seedLease = (name: string, runId: number, namespace = NS): void => {
-    if (!fake.api.peek(POOLS, 'pool', namespace))
+    if (namespace !== 'nopool' && !fake.api.peek(POOLS, 'pool', namespace))
       fake.api.seed(POOLS, { metadata: { name: 'pool', namespace } });
     fake.api.seed<ClusterLease>(LEASES, {
       apiVersion: LEASES.apiVersion,
@@ -178,6 +181,28 @@ describe('the reclaim controller on fake ports', () => {
     });
     expect(fake.api.peek(LEASES, 'refused', NS)).toBeDefined();
     expect(standIn.jobRequests('acme/app', 504).map((r) => r.status)).toEqual([401]);
+  });
+
+  it('bounds what many leases cost: a namespace’s run cap, and nothing for leases of no pool', async () => {
+    seedSecret();
+    const before = standIn.requests.length;
+    for (let i = 0; i < 200; i++) {
+      for (const runId of [10_000 + i, 20_000 + i])
+        standIn.setJobs('acme/app', runId, 1, [
+          { id: runId, name: 'e2e', status: 'in_progress', conclusion: null },
+        ]);
+      seedLease(`bound-${i}`, 10_000 + i);
+      // Bound, as far as its status tells, to a pool its namespace does not have.
+      seedLease(`orphan-${i}`, 20_000 + i, 'nopool');
+    }
+    for (let i = 0; i < 200; i++) {
+      await controller.reconcile(`${NS}/bound-${i}`);
+      await controller.reconcile(`nopool/orphan-${i}`);
+    }
+    await controller.idle();
+    expect(standIn.requests.length - before).toBe(20);
+    expect(condition('bound-199')).toMatchObject({ reason: 'RunCapReached' });
+    expect(condition('orphan-0', 'nopool')).toBeUndefined();
   });
 
   it('gives each namespace a request budget of its own, and says so with one Warning Event', async () => {
