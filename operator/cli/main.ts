@@ -98,6 +98,14 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
       "how often a lease's run is asked about (default 2m; env GITHUB_POLL_INTERVAL)",
     )
     .option(
+      '--github-namespace-max-runs <count>',
+      "distinct runs one namespace's leases are asked about; the others say RunCapReached (default 20; env GITHUB_NAMESPACE_MAX_RUNS)",
+    )
+    .option(
+      '--github-namespace-requests-per-hour <count>',
+      "requests to GitHub one namespace's leases may cost per hour; then RequestBudgetExhausted (default 1000; env GITHUB_NAMESPACE_REQUESTS_PER_HOUR)",
+    )
+    .option(
       '--update-service-url <url>',
       'OpenShift update service that VersionStreams are resolved through, or a mirror of it (default https://api.openshift.com; env UPDATE_SERVICE_URL)',
     )

@@ -3,6 +3,7 @@ import { SECRETS } from '../api/resources.js';
 import type { ControllerName, OperatorConfig } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import { splitKey } from '../kube/objects.js';
+import type { Controller } from '../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
@@ -73,14 +74,17 @@ export function registerControllers(
       }).registration(),
     );
   // Asks GitHub about leases' runs only with a credential configured (--github-credentials-secret).
-  if (enabled.has('cirun') && config.github)
-    add(
-      new ReclaimController(
-        manager.ports,
-        { github: config.github, operatorNamespace: config.operatorNamespace },
-        manager.logger,
-      ).registration(),
+  if (enabled.has('cirun') && config.github) {
+    // GitHub is asked off the workers; an answer queues the leases that wait for it.
+    const queue: { controller?: Controller } = {};
+    const reclaim = new ReclaimController(
+      manager.ports,
+      { github: config.github, operatorNamespace: config.operatorNamespace },
+      manager.logger,
+      (key) => queue.controller?.enqueue(key),
     );
+    queue.controller = manager.addController(limitedTo(reclaim.registration(), options.namespaces));
+  }
   if (enabled.has('clusterinstance'))
     add(
       instanceControllerRegistration(manager.ports, {

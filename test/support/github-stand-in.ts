@@ -24,9 +24,16 @@ export interface StandInRequest {
 
 /** What the next request to a run's jobs gets instead of the jobs. */
 export type Failure =
-  | { kind: 'status'; status: 500 | 502 | 503; retryAfterSeconds?: number }
+  /** Any status with GitHub's error body (`message`), and headers such as Retry-After. */
+  | { kind: 'status'; status: number; message?: string; retryAfterSeconds?: number }
   /** The connection is cut before any answer: GitHub unreachable. */
   | { kind: 'drop' }
+  /** No answer at all: the request hangs until the client gives up (or the stand-in stops). */
+  | { kind: 'hang' }
+  /** 301 to where a renamed or transferred repository's runs now are (`location`, any host). */
+  | { kind: 'moved'; location: string }
+  /** 403 with X-GitHub-SSO, as an organisation enforcing SAML SSO answers an unauthorised token. */
+  | { kind: 'sso' }
   /** Primary rate limit: 403 with x-ratelimit-remaining 0 until x-ratelimit-reset. */
   | { kind: 'primary-rate-limit'; resetInMs: number }
   /** Secondary rate limit: 429 with Retry-After. */
@@ -56,6 +63,8 @@ export class GitHubStandIn {
   private server!: LocalHttpsServer;
   private readonly runs = new Map<string, StandInJob[]>();
   private readonly failures = new Map<string, Failure[]>();
+  private readonly repositoryFailures = new Map<string, Failure>();
+  private readonly hanging = new Set<ServerResponse>();
   private readonly tokens = new Set<string>();
   private readonly apps = new Map<string, { publicKey: string; installationId: number }>();
   private readonly emitter = new EventEmitter();
@@ -63,10 +72,25 @@ export class GitHubStandIn {
 
   private constructor(private readonly now: () => number) {}
 
-  static async start(now: () => number): Promise<GitHubStandIn> {
+  /** `hostname`: the name in the URL and certificate (a name only a proxy can reach, say). */
+  static async start(now: () => number, hostname?: string): Promise<GitHubStandIn> {
     const standIn = new GitHubStandIn(now);
-    standIn.server = await LocalHttpsServer.start((req, res) => standIn.answer(req, res));
+    standIn.server = await LocalHttpsServer.start(
+      (req, res) => standIn.answer(req, res),
+      {},
+      hostname,
+    );
     return standIn;
+  }
+
+  /** The loopback port it listens on (for a proxy that maps its name there). */
+  get port(): number {
+    return this.server.port;
+  }
+
+  /** Requests that hang now, unanswered. */
+  get hangingRequests(): number {
+    return this.hanging.size;
   }
 
   /** What the operator trusts (--github-ca-file). */
@@ -80,6 +104,7 @@ export class GitHubStandIn {
   }
 
   stop(): Promise<void> {
+    for (const response of this.hanging) response.socket?.destroy();
     return this.server.stop();
   }
 
@@ -101,6 +126,17 @@ export class GitHubStandIn {
   /** The next requests for a run's jobs get these, in order, before the jobs again. */
   failNext(repository: string, runId: number, ...failures: Failure[]): void {
     this.failures.set(`${repository}#${runId}`, failures);
+  }
+
+  /** Every request for a run of the repository gets `failure` from now on (undefined: none again). */
+  failRepository(repository: string, failure: Failure | undefined): void {
+    if (failure) this.repositoryFailures.set(repository, failure);
+    else this.repositoryFailures.delete(repository);
+  }
+
+  /** The requests for any run of a repository. */
+  repositoryRequests(repository: string): StandInRequest[] {
+    return this.requests.filter((r) => r.path.startsWith(`/repos/${repository}/`));
   }
 
   /** The requests for one run's jobs. */
@@ -160,7 +196,9 @@ export class GitHubStandIn {
     runId: number,
     attempt: number,
   ): void {
-    const failure = this.failures.get(`${repository}#${runId}`)?.shift();
+    const failure =
+      this.failures.get(`${repository}#${runId}`)?.shift() ??
+      this.repositoryFailures.get(repository);
     if (failure) return this.fail(response, record, failure);
     const jobs = this.runs.get(`${repository}#${runId}#${attempt}`);
     // A run, or an attempt, the token cannot see or that does not exist: 404 Not Found.
@@ -188,13 +226,55 @@ export class GitHubStandIn {
         record(0);
         response.socket?.destroy();
         return;
+      case 'hang':
+        // Counted as it arrives (no status: it never gets one); a client that gives up closes it.
+        record(0);
+        this.hanging.add(response);
+        response.on('close', () => this.hanging.delete(response));
+        return;
       case 'status':
         return this.send(
           response,
           record,
           failure.status,
-          { message: 'Server Error' },
-          failure.retryAfterSeconds ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
+          {
+            message: failure.message ?? (failure.status >= 500 ? 'Server Error' : 'Error'),
+            documentation_url: 'https://docs.github.com/rest',
+          },
+          {
+            ...this.rateHeaders(failure.status < 500),
+            ...(failure.retryAfterSeconds
+              ? { 'retry-after': String(failure.retryAfterSeconds) }
+              : {}),
+          },
+        );
+      case 'moved':
+        // A renamed repository: "301 Moved Permanently" with the new place (GitHub names the
+        // repository by id); a client that follows it would carry the token there.
+        return this.send(
+          response,
+          record,
+          301,
+          { message: 'Moved Permanently', url: failure.location },
+          { location: failure.location, ...this.rateHeaders(true) },
+        );
+      case 'sso':
+        // SAML enforcement: 403 with the SSO header and rate-limit headers with requests left.
+        return this.send(
+          response,
+          record,
+          403,
+          {
+            message:
+              'Resource protected by organization SAML enforcement. You must grant your Personal Access token access to this organization.',
+            documentation_url:
+              'https://docs.github.com/articles/authenticating-to-a-github-organization-with-saml-single-sign-on/',
+          },
+          {
+            'x-github-sso':
+              'required; url=https://github.com/orgs/acme/sso?authorization_request=1',
+            ...this.rateHeaders(true),
+          },
         );
       case 'primary-rate-limit':
         // The primary limit: 403 (or 429) with x-ratelimit-remaining 0; wait until x-ratelimit-reset.

@@ -5,7 +5,9 @@ import { issueCertificate } from '../../crc-agent/certificates.js';
 
 /**
  * An HTTPS server on loopback with a certificate of its own for `localhost` (`ca` is what a client
- * trusts), for tests that stand in for a server outside the cluster.
+ * trusts), for tests that stand in for a server outside the cluster. Given another `hostname`, the
+ * certificate and the URL name it instead: a name no resolver knows, which only a proxy that maps
+ * it to loopback can reach.
  */
 export class LocalHttpsServer {
   readonly ca: string;
@@ -14,13 +16,14 @@ export class LocalHttpsServer {
   private constructor(
     handler: (request: IncomingMessage, response: ServerResponse) => void,
     options: https.ServerOptions,
+    private readonly hostname: string,
   ) {
     const pair = issueCertificate({
-      commonName: 'localhost',
+      commonName: hostname,
       isCa: true,
       keyCertSign: true,
       serverAuth: true,
-      dnsNames: ['localhost'],
+      dnsNames: [hostname],
       validityDays: 1,
     });
     this.ca = pair.certificatePem;
@@ -33,15 +36,20 @@ export class LocalHttpsServer {
   static async start(
     handler: (request: IncomingMessage, response: ServerResponse) => void,
     options: https.ServerOptions = {},
+    hostname = 'localhost',
   ): Promise<LocalHttpsServer> {
-    const server = new LocalHttpsServer(handler, options);
+    const server = new LocalHttpsServer(handler, options, hostname);
     await new Promise<void>((resolve) => server.server.listen(0, '127.0.0.1', resolve));
     return server;
   }
 
-  /** `https://localhost:<port>` */
+  /** `https://localhost:<port>` (or the hostname given) */
   get url(): string {
-    return `https://localhost:${(this.server.address() as AddressInfo).port}`;
+    return `https://${this.hostname}:${this.port}`;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
   }
 
   async stop(): Promise<void> {

@@ -1,8 +1,12 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
+import type { GitHubAnswer } from './github-answer.js';
+import { classifyFailure, rateLimitedUntil } from './github-answer.js';
 import type { GitHubCredential } from './github-credential.js';
+import type { GitHubProxy } from './github-settings.js';
 import type { LeaseRun } from './lease-run.js';
 
 /** A workflow job as the REST API returns it (the fields used here). */
@@ -22,48 +26,39 @@ export interface JobsPage {
   jobs: WorkflowJob[];
 }
 
-/** What one request to GitHub came back with, sorted by what the caller does next. */
-export type GitHubAnswer<T> =
-  | { kind: 'ok'; data: T; etag?: string; rateLimitedUntilMs?: number }
-  /** 304 to a conditional request: the data of the ETag still holds (and cost no rate limit). */
-  | { kind: 'not-modified'; rateLimitedUntilMs?: number }
-  | { kind: 'not-found'; message: string }
-  /** Primary or secondary rate limit; `untilMs` from Retry-After or x-ratelimit-reset when given. */
-  | { kind: 'rate-limited'; message: string; untilMs?: number }
-  /** 401 and other refusals: the credential or its permissions. */
-  | { kind: 'rejected'; message: string }
-  /** 5xx, a timeout or no connection. */
-  | { kind: 'unavailable'; message: string; untilMs?: number };
-
-const REQUEST_TIMEOUT_MS = 30_000;
+/** How long one request may take, on the operator's clock; GitHub itself gives up after 10 s. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 const JOBS_ROUTE = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';
 
-interface ErrorWithResponse {
-  status?: number;
-  message?: string;
-  response?: { headers?: Record<string, string | undefined> };
+/** Where the client connects: the API root, its CA, and the pod's egress proxy. */
+export interface GitHubEndpoint {
+  apiUrl: string;
+  /** PEM bundle for the API's certificate, and a TLS-inspecting proxy's; system roots when unset. */
+  caCertificates?: string;
+  proxy: GitHubProxy;
+}
+
+/** Thrown into a request that ran out of time, so that a timeout is told from a cut connection. */
+class RequestTimeout extends Error {
+  override name = 'RequestTimeout';
 }
 
 /**
  * The GitHub REST API with the operator's credential: octokit's core client, with its App
  * authentication strategy minting (and caching) installation tokens. Requests go to the
- * configured API URL only, and every answer is classified rather than thrown.
+ * configured API URL only, through the pod's proxy unless NO_PROXY exempts the host; redirects
+ * are answers, never followed; every request ends within REQUEST_TIMEOUT_MS; and every answer is
+ * classified rather than thrown.
  */
 export class GitHubApi {
   private readonly octokit: Octokit;
 
   constructor(
-    apiUrl: string,
+    endpoint: GitHubEndpoint,
     credential: GitHubCredential,
     logger: Logger,
-    private readonly now: () => number,
-    caCertificates?: string,
+    private readonly clock: Clock,
   ) {
-    const dispatcher = caCertificates ? new Agent({ connect: { ca: caCertificates } }) : undefined;
-    const fetch = dispatcher
-      ? (url: string, init: object): ReturnType<typeof undiciFetch> =>
-          undiciFetch(url, { ...init, dispatcher })
-      : undefined;
     const log = {
       debug: (message: string) => logger.debug({ component: 'github' }, message),
       info: (message: string) => logger.debug({ component: 'github' }, message),
@@ -71,10 +66,10 @@ export class GitHubApi {
       error: (message: string) => logger.warn({ component: 'github' }, message),
     };
     const common = {
-      baseUrl: apiUrl,
+      baseUrl: endpoint.apiUrl,
       userAgent: 'guestcluster-operator',
       log,
-      request: { ...(fetch ? { fetch } : {}), redirect: 'error' as const },
+      request: { fetch: this.fetchThrough(endpoint), redirect: 'manual' as const },
     };
     this.octokit =
       'token' in credential
@@ -101,57 +96,67 @@ export class GitHubApi {
         per_page: 100,
         page,
         headers: etag ? { 'if-none-match': etag } : {},
-        request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
       });
       const headers = response.headers as Record<string, string | undefined>;
+      // A redirect is an answer here (a renamed or moved repository), not a place to go.
+      if ((response.status as number) !== 200)
+        return classifyFailure({ status: response.status, headers, aboutRun: true }, this.clock);
       return {
         kind: 'ok',
         data: response.data as JobsPage,
         etag: headers.etag,
-        rateLimitedUntilMs: this.exhaustedUntil(headers),
+        rateLimitedUntilMs: rateLimitedUntil(headers),
       };
     } catch (error) {
-      return this.classify(error as ErrorWithResponse);
+      return classifyFailure(failureOf(error), this.clock);
     }
   }
 
-  private classify(error: ErrorWithResponse): GitHubAnswer<never> {
-    const status = error.status ?? 0;
-    const headers = error.response?.headers;
-    const message = (error.message ?? 'unknown error').slice(0, 300);
-    if (!headers) return { kind: 'unavailable', message: `no answer from GitHub: ${message}` };
-    if (status === 304)
-      return { kind: 'not-modified', rateLimitedUntilMs: this.exhaustedUntil(headers) };
-    if (status === 404) return { kind: 'not-found', message: `404 ${message}` };
-    // Rate limits answer 403 or 429: the primary one with x-ratelimit-remaining 0 (wait for
-    // x-ratelimit-reset), secondary ones with Retry-After or, without it, "wait at least a minute".
-    const retryAfter = this.retryAfter(headers);
-    const exhausted = this.exhaustedUntil(headers);
-    if (
-      status === 429 ||
-      (status === 403 && (retryAfter || exhausted || /rate limit/i.test(message)))
-    )
-      return {
-        kind: 'rate-limited',
-        message: `${status} ${message}`,
-        untilMs: retryAfter ?? exhausted,
-      };
-    if (status >= 500)
-      return { kind: 'unavailable', message: `${status} ${message}`, untilMs: retryAfter };
-    return { kind: 'rejected', message: `${status} ${message}` };
+  /**
+   * undici's fetch through the pod's proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), trusting the CA
+   * bundle for the API's certificate, behind a CONNECT tunnel too, and for an HTTPS proxy's own;
+   * each request, an App's token request included, is aborted on the operator's clock.
+   */
+  private fetchThrough(endpoint: GitHubEndpoint): typeof undiciFetch {
+    const tls = endpoint.caCertificates ? { ca: endpoint.caCertificates } : {};
+    const dispatcher = new EnvHttpProxyAgent({
+      ...endpoint.proxy,
+      connect: tls,
+      requestTls: tls,
+      proxyTls: tls,
+    });
+    return async (input, init) => {
+      const timeout = new AbortController();
+      const timer = this.clock.setTimeout(
+        () => timeout.abort(new RequestTimeout(`no answer within ${REQUEST_TIMEOUT_MS / 1000}s`)),
+        REQUEST_TIMEOUT_MS,
+      );
+      try {
+        return await undiciFetch(input, { ...init, dispatcher, signal: timeout.signal });
+      } finally {
+        this.clock.clearTimeout(timer);
+      }
+    };
   }
+}
 
-  private retryAfter(headers: Record<string, string | undefined>): number | undefined {
-    const seconds = Number(headers['retry-after']);
-    return headers['retry-after'] && Number.isFinite(seconds)
-      ? this.now() + seconds * 1000
-      : undefined;
-  }
+interface ErrorWithResponse {
+  status?: number;
+  message?: string;
+  cause?: unknown;
+  request?: { url?: string };
+  response?: { headers?: Record<string, string | undefined> };
+}
 
-  /** x-ratelimit-reset (epoch seconds) when the window's requests are used up. */
-  private exhaustedUntil(headers: Record<string, string | undefined>): number | undefined {
-    if (headers['x-ratelimit-remaining'] !== '0') return undefined;
-    const reset = Number(headers['x-ratelimit-reset']);
-    return Number.isFinite(reset) && reset > 0 ? reset * 1000 : undefined;
-  }
+/** What octokit threw, as the classification reads it. */
+function failureOf(thrown: unknown): Parameters<typeof classifyFailure>[0] {
+  const error = (thrown ?? {}) as ErrorWithResponse;
+  return {
+    status: error.status ?? 0,
+    headers: error.response?.headers,
+    message: error.message,
+    // An App's token request fails about the credential, whatever run it was minted for.
+    aboutRun: /\/actions\/runs\//.test(error.request?.url ?? ''),
+    timedOut: error.cause instanceof RequestTimeout || thrown instanceof RequestTimeout,
+  };
 }

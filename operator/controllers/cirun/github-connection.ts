@@ -42,11 +42,14 @@ export class GitHubConnection {
       'invalid' in credential
         ? credential
         : new GitHubApi(
-            this.settings.apiUrl,
+            {
+              apiUrl: this.settings.apiUrl,
+              caCertificates: this.settings.caCertificates,
+              proxy: this.settings.proxy,
+            },
             credential,
             this.logger,
-            () => this.clock.now(),
-            this.settings.caCertificates,
+            this.clock,
           );
     this.current = { resourceVersion, api };
     return api;

@@ -1,18 +1,35 @@
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import { backoffDelay } from '../../runtime/backoff.js';
-import type { GitHubAnswer } from './github-api.js';
 import type { UnknownRun } from './reclaim-reasons.js';
 import { RunReason } from './reclaim-reasons.js';
 
+/** A signal about the whole API or the credential. */
+export interface GateSignal {
+  reason: RunReason;
+  detail: string;
+  untilMs?: number;
+}
+
 /**
- * Whether the operator may send GitHub a request now: closed while a rate limit lasts (until
- * x-ratelimit-reset or Retry-After, as GitHub asks) and, after failures, for a backoff that
- * doubles with each failure in a row. One gate for every run: a rate limit and an outage concern
- * the credential, not a run.
+ * A 5xx or a timeout closes the gate only when this many runs, of at least OUTAGE_NAMESPACES
+ * namespaces, saw one in a row: GitHub failing, not one run that GitHub cannot serve (a tenant
+ * can name such runs; it cannot name those of other namespaces).
+ */
+const OUTAGE_RUNS = 3;
+const OUTAGE_NAMESPACES = 2;
+
+/**
+ * Whether the operator may send GitHub a request now, for any run: closed while a rate limit
+ * lasts (until x-ratelimit-reset or Retry-After, as GitHub asks), and after a refused credential,
+ * no connection, or 5xx and timeouts across runs, for a backoff that doubles with each failure in
+ * a row. Answers about one run or repository never close it
+ * (docs/reference/kinds.md#what-holds-reclaim-back).
  */
 export class GitHubGate {
   private failures = 0;
   private closed: UnknownRun | undefined;
+  /** The runs (and their namespaces) whose request failed with a 5xx or a timeout since the last answer. */
+  private readonly outage = new Map<string, string>();
 
   constructor(private readonly backoff: BackoffPolicy) {}
 
@@ -21,58 +38,39 @@ export class GitHubGate {
     return this.closed && now < this.closed.retryAtMs ? this.closed : undefined;
   }
 
-  /** Learns from an answer; the credential's own trouble (`invalid`) counts as a failure. */
-  record(answer: GitHubAnswer<unknown> | { kind: 'invalid'; message: string }, now: number): void {
-    switch (answer.kind) {
-      case 'ok':
-      case 'not-modified':
-        this.failures = 0;
-        this.closed = answer.rateLimitedUntilMs
-          ? this.close(
-              RunReason.RateLimited,
-              'the rate limit is used up',
-              answer.rateLimitedUntilMs,
-            )
-          : undefined;
-        return;
-      case 'not-found':
-        // An answer: GitHub is there; the run is what is missing (see RunAnswers).
-        this.failures = 0;
-        return;
-      case 'rate-limited':
-        this.failures += 1;
-        this.closed = this.close(
-          RunReason.RateLimited,
-          `rate limited (${answer.message})`,
-          answer.untilMs ?? now + this.delay(),
-        );
-        return;
-      case 'unavailable':
-        this.failures += 1;
-        this.closed = this.close(
-          RunReason.GitHubUnavailable,
-          `GitHub did not answer (${answer.message})`,
-          Math.max(answer.untilMs ?? 0, now + this.delay()),
-        );
-        return;
-      case 'rejected':
-        this.failures += 1;
-        this.closed = this.close(
-          RunReason.CredentialRejected,
-          `GitHub refused the operator's credential (${answer.message})`,
-          now + this.delay(),
-        );
-        return;
-      case 'invalid':
-        this.failures += 1;
-        this.closed = this.close(RunReason.CredentialInvalid, answer.message, now + this.delay());
-        return;
-    }
+  /** GitHub answered (2xx, 304, or a 4xx about a run or a repository): it is there. */
+  answered(now: number, rateLimitedUntilMs?: number): void {
+    this.failures = 0;
+    this.outage.clear();
+    this.closed =
+      rateLimitedUntilMs && rateLimitedUntilMs > now
+        ? this.close(RunReason.RateLimited, 'the rate limit is used up', rateLimitedUntilMs)
+        : undefined;
   }
 
-  /** The delay before the next try after `failures` failures in a row. */
-  private delay(): number {
-    return backoffDelay(this.backoff, this.failures);
+  /** A rate limit, a refused or invalid credential, or no connection to the API. */
+  failed(signal: GateSignal, now: number): void {
+    this.failures += 1;
+    const delay = backoffDelay(this.backoff, this.failures);
+    const retryAtMs =
+      signal.reason === RunReason.RateLimited
+        ? (signal.untilMs ?? now + delay)
+        : Math.max(signal.untilMs ?? 0, now + delay);
+    this.closed = this.close(signal.reason, describe(signal), retryAtMs);
+  }
+
+  /** A 5xx or a timeout about one run; the gate closes when runs of several namespaces see them. */
+  runFailed(runKey: string, namespace: string, detail: string, now: number): void {
+    this.outage.set(runKey, namespace);
+    if (this.outage.size < OUTAGE_RUNS || new Set(this.outage.values()).size < OUTAGE_NAMESPACES)
+      return;
+    this.failed(
+      {
+        reason: RunReason.GitHubUnavailable,
+        detail: `${this.outage.size} runs of ${new Set(this.outage.values()).size} namespaces in a row, the last: ${detail}`,
+      },
+      now,
+    );
   }
 
   private close(reason: RunReason, what: string, retryAtMs: number): UnknownRun {
@@ -83,5 +81,18 @@ export class GitHubGate {
       message: `${what}; next request to GitHub at ${new Date(retryAtMs).toISOString()}`,
       retryAtMs,
     };
+  }
+}
+
+function describe(signal: GateSignal): string {
+  switch (signal.reason) {
+    case RunReason.RateLimited:
+      return `rate limited (${signal.detail})`;
+    case RunReason.CredentialRejected:
+      return `GitHub refused the operator's credential (${signal.detail})`;
+    case RunReason.GitHubUnavailable:
+      return `GitHub did not answer (${signal.detail})`;
+    default:
+      return signal.detail;
   }
 }

@@ -19,6 +19,19 @@ export interface GitHubReclaimSettings {
   pollIntervalMs: number;
   /** Waits after GitHub failed to answer (5xx, unreachable, 401, 404): doubling from base to max. */
   backoff: BackoffPolicy;
+  /** The most distinct run attempts one namespace's leases are asked about (docs/reference/kinds.md#what-a-namespace-may-spend). */
+  maxRunsPerNamespace: number;
+  /** Requests to GitHub one namespace's leases may cost per hour. */
+  requestsPerNamespacePerHour: number;
+  /** The cluster-wide egress proxy as the platform sets it on the pod ('' when none). */
+  proxy: GitHubProxy;
+}
+
+/** HTTPS_PROXY, HTTP_PROXY and NO_PROXY of the operator's pod (OpenShift and OLM inject them). */
+export interface GitHubProxy {
+  httpsProxy: string;
+  httpProxy: string;
+  noProxy: string;
 }
 
 export const GITHUB_SETTINGS = {
@@ -27,10 +40,16 @@ export const GITHUB_SETTINGS = {
   allowed: '--github-allowed-repositories (GITHUB_ALLOWED_REPOSITORIES)',
   caFile: '--github-ca-file (GITHUB_CA_FILE)',
   poll: '--github-poll-interval (GITHUB_POLL_INTERVAL)',
+  maxRuns: '--github-namespace-max-runs (GITHUB_NAMESPACE_MAX_RUNS)',
+  requests: '--github-namespace-requests-per-hour (GITHUB_NAMESPACE_REQUESTS_PER_HOUR)',
 } as const;
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 const DEFAULT_POLL_INTERVAL = '2m';
+/** A busy team's concurrent workflow runs; each asked about every poll interval. */
+const DEFAULT_MAX_RUNS = '20';
+/** Twenty runs polled every 2m cost 600 an hour; the rest covers new leases and pages. */
+const DEFAULT_REQUESTS_PER_HOUR = '1000';
 /** GitHub asks integrators to wait at least a minute after a secondary rate limit; errors start there too. */
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 60_000, maxMs: 15 * 60_000, jitter: 0.2 };
 
@@ -44,6 +63,8 @@ export interface GitHubFlags {
   githubAllowedRepositories?: string;
   githubCaFile?: string;
   githubPollInterval?: string;
+  githubNamespaceMaxRuns?: string;
+  githubNamespaceRequestsPerHour?: string;
 }
 
 /** The settings, or undefined when no credentials Secret is named; problems go to `problems`. */
@@ -53,25 +74,59 @@ export function gitHubReclaimSettings(
   problems: string[],
   readFile: (path: string) => string,
 ): GitHubReclaimSettings | undefined {
-  const secret = flags.githubCredentialsSecret ?? env.GITHUB_CREDENTIALS_SECRET ?? '';
+  // A flag wins over its variable, which wins over the default.
+  const given = (flag: string | undefined, variable: string, fallback = ''): string =>
+    flag ?? env[variable] ?? fallback;
+  const secret = given(flags.githubCredentialsSecret, 'GITHUB_CREDENTIALS_SECRET');
   if (!secret) return undefined;
   if (!NAME.test(secret) || secret.length > 253)
     problems.push(`${GITHUB_SETTINGS.secret} must be a Secret name (got "${secret}")`);
-  const caFile = flags.githubCaFile ?? env.GITHUB_CA_FILE ?? '';
+  const caFile = given(flags.githubCaFile, 'GITHUB_CA_FILE');
   return {
     credentialsSecret: secret,
     apiUrl: apiUrlSetting(flags.githubApiUrl ?? env.GITHUB_API_URL, problems),
     allowedRepositories: allowedRepositories(
-      flags.githubAllowedRepositories ?? env.GITHUB_ALLOWED_REPOSITORIES ?? '',
+      given(flags.githubAllowedRepositories, 'GITHUB_ALLOWED_REPOSITORIES'),
       problems,
     ),
     caCertificates: caFile ? readCaFile(caFile, problems, readFile) : undefined,
     pollIntervalMs: pollInterval(
-      flags.githubPollInterval ?? env.GITHUB_POLL_INTERVAL ?? DEFAULT_POLL_INTERVAL,
+      given(flags.githubPollInterval, 'GITHUB_POLL_INTERVAL', DEFAULT_POLL_INTERVAL),
       problems,
     ),
     backoff: DEFAULT_BACKOFF,
+    maxRunsPerNamespace: count(
+      GITHUB_SETTINGS.maxRuns,
+      given(flags.githubNamespaceMaxRuns, 'GITHUB_NAMESPACE_MAX_RUNS', DEFAULT_MAX_RUNS),
+      problems,
+    ),
+    requestsPerNamespacePerHour: count(
+      GITHUB_SETTINGS.requests,
+      given(
+        flags.githubNamespaceRequestsPerHour,
+        'GITHUB_NAMESPACE_REQUESTS_PER_HOUR',
+        DEFAULT_REQUESTS_PER_HOUR,
+      ),
+      problems,
+    ),
+    proxy: proxyFromEnvironment(env),
   };
+}
+
+/** The proxy variables as the platform sets them (either case, as curl and Go read them). */
+export function proxyFromEnvironment(env: NodeJS.ProcessEnv): GitHubProxy {
+  return {
+    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? '',
+    httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? '',
+    noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+  };
+}
+
+function count(setting: string, text: string, problems: string[]): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > 1_000_000)
+    problems.push(`${setting} must be a whole number from 1 to 1000000 (got "${text}")`);
+  return value;
 }
 
 function apiUrlSetting(text: string | undefined, problems: string[]): string {
@@ -98,12 +153,19 @@ function readCaFile(
   problems: string[],
   readFile: (path: string) => string,
 ): string | undefined {
+  let text: string;
   try {
-    return readFile(path);
+    text = readFile(path);
   } catch (error) {
     problems.push(`${GITHUB_SETTINGS.caFile} cannot be read: ${(error as Error).message}`);
     return undefined;
   }
+  // An empty file would replace the system roots with nothing: every request would fail TLS.
+  // OpenShift fills an injected trusted-CA ConfigMap only once the cluster's network operator
+  // has seen it (docs/install.md#egress-proxy-and-trusted-ca-bundle).
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    problems.push(`${GITHUB_SETTINGS.caFile} holds no PEM certificate (${path})`);
+  return text;
 }
 
 function pollInterval(text: string, problems: string[]): number {

@@ -1,25 +1,28 @@
-import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
-import { ANNOTATION_KEEP_AFTER_JOB } from '../../../contracts/run-annotations.js';
-import { setCondition } from '../../api/conditions.js';
+import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
+import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import { LEASES, POOLS } from '../../api/resources.js';
+import type { Stored } from '../../kube/objects.js';
 import { splitKey } from '../../kube/objects.js';
+import type { CacheIndex } from '../../runtime/cache.js';
 import type { ReconcileResult } from '../../runtime/controller.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Lease } from '../binding/binding-model.js';
 import { writeLeaseStatus } from '../clusterlease/lease-status.js';
-import { deleteLease } from '../clusterlease/lease-ttl.js';
 import { GitHubConnection } from './github-connection.js';
 import { GitHubGate } from './github-gate.js';
 import type { GitHubReclaimSettings } from './github-settings.js';
-import { GITHUB_SETTINGS, repositoryAllowed } from './github-settings.js';
+import { overRunCap } from './held-back.js';
 import { judgeJobs } from './job-verdict.js';
-import { leaseRun } from './lease-run.js';
+import type { LeaseQuestion } from './lease-question.js';
+import { leaseQuestion } from './lease-question.js';
 import type { RunVerdict } from './reclaim-reasons.js';
-import { RUN_COMPLETED_CONDITION, RUN_COMPLETED_EVENT, RunReason } from './reclaim-reasons.js';
+import { RUN_COMPLETED_CONDITION, RUN_COMPLETED_EVENT } from './reclaim-reasons.js';
+import type { RunState } from './run-answers.js';
 import { RunAnswers } from './run-answers.js';
+import { admittedRuns } from './run-cap.js';
 
 export const RECLAIM_CONTROLLER = 'cirun';
 
@@ -30,20 +33,28 @@ export interface ReclaimSettings {
   operatorNamespace: string;
 }
 
+type Asked = Extract<LeaseQuestion, { kind: 'ask' }>;
+
 /**
  * Releases a lease once GitHub says the CI job that made it has completed, also when the runner
- * died and the Action's post step never ran (ADR 0024). Each lease that names its run is asked
- * about every poll interval; the leases of one run share one answer (RunAnswers). Only a
- * completed job releases; every other answer is written to the RunCompleted condition. The
- * release is the TTL's: the lease is deleted, and its finalizer frees the cluster.
+ * died and the Action's post step never ran (ADR 0024). Each bound lease that names its run is
+ * asked about every poll interval; the leases of one run share one answer (RunAnswers), which
+ * releases a lease only if it was fetched after the lease was bound. A namespace's leases are
+ * asked about for a limited number of runs and requests (ADR 0034). Only a completed job
+ * releases; every other answer is written to the RunCompleted condition. The release is the
+ * TTL's: the lease is deleted, and its finalizer frees the cluster.
  */
 export class ReclaimController {
   private readonly answers: RunAnswers;
+  /** Bound leases that name a run, by namespace: what a namespace's run cap counts. */
+  private readonly bound: CacheIndex<Stored<ClusterLease>>;
 
   constructor(
     private readonly ports: ControllerPorts,
     private readonly settings: ReclaimSettings,
     logger: Logger,
+    /** Queues a lease's key: a request about its run was answered. */
+    wake: (key: string) => void = () => undefined,
   ) {
     const { github } = settings;
     const connection = new GitHubConnection(
@@ -53,13 +64,17 @@ export class ReclaimController {
       ports.clock,
       logger,
     );
-    const gate = new GitHubGate(github.backoff);
     this.answers = new RunAnswers(
       connection,
-      gate,
+      new GitHubGate(github.backoff),
       ports.clock,
-      github.pollIntervalMs,
-      github.backoff,
+      github,
+      wake,
+    );
+    this.bound = ports.cache.indexBy<ClusterLease>(LEASES, (lease) =>
+      lease.metadata.annotations?.[RUN_ANNOTATIONS.runId] !== undefined && lease.status?.boundTime
+        ? [lease.metadata.namespace ?? '']
+        : [],
     );
   }
 
@@ -71,31 +86,34 @@ export class ReclaimController {
     };
   }
 
+  /** Resolves once no request to GitHub is under way (for tests that reconcile by hand). */
+  idle(): Promise<void> {
+    return this.answers.idle();
+  }
+
   async reconcile(key: string): Promise<ReconcileResult> {
     const { namespace = '', name } = splitKey(key);
     const lease = (await this.ports.cache.read<ClusterLease>(LEASES)).get(name, namespace);
-    if (!lease || lease.metadata.deletionTimestamp) return {};
-    const run = leaseRun(lease);
-    if (!run || outlivesItsJob(lease)) return {};
-    if ('invalid' in run) {
-      await this.tell(lease, {
-        status: 'Unknown',
-        reason: RunReason.InvalidRunAnnotations,
-        message: run.invalid,
-      });
+    if (!lease) return {};
+    const pools = await this.ports.cache.read(POOLS);
+    const poolExists = (ns: string, pool: string): boolean => !!pools.get(pool, ns);
+    const question = leaseQuestion(lease, this.settings.github, poolExists);
+    if (question.kind === 'none') return {};
+    if (question.kind === 'tell') {
+      await this.tell(lease, question.verdict);
       return {};
     }
-    const repository = `${run.owner}/${run.repo}`;
-    if (!repositoryAllowed(this.settings.github, repository)) {
-      await this.tell(lease, {
-        status: 'Unknown',
-        reason: RunReason.RepositoryNotAllowed,
-        message: `the operator does not ask GitHub about ${repository}: it is not among the repositories its admin allows (${GITHUB_SETTINGS.allowed})`,
-      });
-      return {};
+    const now = this.ports.clock.now();
+    const capped = this.overCap(namespace, question, poolExists);
+    if (capped) {
+      const retryAtMs = now + this.settings.github.pollIntervalMs;
+      await this.tell(lease, overRunCap(question.run, namespace, capped, retryAtMs));
+      return { requeueAfterMs: retryAtMs - now };
     }
-    const state = await this.answers.state(run);
-    const verdict = state.kind === 'jobs' ? judgeJobs(run, state.jobs, state.complete) : state;
+    const state = this.stateFor(question, { namespace, leaseKey: key });
+    if (state.kind === 'asking') return { requeueAfterMs: Math.max(0, state.retryAtMs - now) };
+    const verdict =
+      state.kind === 'jobs' ? judgeJobs(question.run, state.jobs, state.complete) : state;
     const told = await this.tell(lease, verdict);
     if (verdict.status === 'True') {
       await this.ports.events.record(
@@ -104,15 +122,46 @@ export class ReclaimController {
         RUN_COMPLETED_EVENT,
         `GitHub reports that ${verdict.message}; releasing the cluster`,
       );
-      await deleteLease(this.ports.client, told);
+      // Unchanged since it was judged: a lease held or kept a moment ago is not released.
+      await this.ports.client.deleteIfExists(LEASES, told, { unchanged: true });
       return {};
     }
     return { requeueAfterMs: Math.max(0, state.retryAtMs - this.ports.clock.now()) };
   }
 
-  /** Writes the RunCompleted condition (only when it changed). */
+  /**
+   * The run's state for the lease. Jobs listed before the lease was bound can say "all completed"
+   * of jobs that did not include its own (a matrix leg that starts once others finish): such an
+   * answer that would release it is asked again.
+   */
+  private stateFor(question: Asked, asker: { namespace: string; leaseKey: string }): RunState {
+    const state = this.answers.state(question.run, asker, question.answersFrom);
+    if (state.kind !== 'jobs' || state.fetchedAtMs >= question.answersFrom) return state;
+    if (judgeJobs(question.run, state.jobs, state.complete).status !== 'True') return state;
+    return this.answers.state(question.run, asker, question.answersFrom, true);
+  }
+
+  /** The run cap, when the lease's run is over it: how many runs the namespace names, and the cap. */
+  private overCap(
+    namespace: string,
+    question: Asked,
+    poolExists: (namespace: string, pool: string) => boolean,
+  ): { distinct: number; cap: number } | undefined {
+    const cap = this.settings.github.maxRunsPerNamespace;
+    const asking = this.bound.get(namespace).flatMap((lease) => {
+      const other = leaseQuestion(lease, this.settings.github, poolExists);
+      return other.kind === 'ask'
+        ? [{ runKey: other.runKey, createdMs: Date.parse(lease.metadata.creationTimestamp ?? '') }]
+        : [];
+    });
+    const { admitted, distinct } = admittedRuns(asking, cap);
+    return admitted.has(question.runKey) ? undefined : { distinct, cap };
+  }
+
+  /** Writes the RunCompleted condition (only when it changed), with a Warning Event when something to act on is new. */
   private async tell(lease: Lease, verdict: RunVerdict): Promise<Lease> {
     const { status, reason, message } = verdict;
+    const previous = findCondition(lease.status?.conditions, RUN_COMPLETED_CONDITION);
     const conditions = setCondition(
       lease.status?.conditions,
       {
@@ -124,14 +173,9 @@ export class ReclaimController {
       },
       this.ports.clock.now(),
     );
-    return writeLeaseStatus(this.ports, lease, { ...lease.status, conditions });
+    const told = await writeLeaseStatus(this.ports, lease, { ...lease.status, conditions });
+    if (verdict.warn && previous?.reason !== reason)
+      await this.ports.events.record(told, 'Warning', reason, message);
+    return told;
   }
-}
-
-/** Kept past its job on purpose: held after a failure, or made with the Action's `release: false`. */
-function outlivesItsJob(lease: Lease): boolean {
-  return (
-    lease.metadata.labels?.[LABEL_LEASE_HELD] === 'true' ||
-    lease.metadata.annotations?.[ANNOTATION_KEEP_AFTER_JOB] === 'true'
-  );
 }

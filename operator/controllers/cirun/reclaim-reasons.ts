@@ -16,6 +16,22 @@ export const RunReason = {
   CredentialInvalid: 'CredentialInvalid',
   RepositoryNotAllowed: 'RepositoryNotAllowed',
   InvalidRunAnnotations: 'InvalidRunAnnotations',
+  /** 410: the run attempt is gone (deleted). */
+  RunGone: 'RunGone',
+  /** 422 or another 4xx about the run's request. */
+  RequestRejected: 'RequestRejected',
+  /** The run's request had no answer in time. */
+  RequestTimedOut: 'RequestTimedOut',
+  /** A redirect: the repository was renamed or transferred. */
+  RepositoryMoved: 'RepositoryMoved',
+  /** 403 without a rate limit: SAML SSO, an IP allow list, or no access. */
+  RepositoryAccessDenied: 'RepositoryAccessDenied',
+  /** 451: blocked for legal reasons. */
+  RepositoryUnavailable: 'RepositoryUnavailable',
+  /** The namespace's leases name more distinct runs than the operator asks about per namespace. */
+  RunCapReached: 'RunCapReached',
+  /** The namespace has used its requests to GitHub for this hour. */
+  RequestBudgetExhausted: 'RequestBudgetExhausted',
 } as const;
 export type RunReason = (typeof RunReason)[keyof typeof RunReason];
 
@@ -28,6 +44,11 @@ export interface RunVerdict {
   status: 'True' | 'False' | 'Unknown';
   reason: RunReason;
   message: string;
+  /**
+   * Something a person acts on (the run, its repository, the namespace's budget): the lease gets
+   * a Warning Event of the reason when its condition first says it.
+   */
+  warn?: boolean;
 }
 
 /** No usable answer from GitHub, and when to ask again (epoch ms). */
