@@ -46,11 +46,18 @@ describe('releasing leases whose GitHub job has completed', () => {
     standIn.setJobs(REPO, 1008, 1, [
       { id: 81, name: 'e2e', status: 'completed', conclusion: 'failure' },
     ]);
-    const held = reclaim.runLease('held', { runId: 1008 });
-    held.metadata!.labels = { [LABEL_LEASE_HELD]: 'true' };
     const kept = reclaim.runLease('kept', { runId: 1008 });
     kept.metadata!.annotations![ANNOTATION_KEEP_AFTER_JOB] = 'true';
-    await reclaim.createBound(held);
+    // A lease is held only once bound (the admission policy refuses the label before): bound a
+    // minute ahead, so that no answer can be asked for before the label is there, then held.
+    await reclaim.create(reclaim.runLease('held', { runId: 1008 }));
+    await reclaim.bind('held', reclaim.clock.now() + MINUTE);
+    await ns.api.patch(
+      LEASES,
+      { name: 'held', namespace: ns.name },
+      { metadata: { labels: { [LABEL_LEASE_HELD]: 'true' } } },
+    );
+    reclaim.clock.advance(2 * MINUTE);
     await reclaim.createBound(kept);
     await reclaim.settled();
     expect(await reclaim.exists('held')).toBe(true);
