@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
+import { nativeSigner } from '../../crc-agent/certificates.js';
 
 /** A PEM-encoded certificate and its private key. */
 export interface CertificateAndKey {
@@ -29,7 +30,7 @@ const VALIDITY_DAYS = 30;
 
 /**
  * RSA keys come from Node's native crypto (milliseconds) rather than node-forge's pure-JavaScript
- * generator (seconds per key); node-forge builds and signs the certificates.
+ * generator (seconds per key); node-forge builds the certificates, and Node signs them.
  */
 function newRsaKeyPair(): { publicKeyPem: string; privateKeyPem: string } {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', {
@@ -65,8 +66,7 @@ function signCertificate(options: {
     : cert;
   cert.setIssuer(issuerCert.subject.attributes);
   cert.setExtensions(options.extensions);
-  const signingKey = forge.pki.privateKeyFromPem(options.issuer?.keyPem ?? keys.privateKeyPem);
-  cert.sign(signingKey, forge.md.sha256.create());
+  cert.sign(nativeSigner(options.issuer?.keyPem ?? keys.privateKeyPem), forge.md.sha256.create());
   return { certificatePem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
 }
 

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 import { parse, stringify } from 'yaml';
+import { nativeSigner } from '../../crc-agent/certificates.js';
 
 /**
  * What `openshift-install create single-node-ignition-config` leaves in the install dir, as far
@@ -15,9 +16,14 @@ export function installDirFiles(input: {
   clockMs: number;
 }): Record<string, string> {
   const config = parse(input.installConfig) as { sshKey?: string };
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 1024, e: 0x10001 });
+  // Node's RSA: node-forge's JavaScript key generation and signing take seconds in a test.
+  const keys = generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
   const certificate = forge.pki.createCertificate();
-  certificate.publicKey = keys.publicKey;
+  certificate.publicKey = forge.pki.publicKeyFromPem(keys.publicKey);
   certificate.serialNumber = `01${randomBytes(8).toString('hex')}`;
   certificate.validity.notBefore = new Date(input.clockMs);
   certificate.validity.notAfter = new Date(input.clockMs + 24 * 3600_000);
@@ -25,7 +31,7 @@ export function installDirFiles(input: {
   certificate.setSubject(subject);
   certificate.setIssuer(subject);
   certificate.setExtensions([{ name: 'basicConstraints', cA: true }]);
-  certificate.sign(keys.privateKey, forge.md.sha256.create());
+  certificate.sign(nativeSigner(keys.privateKey), forge.md.sha256.create());
   const pem = forge.pki.certificateToPem(certificate);
   const additions = JSON.parse(input.liveAdditions) as {
     systemd?: { units?: unknown[] };

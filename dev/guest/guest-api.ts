@@ -2,6 +2,7 @@ import forge from 'node-forge';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
+import { nativeSigner } from '../../crc-agent/certificates.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
 import { installGuestCrds } from './guest-crds.js';
 import type { ClientTls } from './admin-rest.js';
@@ -33,7 +34,7 @@ function kubeletCsrPem(node: string): string {
     { name: 'commonName', value: `system:node:${node}` },
     { name: 'organizationName', value: 'system:nodes' },
   ]);
-  csr.sign(forge.pki.privateKeyFromPem(privateKey), forge.md.sha256.create());
+  csr.sign(nativeSigner(privateKey), forge.md.sha256.create());
   return forge.pki.certificationRequestToPem(csr);
 }
 
