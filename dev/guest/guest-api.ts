@@ -44,11 +44,21 @@ function kubeletCsrPem(node: string): string {
  */
 export class GuestApiServer {
   private constructor(
-    private readonly plane: LocalControlPlane,
+    /** The control plane this server started; none for one it connected to. */
+    private readonly plane: LocalControlPlane | undefined,
     readonly upstream: ClientTls,
     readonly admin: RestClient,
     readonly kubeconfigPath: string,
   ) {}
+
+  /**
+   * A guest API server another process started (and will stop), by its admin kubeconfig: stopping
+   * this one leaves it running.
+   */
+  static connect(kubeconfigPath: string): GuestApiServer {
+    const upstream = clientTlsFromKubeconfig(kubeconfigPath);
+    return new GuestApiServer(undefined, upstream, directRestClient(upstream), kubeconfigPath);
+  }
 
   static async start(): Promise<GuestApiServer> {
     const plane = await LocalControlPlane.start({ controllerManager: false });
@@ -65,7 +75,7 @@ export class GuestApiServer {
   }
 
   async stop(): Promise<void> {
-    await this.plane.stop();
+    await this.plane?.stop();
   }
 
   /**

@@ -19,11 +19,18 @@ interface ApiServerConfig {
   };
 }
 
+/** A booted and seeded guest API as another process reaches it: its admin kubeconfig and PKI. */
+export interface HostedGuestApi {
+  kubeconfigPath: string;
+  pki: BundlePki;
+}
+
 /**
  * The guest side of simulated hosted clusters: one real guest kube-apiserver (a second local
  * control plane) behind OpenShift's front door on 127.0.0.1, shared by every hosted cluster of a
- * test file. Each hosted cluster gets its own admin credential and has its API host name served
- * with the certificate its HostedCluster names, as a hosted KAS would.
+ * platform, or of a whole test run (boot once, attach a front door per platform). Each hosted
+ * cluster gets its own admin credential and has its API host name served with the certificate
+ * its HostedCluster names, as a hosted KAS would.
  */
 export class SimulatedHostedGuest {
   private constructor(
@@ -33,16 +40,42 @@ export class SimulatedHostedGuest {
   ) {}
 
   static async start(ocpVersion = '4.16.10'): Promise<SimulatedHostedGuest> {
-    const api = await GuestApiServer.start();
-    const pki = createBundlePki();
+    const { api, shared } = await SimulatedHostedGuest.boot(ocpVersion);
     try {
-      await api.seed(pki, { ocpVersion, pullSecret: '{"auths":{}}' });
-      const front = await GuestFront.start(pki, { upstream: api.upstream, admin: api.admin });
-      return new SimulatedHostedGuest(api, pki, front);
+      const front = await GuestFront.start(shared.pki, {
+        upstream: api.upstream,
+        admin: api.admin,
+      });
+      return new SimulatedHostedGuest(api, shared.pki, front);
     } catch (error) {
       await api.stop();
       throw error;
     }
+  }
+
+  /** The guest API alone, booted and seeded, for front doors to attach to; the caller stops it. */
+  static async boot(
+    ocpVersion = '4.16.10',
+  ): Promise<{ api: GuestApiServer; shared: HostedGuestApi }> {
+    const api = await GuestApiServer.start();
+    const pki = createBundlePki();
+    try {
+      await api.seed(pki, { ocpVersion, pullSecret: '{"auths":{}}' });
+      return { api, shared: { kubeconfigPath: api.kubeconfigPath, pki } };
+    } catch (error) {
+      await api.stop();
+      throw error;
+    }
+  }
+
+  /**
+   * A front door of this process to a guest API booted elsewhere (the same certificates, so every
+   * front door serves and trusts alike); stopping it leaves the guest API running.
+   */
+  static async attach(shared: HostedGuestApi): Promise<SimulatedHostedGuest> {
+    const api = GuestApiServer.connect(shared.kubeconfigPath);
+    const front = await GuestFront.start(shared.pki, { upstream: api.upstream, admin: api.admin });
+    return new SimulatedHostedGuest(api, shared.pki, front);
   }
 
   /** Where the guest API answers (what the hosted KAS Service stands for). */

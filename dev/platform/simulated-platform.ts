@@ -46,6 +46,11 @@ export interface SimulatedPlatformOptions {
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
+  /**
+   * The hosted guest API's front door, when the guest API is shared beyond this platform (by a
+   * test run's files); without it the platform boots a guest API of its own.
+   */
+  hostedGuest?: () => Promise<SimulatedHostedGuest>;
   /** Where problems of the simulation go besides the parts' `problems` (a log). */
   log?: (line: string) => void;
 }
@@ -312,7 +317,7 @@ export class SimulatedPlatform {
   }
 
   private async bootHostedGuest(): Promise<SimulatedHostedGuest> {
-    const guest = await SimulatedHostedGuest.start();
+    const guest = await (this.options.hostedGuest?.() ?? SimulatedHostedGuest.start());
     this.hcpGuest = guest;
     this.parts.unshift(guest);
     return guest;

@@ -6,6 +6,7 @@ import { ObjectClient } from '../../operator/kube/kube-client.js';
 import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import { QEMU_IMG, requireTools } from '../../dev/control-plane/required-tools.js';
+import { HostedGuestBroker } from '../support/shared-hosted-guest.js';
 import { TEST_ENV } from '../support/test-env.js';
 import { namespacesDeleted } from './namespaces-deleted.js';
 
@@ -21,6 +22,7 @@ async function installAdmissionPolicies(kubeconfigPath: string): Promise<void> {
 }
 
 let running: LocalControlPlane | undefined;
+let hostedGuests: HostedGuestBroker | undefined;
 
 /** Starts one control plane for the whole test run and tells the test files where it is. */
 export async function startTestControlPlane(): Promise<void> {
@@ -45,16 +47,20 @@ export async function startTestControlPlane(): Promise<void> {
   process.env[TEST_ENV.kubectl] = running.binaries.kubectl;
   process.env[TEST_ENV.etcd] = running.binaries.etcd;
   process.env[TEST_ENV.auditLog] = auditLogPath(running.stateDir);
+  hostedGuests = await HostedGuestBroker.start();
+  process.env[TEST_ENV.hostedGuest] = hostedGuests.socketPath;
 }
 
 /**
  * Stops the run's control plane once the test files' namespaces are gone; its processes and
- * state folder go with it.
+ * state folder go with it, and the shared hosted guest before it.
  */
 export async function stopTestControlPlane(): Promise<void> {
   try {
     if (running) await namespacesDeleted(running.kubeconfigPath);
   } finally {
+    await hostedGuests?.stop();
+    hostedGuests = undefined;
     await running?.stop();
     running = undefined;
   }

@@ -5,6 +5,8 @@ export const TEST_ENV = {
   kubectl: 'GUESTCLUSTER_TEST_KUBECTL',
   etcd: 'GUESTCLUSTER_TEST_ETCD',
   auditLog: 'GUESTCLUSTER_TEST_AUDIT_LOG',
+  /** The Unix socket of the run's hosted guest broker (test/support/shared-hosted-guest.ts). */
+  hostedGuest: 'GUESTCLUSTER_TEST_HOSTED_GUEST',
 } as const;
 
 export function testEnv(name: keyof typeof TEST_ENV): string {

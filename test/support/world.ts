@@ -5,7 +5,9 @@ import type { SimulatedPlatformOptions } from '../../dev/platform/simulated-plat
 import { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { LABEL_NAMESPACE_ENABLED } from '../../operator/api/labels.js';
 import type { ControllerRegistration, Manager } from '../../operator/runtime/manager.js';
+import { attachSharedHostedGuest } from './shared-hosted-guest.js';
 import { quietManager } from './test-manager.js';
+import { TEST_ENV } from './test-env.js';
 import type { TestNamespace } from './cluster.js';
 import {
   adminKubeConfig,
@@ -100,9 +102,12 @@ export class World {
    */
   async startPlatform(platform: NonNullable<WorldOptions['platform']>): Promise<SimulatedPlatform> {
     if (this.simulated) throw new Error('this world has a simulated platform already');
+    // The run's hosted guest API, shared by the files' platforms (one control plane, not five).
+    const broker = process.env[TEST_ENV.hostedGuest];
     this.simulated = await SimulatedPlatform.startPlatform(this.ns.kubeConfig, this.ns.api, {
       namespaces: [this.ns.name, ...this.added.map((ns) => ns.name)],
       operatorNamespace: this.operatorNs.name || undefined,
+      ...(broker ? { hostedGuest: () => attachSharedHostedGuest(broker) } : {}),
       ...platform,
     });
     return this.simulated;
