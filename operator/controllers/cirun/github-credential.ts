@@ -9,7 +9,7 @@ export interface SecretObject extends KubeObject {
   data?: Record<string, string>;
 }
 
-/** The keys of the credentials Secret (docs/reference/kinds.md#reclaim-from-github). */
+/** The keys of the credentials Secret (docs/reference/kinds.md#release-when-the-github-job-completed). */
 export const CREDENTIAL_KEYS = {
   token: 'token',
   appId: 'app-id',
