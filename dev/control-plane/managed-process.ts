@@ -84,6 +84,13 @@ export class ManagedProcess {
     );
   }
 
+  /** Sends SIGKILL (no shutdown of its own) and resolves once the process has exited. */
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
   /** Sends SIGTERM, then SIGKILL after `graceMs`, and resolves once the process has exited. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;

@@ -74,8 +74,9 @@ export class GuestApiServer {
     }
   }
 
+  /** The guest's apiserver goes at once, as it does when its VM is halted. */
   async stop(): Promise<void> {
-    await this.plane?.stop();
+    await this.plane?.kill();
   }
 
   /**
