@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { nativeSigner } from '../../crc-agent/certificates.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
-import { installGuestCrds } from './guest-crds.js';
+import { installGuestCrds, warmGuestKinds } from './guest-crds.js';
 import type { ClientTls } from './admin-rest.js';
 import { clientTlsFromKubeconfig, directRestClient } from './admin-rest.js';
 import type { BundlePki } from './guest-pki.js';
@@ -65,9 +65,11 @@ export class GuestApiServer {
     try {
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromFile(plane.kubeconfigPath);
-      await installGuestCrds(kubeConfig);
+      const crds = await installGuestCrds(kubeConfig);
       const upstream = clientTlsFromKubeconfig(plane.kubeconfigPath);
-      return new GuestApiServer(plane, upstream, directRestClient(upstream), plane.kubeconfigPath);
+      const admin = directRestClient(upstream);
+      await warmGuestKinds(admin, crds);
+      return new GuestApiServer(plane, upstream, admin, plane.kubeconfigPath);
     } catch (error) {
       await plane.stop();
       throw error;
