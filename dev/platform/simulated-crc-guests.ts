@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { GuestApiServer } from '../guest/guest-api.js';
+import type { GuestApiServer } from '../guest/guest-api.js';
+import { GuestApiSpares } from '../guest/guest-api-spares.js';
 import type { GuestClusterSeed } from '../guest/guest-api.js';
 import { SimulatedCrcGuest } from '../guest/simulated-crc-guest.js';
 import type { VmiObject } from './kubevirt-resources.js';
@@ -70,8 +71,12 @@ async function diskOn(
 export class SimulatedCrcGuests implements GuestHost {
   private readonly addresses = new GuestAddresses();
   private readonly guests = new Map<string, Running>();
+  /** Guest APIs booted ahead: from the start when every guest gets one, else after the first. */
+  private readonly apis = new GuestApiSpares();
 
-  constructor(private readonly options: SimulatedCrcGuestsOptions) {}
+  constructor(private readonly options: SimulatedCrcGuestsOptions) {
+    if (options.api === 'per-guest') this.apis.prepare();
+  }
 
   address(vmiUid: string): string {
     return this.addresses.of(vmiUid);
@@ -86,7 +91,7 @@ export class SimulatedCrcGuests implements GuestHost {
     // The domain runs, but no OS starts: nothing answers at the VMI's address.
     if (mismatch === 'firmware') return;
     const mode = typeof this.options.api === 'function' ? this.options.api(vmi) : this.options.api;
-    running.api = mode === 'per-guest' && !mismatch ? await GuestApiServer.start() : undefined;
+    running.api = mode === 'per-guest' && !mismatch ? await this.apis.take() : undefined;
     try {
       running.guest = await SimulatedCrcGuest.start({
         api: running.api,
@@ -134,6 +139,7 @@ export class SimulatedCrcGuests implements GuestHost {
 
   async stop(): Promise<void> {
     await Promise.all([...this.guests.keys()].map((uid) => this.halt(uid)));
+    await this.apis.stop();
   }
 
   private async stopGuest(running: Running): Promise<void> {
