@@ -5,7 +5,8 @@ import type { InstanceTimings } from '../../operator/timings.js';
  * nothing reports their end (a crc guest API coming up, a HyperShift endpoint, unwatched platform
  * operands); here the simulated platform answers in milliseconds, so a test that reaches one of
  * them would otherwise sit out the production wait. Every test operator takes them from here.
- * The handoff grace stays a few seconds: it decides when a missing handoff counts as lost.
+ * The handoff grace stays a few seconds: it decides when a missing handoff counts as lost. A crc
+ * teardown waits on launcher pods, which nothing watches, once per instance: half a second.
  */
 export const TEST_INSTANCE_TIMINGS: Partial<InstanceTimings> = {
   recheckMs: 500,
@@ -13,5 +14,5 @@ export const TEST_INSTANCE_TIMINGS: Partial<InstanceTimings> = {
   handoffGraceMs: 5_000,
   endpointRecheckMs: 500,
   platformRecheckMs: 500,
-  teardownResyncMs: 2_000,
+  teardownResyncMs: 500,
 };
