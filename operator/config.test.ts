@@ -48,6 +48,7 @@ describe('loadOperatorConfig', () => {
         'crcbundle',
         'cirun',
         'versionstream',
+        'admissionpolicy',
       ],
       versionStreams: { updateServiceUrl: 'https://api.openshift.com', intervalMs: 300_000 },
     });
@@ -154,7 +155,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream, admissionpolicy (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',

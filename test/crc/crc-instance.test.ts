@@ -190,17 +190,23 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     expect(decode(published.data?.ocpVersion)).toBe('4.16.0');
     expect(owned(published)).toBe(true);
 
-    // One level-based pass: the finalizer, then one status write that holds the namespace and
-    // platform gates, the recorded identity and the endpoint, durable before the Route and the
-    // disk are made from them. Nothing else is written before the disk exists.
+    // The pool's authorization right after its create (the instance is the pool's from then
+    // on), then one level-based pass: the finalizer, then one status write that holds the
+    // namespace and platform gates, the recorded identity and the endpoint, durable before the
+    // Route and the disk are made from them. Nothing else is written before the disk exists.
     const diskCreated = disks.of(`${INSTANCE}-rootdisk`).find((v) => v.type === 'ADDED')!;
     const writes = instances.of(INSTANCE).filter((v) => v.type === 'MODIFIED');
     const beforeDisk = writes.filter((v) => v.revision < diskCreated.revision);
     expect(beforeDisk.map((v) => v.object.metadata!.finalizers)).toEqual([
+      undefined,
       [FINALIZER_INSTANCE_CLEANUP],
       [FINALIZER_INSTANCE_CLEANUP],
     ]);
-    const first = beforeDisk[1]!.object;
+    expect(beforeDisk[0]!.object.status).toEqual({
+      phase: 'Provisioning',
+      provisioning: { startedAt: expect.any(String), pool: POOL },
+    });
+    const first = beforeDisk[2]!.object;
     expect(first.status).toMatchObject({
       phase: 'Provisioning',
       provisioning: { startedAt: expect.any(String) },
