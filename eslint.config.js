@@ -28,6 +28,10 @@ const NO_TEST = {
   group: ['**/test/**'],
   message: 'dev/ is below the tests: it never imports them.',
 };
+const NO_CONTROLLERS = {
+  group: ['**/controllers/**'],
+  message: 'The step engine is below the controllers: it knows nothing of what it provisions.',
+};
 const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
 const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -57,6 +61,10 @@ function layerRules() {
       GENERATORS,
     ),
     restrict(GENERATORS, { patterns: [NO_TEST_OR_DEV] }),
+    restrict(['operator/reconcile/**/*.ts'], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, NO_CONTROLLERS],
+    }),
     restrict([`${instance}/crc/**/*.ts`], {
       paths: [CLIENT_NODE_VALUES],
       patterns: [NO_TEST_OR_DEV, topology('hcp')],
@@ -130,9 +138,10 @@ export default tseslint.config(
     },
   },
   // Layers: the product (operator, crc-agent, action, contracts) never imports the tests or the
-  // local environment (dev/); crc-agent and contracts never import the operator; neither instance
-  // topology imports the other. Later blocks replace the rule for their files, so each block
-  // lists every restriction that applies to them.
+  // local environment (dev/); crc-agent and contracts never import the operator; the step engine
+  // (operator/reconcile) never imports a controller; neither instance topology imports the other.
+  // Later blocks replace the rule for their files, so each block lists every restriction that
+  // applies to them.
   ...layerRules(),
   {
     files: ['**/*.test.ts'],
