@@ -12,7 +12,8 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { identitySecretName } from './crc-naming.js';
 
 /*

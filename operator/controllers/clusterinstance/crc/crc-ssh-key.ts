@@ -6,7 +6,8 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */

@@ -5,7 +5,7 @@ import { decodeBase64 as decode } from '../core/encoding.js';
 import { checkHostAvailable, endpointHostname, newApiHostname } from '../core/endpoint.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { isDns1123Subdomain } from '../core/naming.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { SecretObject } from './hcp-builders.js';
 import { buildKasSecret } from './hcp-builders.js';

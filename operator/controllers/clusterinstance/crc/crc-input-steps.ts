@@ -1,0 +1,73 @@
+import type { Step } from '../../../reconcile/step-list.js';
+import type { Nothing } from '../../../reconcile/verdict.js';
+import { holds, recorded } from '../../../reconcile/verdict.js';
+import { resolvePullSecret } from '../core/pull-secret.js';
+import { Reason } from '../core/reasons.js';
+import type { SshKeyRef } from './crc-builders.js';
+import { bindBootKey, bundleSshKey } from './crc-disk-source.js';
+import type { CrcEndpoint } from './crc-endpoint.js';
+import { resolveCrcEndpoint } from './crc-endpoint.js';
+import { crcBundleName } from './crc-naming.js';
+import type { CrcPass } from './crc-pass.js';
+import type { CrcWait } from './crc-wait.js';
+
+/*
+ * The first steps of a crc pass (docs/reference/instances.md#crc-provisioning): its inputs, checked
+ * until the instance is Ready, and the records everything after them is made from. They only read
+ * and record, so that a pass records all of them together.
+ */
+
+/** The pull secret's name, while the instance provisions. */
+export function pullSecretStep(
+  pass: CrcPass,
+): Step<Nothing, { pullSecret: string | undefined }, CrcWait> {
+  return {
+    name: 'pull secret',
+    recordsOnly: true,
+    run: async () =>
+      holds({
+        pullSecret: pass.draft.wasReady ? undefined : await resolvePullSecret(pass.objects),
+      }),
+  };
+}
+
+/** The manual path's bundle key, while the instance provisions (a turnkey one has a boot key). */
+export function bundleKeyStep(
+  pass: CrcPass,
+): Step<Nothing, { bundleKey: SshKeyRef | undefined }, CrcWait> {
+  const manual = !crcBundleName(pass.objects.instance);
+  return {
+    name: 'bundle key',
+    recordsOnly: true,
+    run: async () =>
+      holds({
+        bundleKey: !pass.draft.wasReady && manual ? await bundleSshKey(pass.objects) : undefined,
+      }),
+  };
+}
+
+/** A turnkey instance's disk and key, recorded before its disk exists. */
+export function bootKeyStep(pass: CrcPass): Step<Nothing, Nothing, CrcWait> {
+  return {
+    name: 'boot key binding',
+    conflict: Reason.APIEndpointConflict,
+    recordsOnly: true,
+    run: () => (pass.draft.wasReady ? holds() : bindBootKey(pass.objects, pass.draft)),
+  };
+}
+
+/** The API host, recorded before the identity Secret and the Route are issued for it. */
+export function endpointStep(pass: CrcPass): Step<Nothing, { endpoint: CrcEndpoint }, CrcWait> {
+  return {
+    name: 'API endpoint',
+    conflict: Reason.APIEndpointConflict,
+    recordsOnly: true,
+    run: async () => {
+      const endpoint = await resolveCrcEndpoint(pass.api, pass.objects);
+      const apiEndpoint = `https://${endpoint.hostname}`;
+      if (pass.draft.status.apiEndpoint === apiEndpoint) return holds({ endpoint });
+      pass.draft.status.apiEndpoint = apiEndpoint;
+      return recorded({ endpoint });
+    },
+  };
+}
