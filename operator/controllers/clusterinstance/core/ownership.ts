@@ -3,7 +3,6 @@ import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { Instance } from './instance-api.js';
-import { InstanceFailure } from './reasons.js';
 
 /** What an ownership rule says about an object found where the instance's would be. */
 export type OwnershipVerdict =
@@ -69,14 +68,4 @@ export function instanceOwnerReference(instance: Instance, controller = true): O
     controller,
     blockOwnerDeletion: true,
   };
-}
-
-/** Runs work whose ownership conflicts fail the instance with `reason`. */
-export async function conflictAs<T>(reason: string, work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
-    throw error;
-  }
 }
