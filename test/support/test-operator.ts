@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ControllerName, OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
-import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/guest-api-probe.js';
 import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
 import type { VersionStreamControllerOptions } from '../../operator/controllers/versionstream/version-stream-controller.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';

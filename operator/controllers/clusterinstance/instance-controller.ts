@@ -14,7 +14,7 @@ import type { InstanceTimings } from './core/timings.js';
 import { instanceKeys } from './core/watches.js';
 import { writeInstanceStatus } from './core/write-status.js';
 import { readPlatformReadiness } from './platform-readiness.js';
-import type { TeardownOutcome, Topology } from './topology.js';
+import type { TeardownOutcome, Topology } from './core/topology.js';
 
 type ClusterType = ClusterInstance['spec']['type'];
 

@@ -3,7 +3,7 @@ import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { InstanceTimings } from '../core/timings.js';
-import type { GuestApiProbe } from '../guest-api-probe.js';
+import type { GuestApiProbe } from '../core/guest-api-probe.js';
 
 /**
  * What every step of one hcp pass works with: the instance engine's API and timings, the

@@ -1,6 +1,6 @@
-import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
-import type { WatchSpec } from '../../runtime/manager.js';
-import type { InstanceStatusDraft } from './core/status-draft.js';
+import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
+import type { WatchSpec } from '../../../runtime/manager.js';
+import type { InstanceStatusDraft } from './status-draft.js';
 
 /**
  * What a topology's teardown pass came to; `recorded`: the draft holds what must be durable first.

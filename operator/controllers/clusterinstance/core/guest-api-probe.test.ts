@@ -1,8 +1,8 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createBundlePki } from '../../../dev/guest/guest-pki.js';
-import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
+import { createBundlePki } from '../../../../dev/guest/guest-pki.js';
+import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { guestApiProbe } from './guest-api-probe.js';
 
 describe('guest API probe', () => {

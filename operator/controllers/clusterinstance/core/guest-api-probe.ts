@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent, buildConnector, request } from 'undici';
-import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
+import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 
 /** Where to connect for a host and port; production connects to the name itself (DNS). */
 export type ConnectAddress = (host: string, port: number) => { host: string; port: number };
