@@ -1,34 +1,16 @@
 import type { Stored } from '../../../kube/objects.js';
 import type { Job } from '../../../kube/workloads.js';
-import type { Step } from '../../../reconcile/step-list.js';
 import { holds, waiting } from '../../../reconcile/verdict.js';
 import { resolvePullSecret } from '../core/pull-secret.js';
 import { Reason } from '../core/reasons.js';
-import type { AgentDone } from './crc-agent.js';
 import { agentDone, ensureAgentJob, existingAgentJob, inspectAgent } from './crc-agent.js';
-import type { AgentCondition } from './crc-agent-diagnostics.js';
-import type { Disk } from './crc-backing-steps.js';
 import { bundleSshKey } from './crc-disk-source.js';
-import type { CrcEndpoint } from './crc-endpoint.js';
 import { recordHostKey } from './crc-host-key.js';
-import type { CrcPass } from './crc-pass.js';
+import type { CrcHandOn, CrcPass, CrcStep } from './crc-pass.js';
 import { announce } from './crc-pass.js';
-import type { CrcWait } from './crc-wait.js';
 
-/** What the agent step reads: the running VMI, the endpoint and the agent's inputs. */
-interface AgentInputs {
-  vmiUid: string;
-  address: string;
-  endpoint: CrcEndpoint;
-  pullSecret: string | undefined;
-  disk: Disk;
-}
-
-/** What it hands on: how the agent is done with the VMI, and its Job's condition if it has one. */
-interface AgentOutcome {
-  done: AgentDone;
-  agent: AgentCondition | undefined;
-}
+/** What the agent step reads: the running VMI, the endpoint and what its Job is made with. */
+type AgentInputs = Pick<CrcHandOn, 'vmiUid' | 'address' | 'endpoint' | 'pullSecret' | 'disk'>;
 
 /**
  * The agent is done with the VMI (its handoff, or the kubeconfig published from one); while it is
@@ -36,7 +18,7 @@ interface AgentOutcome {
  * (docs/reference/instances.md#crc-agent-diagnostics). A Ready instance whose published
  * kubeconfig is gone waits: the VMI precondition made sure it is the same guest.
  */
-export function agentStep(pass: CrcPass): Step<AgentInputs, AgentOutcome, CrcWait> {
+export function agentStep(pass: CrcPass): CrcStep<keyof AgentInputs, 'done' | 'agent'> {
   const { objects, draft, timings } = pass;
   const handoffGraceMs = timings.handoffGraceMs;
   return {

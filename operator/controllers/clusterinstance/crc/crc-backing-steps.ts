@@ -1,43 +1,28 @@
 import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../../api/platform-resources.js';
-import type { VmProfile } from '../../../api/vm-profile.js';
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { failed, holds, waiting } from '../../../reconcile/verdict.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
-import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { diskFailure } from './crc-disk-failure.js';
 import { boundVmProfile, diskSource } from './crc-disk-source.js';
-import type { CrcEndpoint } from './crc-endpoint.js';
 import { ensureCrcRoute } from './crc-endpoint.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
-import type { CrcPass } from './crc-pass.js';
+import type { CrcPass, CrcStep } from './crc-pass.js';
 import { announce } from './crc-pass.js';
 import { runningVmi } from './crc-vmi.js';
-import type { CrcWait } from './crc-wait.js';
 
 /*
- * The steps of a crc pass that make the guest's machine (docs/reference/instances.md#crc-provisioning):
- * the disk, the VirtualMachine, its running VMI and the API Route. A conflict in any of them is an
- * APIEndpointConflict, as it has always been.
+ * The steps of a crc pass that make the guest's machine
+ * (docs/reference/instances.md#crc-provisioning): the disk, the VirtualMachine, its running VMI and
+ * the API Route. A conflict in any of them is an APIEndpointConflict, as it has always been.
  */
 
 const backing = Reason.APIEndpointConflict;
 
-export interface Disk {
-  source: DiskSource;
-  /** The key the agent logs in with; none on the manual path once the instance was Ready. */
-  sshKey: SshKeyRef | undefined;
-}
-
-/** The VM profile first (a binding to one this operator does not know makes no disk), then the disk source. */
-export function diskSourceStep(
-  pass: CrcPass,
-): Step<
-  { bundleKey: SshKeyRef | undefined },
-  { profile: VmProfile | undefined; disk: Disk },
-  CrcWait
-> {
+/**
+ * The VM profile first (a binding to one this operator does not know makes no disk), then the
+ * disk source.
+ */
+export function diskSourceStep(pass: CrcPass): CrcStep<'bundleKey', 'profile' | 'disk'> {
   return {
     name: 'disk source',
     conflict: backing,
@@ -50,7 +35,7 @@ export function diskSourceStep(
 }
 
 /** The DataVolume, its UID recorded; a disk CDI cannot fill fails the instance. */
-export function dataVolumeStep(pass: CrcPass): Step<{ disk: Disk }, Nothing, CrcWait> {
+export function dataVolumeStep(pass: CrcPass): CrcStep<'disk'> {
   const { objects } = pass;
   const instance = objects.instance;
   return {
@@ -73,9 +58,7 @@ export function dataVolumeStep(pass: CrcPass): Step<{ disk: Disk }, Nothing, Crc
 }
 
 /** The VirtualMachine, its UID recorded, and ready. */
-export function virtualMachineStep(
-  pass: CrcPass,
-): Step<{ profile: VmProfile | undefined }, Nothing, CrcWait> {
+export function virtualMachineStep(pass: CrcPass): CrcStep<'profile'> {
   const { objects } = pass;
   const instance = objects.instance;
   const where = `VirtualMachine ${objects.namespace}/${crcVmName(instance)}`;
@@ -96,9 +79,7 @@ export function virtualMachineStep(
 }
 
 /** The running VMI with its address, its UID recorded: what the agent's work belongs to. */
-export function vmiStep(
-  pass: CrcPass,
-): Step<Nothing, { vmiUid: string; address: string }, CrcWait> {
+export function vmiStep(pass: CrcPass): CrcStep<never, 'vmiUid' | 'address'> {
   return {
     name: 'VirtualMachineInstance',
     conflict: backing,
@@ -109,8 +90,11 @@ export function vmiStep(
   };
 }
 
-/** The API Service and Route; a deleted Route comes back with the host the identity was issued for. */
-export function apiRouteStep(pass: CrcPass): Step<{ endpoint: CrcEndpoint }, Nothing, CrcWait> {
+/**
+ * The API Service and Route; a deleted Route comes back with the host the identity was issued
+ * for.
+ */
+export function apiRouteStep(pass: CrcPass): CrcStep<'endpoint'> {
   return {
     name: 'API Route',
     conflict: backing,

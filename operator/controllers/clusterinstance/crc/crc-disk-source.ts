@@ -83,6 +83,13 @@ export async function bindBootKey(
   return recorded();
 }
 
+/** The root disk's source, and the key the agent logs in with. */
+export interface Disk {
+  source: DiskSource;
+  /** None on the manual path once the instance was Ready: the agent is done with its guest. */
+  sshKey: SshKeyRef | undefined;
+}
+
 /**
  * The disk source and the key the agent logs in with: the manual path's import and bundle key
  * (`bundleKey`, looked up while the instance provisions), or the recorded binding's clone and the
@@ -91,7 +98,7 @@ export async function bindBootKey(
 export async function diskSource(
   objects: InstanceObjects,
   bundleKey: SshKeyRef | undefined,
-): Promise<{ source: DiskSource; sshKey: SshKeyRef | undefined }> {
+): Promise<Disk> {
   const instance = objects.instance;
   const bundleName = crcBundleName(instance);
   const binding = instance.status?.crc?.bootKey;

@@ -1,17 +1,11 @@
-import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { failed, holds, waiting } from '../../../reconcile/verdict.js';
 import { markReady } from '../core/mark-ready.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
-import type { AgentDone } from './crc-agent.js';
-import type { AgentCondition } from './crc-agent-diagnostics.js';
 import { ensureAgentAccount, ensureHandoffGrant } from './crc-agent-rbac.js';
-import type { CrcEndpoint } from './crc-endpoint.js';
 import { ensureIdentitySecret } from './crc-identity-secret.js';
 import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
 import { ensureGuestNetworkPolicy } from './crc-network-policy.js';
-import type { CrcPass } from './crc-pass.js';
+import type { CrcPass, CrcStep } from './crc-pass.js';
 import { ensureInstanceSshKey } from './crc-ssh-key.js';
 import type { CrcWait } from './crc-wait.js';
 
@@ -31,7 +25,7 @@ const GUEST_API_READY = {
 } as const;
 
 /** The agent's ServiceAccount and binding, and its grant to write the VMI's handoff. */
-export function agentPermissionsStep(pass: CrcPass): Step<{ vmiUid: string }, Nothing, CrcWait> {
+export function agentPermissionsStep(pass: CrcPass): CrcStep<'vmiUid'> {
   return {
     name: 'agent permissions',
     conflict: backing,
@@ -44,9 +38,7 @@ export function agentPermissionsStep(pass: CrcPass): Step<{ vmiUid: string }, No
 }
 
 /** The identity the operator minted for the instance, issued for its API host. */
-export function identitySecretStep(
-  pass: CrcPass,
-): Step<{ endpoint: CrcEndpoint }, Nothing, CrcWait> {
+export function identitySecretStep(pass: CrcPass): CrcStep<'endpoint'> {
   return {
     name: 'identity Secret',
     conflict: backing,
@@ -58,17 +50,17 @@ export function identitySecretStep(
 }
 
 /** The instance's own SSH key Secret. */
-export function sshKeyStep(pass: CrcPass): Step<Nothing, Nothing, CrcWait> {
+export function sshKeyStep(pass: CrcPass): CrcStep {
   return ensured('instance SSH key', () => ensureInstanceSshKey(pass.objects));
 }
 
 /** The NetworkPolicy around the guest. */
-export function networkPolicyStep(pass: CrcPass): Step<Nothing, Nothing, CrcWait> {
+export function networkPolicyStep(pass: CrcPass): CrcStep {
   return ensured('guest NetworkPolicy', () => ensureGuestNetworkPolicy(pass.api, pass.objects));
 }
 
 /** A step that holds once `ensure` has made or checked what it names. */
-function ensured(name: string, ensure: () => Promise<void>): Step<Nothing, Nothing, CrcWait> {
+function ensured(name: string, ensure: () => Promise<void>): CrcStep {
   return {
     name,
     conflict: backing,
@@ -82,11 +74,7 @@ function ensured(name: string, ensure: () => Promise<void>): Step<Nothing, Nothi
 /** The operator's own access to the guest, and a handoff kubeconfig that agrees with it. */
 export function guestAccessStep(
   pass: CrcPass,
-): Step<
-  { endpoint: CrcEndpoint; done: AgentDone; vmiUid: string; agent: AgentCondition | undefined },
-  { access: GuestAccess; ocpVersion: string },
-  CrcWait
-> {
+): CrcStep<'endpoint' | 'done' | 'vmiUid' | 'agent', 'access' | 'ocpVersion'> {
   const { objects, draft } = pass;
   return {
     name: 'guest access',
@@ -108,9 +96,7 @@ export function guestAccessStep(
 }
 
 /** The guest API answers the operator's own credentials on the external endpoint. */
-export function guestApiStep(
-  pass: CrcPass,
-): Step<{ access: GuestAccess; agent: AgentCondition | undefined }, Nothing, CrcWait> {
+export function guestApiStep(pass: CrcPass): CrcStep<'access' | 'agent'> {
   return {
     name: 'guest API',
     run: async ({ access, agent }) => {
@@ -141,9 +127,7 @@ export function guestApiStep(
 }
 
 /** The canonical kubeconfig Secret, and phase Ready. */
-export function publishStep(
-  pass: CrcPass,
-): Step<{ endpoint: CrcEndpoint; access: GuestAccess; ocpVersion: string }, Nothing, CrcWait> {
+export function publishStep(pass: CrcPass): CrcStep<'endpoint' | 'access' | 'ocpVersion'> {
   const { draft } = pass;
   return {
     name: 'published kubeconfig',

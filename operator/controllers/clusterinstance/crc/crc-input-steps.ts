@@ -1,15 +1,10 @@
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { holds, recorded } from '../../../reconcile/verdict.js';
 import { resolvePullSecret } from '../core/pull-secret.js';
 import { Reason } from '../core/reasons.js';
-import type { SshKeyRef } from './crc-builders.js';
 import { bindBootKey, bundleSshKey } from './crc-disk-source.js';
-import type { CrcEndpoint } from './crc-endpoint.js';
 import { resolveCrcEndpoint } from './crc-endpoint.js';
 import { crcBundleName } from './crc-naming.js';
-import type { CrcPass } from './crc-pass.js';
-import type { CrcWait } from './crc-wait.js';
+import type { CrcPass, CrcStep } from './crc-pass.js';
 
 /*
  * The first steps of a crc pass (docs/reference/instances.md#crc-provisioning): its inputs, checked
@@ -18,9 +13,7 @@ import type { CrcWait } from './crc-wait.js';
  */
 
 /** The pull secret's name, while the instance provisions. */
-export function pullSecretStep(
-  pass: CrcPass,
-): Step<Nothing, { pullSecret: string | undefined }, CrcWait> {
+export function pullSecretStep(pass: CrcPass): CrcStep<never, 'pullSecret'> {
   return {
     name: 'pull secret',
     recordsOnly: true,
@@ -32,9 +25,7 @@ export function pullSecretStep(
 }
 
 /** The manual path's bundle key, while the instance provisions (a turnkey one has a boot key). */
-export function bundleKeyStep(
-  pass: CrcPass,
-): Step<Nothing, { bundleKey: SshKeyRef | undefined }, CrcWait> {
+export function bundleKeyStep(pass: CrcPass): CrcStep<never, 'bundleKey'> {
   const manual = !crcBundleName(pass.objects.instance);
   return {
     name: 'bundle key',
@@ -47,7 +38,7 @@ export function bundleKeyStep(
 }
 
 /** A turnkey instance's disk and key, recorded before its disk exists. */
-export function bootKeyStep(pass: CrcPass): Step<Nothing, Nothing, CrcWait> {
+export function bootKeyStep(pass: CrcPass): CrcStep {
   return {
     name: 'boot key binding',
     conflict: Reason.APIEndpointConflict,
@@ -57,7 +48,7 @@ export function bootKeyStep(pass: CrcPass): Step<Nothing, Nothing, CrcWait> {
 }
 
 /** The API host, recorded before the identity Secret and the Route are issued for it. */
-export function endpointStep(pass: CrcPass): Step<Nothing, { endpoint: CrcEndpoint }, CrcWait> {
+export function endpointStep(pass: CrcPass): CrcStep<never, 'endpoint'> {
   return {
     name: 'API endpoint',
     conflict: Reason.APIEndpointConflict,

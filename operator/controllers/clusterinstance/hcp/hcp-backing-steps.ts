@@ -1,16 +1,12 @@
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../../api/platform-resources.js';
-import type { Stored } from '../../../kube/objects.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { holds, waiting } from '../../../reconcile/verdict.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import { buildHostedCluster, buildNodePool, desiredReplicas } from './hcp-builders.js';
 import { currentPlacementConflict } from './hcp-input-steps.js';
 import { verifyOwnership } from './hcp-ownership.js';
-import type { HcpPass } from './hcp-pass.js';
-import type { HcpPlacement } from './hcp-placement.js';
+import type { HcpHandOn, HcpPass, HcpStep } from './hcp-pass.js';
 import { platformWait } from './hcp-readiness.js';
 
 /*
@@ -19,20 +15,13 @@ import { platformWait } from './hcp-readiness.js';
  * either is an HCPPlacementConflict.
  */
 
-type HostedCluster = Stored<PlatformObject>;
-
 /** What the HostedCluster is made with. */
-interface HostedClusterInputs {
-  placement: HcpPlacement;
-  hostname: string;
-  pullSecret: string;
-  sshKey: string | undefined;
-}
+type HostedClusterInputs = Pick<HcpHandOn, 'placement' | 'hostname' | 'pullSecret' | 'sshKey'>;
 
 /** The HostedCluster: created when missing (then it waits to become Available), else verified. */
 export function hostedClusterStep(
   pass: HcpPass,
-): Step<HostedClusterInputs, { hostedCluster: HostedCluster }> {
+): HcpStep<keyof HostedClusterInputs, 'hostedCluster'> {
   return {
     name: 'HostedCluster',
     conflict: Reason.HCPPlacementConflict,
@@ -88,12 +77,7 @@ async function createHostedCluster(pass: HcpPass, inputs: HostedClusterInputs): 
 /**
  * The NodePool, created when missing; replicas is the one field kept in line with the template.
  */
-export function nodePoolStep(
-  pass: HcpPass,
-): Step<
-  { placement: HcpPlacement; hostedCluster: HostedCluster },
-  { nodePool: PlatformObject | undefined }
-> {
+export function nodePoolStep(pass: HcpPass): HcpStep<'placement' | 'hostedCluster', 'nodePool'> {
   const { api, objects } = pass;
   const instance = objects.instance;
   return {
@@ -129,12 +113,7 @@ export function nodePoolStep(
 }
 
 /** The HostedCluster Available and the NodePool at its replicas. */
-export function guestNodesStep(
-  pass: HcpPass,
-): Step<
-  { placement: HcpPlacement; hostedCluster: HostedCluster; nodePool: PlatformObject | undefined },
-  Nothing
-> {
+export function guestNodesStep(pass: HcpPass): HcpStep<'placement' | 'hostedCluster' | 'nodePool'> {
   return {
     name: 'guest nodes',
     run: ({ placement, hostedCluster, nodePool }) => {

@@ -1,9 +1,5 @@
 import { ROUTES } from '../../../api/platform-resources.js';
-import type { Stored } from '../../../kube/objects.js';
-import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { holds, waiting } from '../../../reconcile/verdict.js';
 import { markReady } from '../core/mark-ready.js';
 import type { PlatformObject } from '../core/platform-object.js';
@@ -11,8 +7,7 @@ import { Reason } from '../core/reasons.js';
 import { buildApiRoute } from './hcp-builders.js';
 import { apiRouteName } from './hcp-naming.js';
 import { verifyOwnership } from './hcp-ownership.js';
-import type { HcpPass } from './hcp-pass.js';
-import type { HcpPlacement } from './hcp-placement.js';
+import type { HcpPass, HcpStep } from './hcp-pass.js';
 import { adminKubeconfig, isAdmitted, observedVersion } from './hcp-readiness.js';
 import { publishedAccess } from './kubeconfig-rewrite.js';
 
@@ -22,12 +17,10 @@ import { publishedAccess } from './kubeconfig-rewrite.js';
  * access the operator publishes, the guest API answering on the external endpoint, and Ready.
  */
 
-type HostedCluster = Stored<PlatformObject>;
-
 /** HyperShift's admin kubeconfig, once its Secret holds one. */
 export function adminKubeconfigStep(
   pass: HcpPass,
-): Step<{ placement: HcpPlacement; hostedCluster: HostedCluster }, { admin: string }> {
+): HcpStep<'placement' | 'hostedCluster', 'admin'> {
   return {
     name: 'admin kubeconfig',
     run: async ({ placement, hostedCluster }) => {
@@ -38,9 +31,7 @@ export function adminKubeconfigStep(
 }
 
 /** The API Route in the control plane namespace, for the host, and admitted. */
-export function apiRouteStep(
-  pass: HcpPass,
-): Step<{ placement: HcpPlacement; hostname: string; apiEndpoint: string }, Nothing> {
+export function apiRouteStep(pass: HcpPass): HcpStep<'placement' | 'hostname' | 'apiEndpoint'> {
   const { api, objects } = pass;
   const instance = objects.instance;
   const name = apiRouteName(instance.metadata.name);
@@ -70,15 +61,9 @@ export function apiRouteStep(
 }
 
 /** What the operator publishes: the admin kubeconfig's credential, at the external endpoint. */
-export function publishedAccessStep(): Step<
-  {
-    placement: HcpPlacement;
-    hostedCluster: HostedCluster;
-    admin: string;
-    apiEndpoint: string;
-    caPem: string;
-  },
-  { access: GuestAccess }
+export function publishedAccessStep(): HcpStep<
+  'placement' | 'hostedCluster' | 'admin' | 'apiEndpoint' | 'caPem',
+  'access'
 > {
   return {
     name: 'published access',
@@ -93,9 +78,7 @@ export function publishedAccessStep(): Step<
 }
 
 /** The guest API answers the published access on the external endpoint. */
-export function guestApiStep(
-  pass: HcpPass,
-): Step<{ access: GuestAccess; apiEndpoint: string }, Nothing> {
+export function guestApiStep(pass: HcpPass): HcpStep<'access' | 'apiEndpoint'> {
   return {
     name: 'guest API',
     run: async ({ access, apiEndpoint }) => {
@@ -114,9 +97,7 @@ export function guestApiStep(
 }
 
 /** The canonical kubeconfig Secret, and phase Ready with the version HyperShift reports. */
-export function publishStep(
-  pass: HcpPass,
-): Step<{ access: GuestAccess; apiEndpoint: string; hostedCluster: HostedCluster }, Nothing> {
+export function publishStep(pass: HcpPass): HcpStep<'access' | 'apiEndpoint' | 'hostedCluster'> {
   return {
     name: 'published kubeconfig',
     run: async ({ access, apiEndpoint, hostedCluster }) => {

@@ -2,8 +2,6 @@ import type { ClusterInstance } from '../../../api/resources.js';
 import { INSTANCES, NAMESPACES, SECRETS } from '../../../api/resources.js';
 import { HOSTED_CLUSTERS } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { Step } from '../../../reconcile/step-list.js';
-import type { Nothing } from '../../../reconcile/verdict.js';
 import { holds, recorded } from '../../../reconcile/verdict.js';
 import { decodeBase64 as decode } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
@@ -12,7 +10,7 @@ import { resolvePullSecret } from '../core/pull-secret.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import type { SecretObject } from './hcp-builders.js';
 import { ensureKasServingCert, resolveApiHostname } from './hcp-endpoint.js';
-import type { HcpPass } from './hcp-pass.js';
+import type { HcpPass, HcpStep } from './hcp-pass.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';
 
@@ -27,7 +25,7 @@ import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-pl
  * Where the HostedCluster goes, chosen and recorded before anything exists; a conflict fails the
  * instance.
  */
-export function placementStep(pass: HcpPass): Step<Nothing, { placement: HcpPlacement }> {
+export function placementStep(pass: HcpPass): HcpStep<never, 'placement'> {
   return {
     name: 'placement',
     run: async () => {
@@ -51,6 +49,7 @@ export function placementStep(pass: HcpPass): Step<Nothing, { placement: HcpPlac
   };
 }
 
+/** The placement a new instance gets; a namespace too long for one fails the instance. */
 function plan(instance: Instance): HcpPlacement {
   try {
     return plannedPlacement(instance);
@@ -76,7 +75,7 @@ export async function currentPlacementConflict(
 }
 
 /** The pull secret the HostedCluster names. */
-export function pullSecretStep(pass: HcpPass): Step<Nothing, { pullSecret: string }> {
+export function pullSecretStep(pass: HcpPass): HcpStep<never, 'pullSecret'> {
   return {
     name: 'pull secret',
     run: async () => holds({ pullSecret: await resolvePullSecret(pass.objects) }),
@@ -84,7 +83,7 @@ export function pullSecretStep(pass: HcpPass): Step<Nothing, { pullSecret: strin
 }
 
 /** The workers' SSH key Secret, when the template names one. */
-export function workerSshKeyStep(pass: HcpPass): Step<Nothing, { sshKey: string | undefined }> {
+export function workerSshKeyStep(pass: HcpPass): HcpStep<never, 'sshKey'> {
   return {
     name: 'worker SSH key',
     run: async () => {
@@ -103,9 +102,7 @@ export function workerSshKeyStep(pass: HcpPass): Step<Nothing, { sshKey: string 
 }
 
 /** The API host, recorded as status.apiEndpoint before anything that embeds it is created. */
-export function apiHostStep(
-  pass: HcpPass,
-): Step<{ placement: HcpPlacement }, { hostname: string; apiEndpoint: string }> {
+export function apiHostStep(pass: HcpPass): HcpStep<'placement', 'hostname' | 'apiEndpoint'> {
   return {
     name: 'API host',
     conflict: Reason.APIEndpointConflict,
@@ -121,9 +118,7 @@ export function apiHostStep(
 }
 
 /** The KAS serving certificate for the host; its PEM is the published kubeconfig's CA. */
-export function servingCertStep(
-  pass: HcpPass,
-): Step<{ placement: HcpPlacement; hostname: string }, { caPem: string }> {
+export function servingCertStep(pass: HcpPass): HcpStep<'placement' | 'hostname', 'caPem'> {
   return {
     name: 'serving certificate',
     conflict: Reason.APIEndpointConflict,
