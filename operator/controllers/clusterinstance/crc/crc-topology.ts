@@ -1,5 +1,6 @@
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { WatchSpec } from '../../../runtime/manager.js';
+import type { StepPolicy } from '../../../reconcile/step-list.js';
 import { runSteps } from '../../../reconcile/step-list.js';
 import type { Verdict } from '../../../reconcile/verdict.js';
 import type { InstanceApi } from '../core/instance-api.js';
@@ -52,36 +53,12 @@ export class CrcTopology implements Topology {
   async reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
     const { api, timings, probe } = this;
     const objects = crcObjects(api, draft.instance);
-    const pass: CrcPass = {
-      api,
-      timings,
-      probe,
-      objects,
-      records: crcRecords(draft),
-      draft,
-      context,
-    };
+    const records = crcRecords(draft);
+    const pass: CrcPass = { api, timings, probe, objects, records, draft, context };
+    // The preconditions' errors, but for the identity's conflicts, are retried with backoff.
     const before = await runSteps(crcPreconditions(pass), {});
     if (!('holds' in before)) return this.answer(draft, before);
-    const verdict = await runSteps(
-      crcSteps(pass),
-      {},
-      {
-        waitFor: (error) =>
-          error instanceof BootKeyError
-            ? {
-                reason: Reason.BootKeyUnavailable,
-                message: error.message,
-                requeueAfterMs: timings.recheckMs,
-              }
-            : undefined,
-        // A Ready instance's health check retries what it cannot do
-        // (docs/reference/instances.md#crc-readiness); provisioning fails it with ReconcileError
-        // (docs/reference/instances.md#crc-provisioning).
-        unexpected: draft.wasReady ? undefined : Reason.ReconcileError,
-      },
-    );
-    return this.answer(draft, verdict);
+    return this.answer(draft, await runSteps(crcSteps(pass), {}, this.policy(draft)));
   }
 
   async teardown(draft: InstanceStatusDraft, context: ReconcileContext): Promise<TeardownOutcome> {
@@ -93,6 +70,22 @@ export class CrcTopology implements Topology {
     const pending = await crcTeardown(this.api, objects);
     if (!pending) context.logger.info('Deleted the CRC backing objects');
     return pending ? 'pending' : 'done';
+  }
+
+  /**
+   * A boot key problem waits (it may be fixed); a Ready instance's health check retries what it
+   * cannot do (docs/reference/instances.md#crc-readiness), provisioning fails it with
+   * ReconcileError (docs/reference/instances.md#crc-provisioning).
+   */
+  private policy(draft: InstanceStatusDraft): StepPolicy<CrcWait> {
+    const recheckMs = this.timings.recheckMs;
+    return {
+      waitFor: (error) =>
+        error instanceof BootKeyError
+          ? { reason: Reason.BootKeyUnavailable, message: error.message, requeueAfterMs: recheckMs }
+          : undefined,
+      unexpected: draft.wasReady ? undefined : Reason.ReconcileError,
+    };
   }
 
   /**
