@@ -83,6 +83,7 @@ export interface OperatorFlags extends GitHubFlags, VersionStreamFlags {
   controllers?: string;
   allowedCrcVersions?: string;
   maxPreparingBundles?: string;
+  maxBuildingBundles?: string;
   timings?: string;
 }
 

@@ -120,17 +120,19 @@ describe('the deploy manifests (operator/deploy)', () => {
       expect(
         manifests.some((m) => m.kind === kind && m.metadata.name === env.get(name)?.value),
       ).toBe(true);
-    // The admin bounds on CRC bundles, as the Deployment sets them: any version, 2 at once.
+    // The admin bounds on CRC bundles, as the Deployment sets them: any version, 2 downloads
+    // and 1 build at once.
     expect(
       loadOperatorConfig(
         {},
         {
           ALLOWED_CRC_VERSIONS: env.get('ALLOWED_CRC_VERSIONS')?.value,
           MAX_PREPARING_BUNDLES: env.get('MAX_PREPARING_BUNDLES')?.value,
+          MAX_BUILDING_BUNDLES: env.get('MAX_BUILDING_BUNDLES')?.value,
         },
         () => '',
       ).crc,
-    ).toEqual({ allowedVersions: undefined, maxPreparing: 2 });
+    ).toEqual({ allowedVersions: undefined, maxPreparing: 2, maxBuilding: 1 });
     expect(container!.livenessProbe).toBeDefined();
     expect(container!.readinessProbe).toBeDefined();
     expect(container!.resources?.requests).toBeDefined();

@@ -15,7 +15,7 @@ import { LABEL_CRC_BUNDLE } from './bundle-owner.js';
 import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
 import { BuildSource } from './build/build-source.js';
 import { DownloadSource, PREP_RETRY_BACKOFF } from './download-source.js';
-import { freedSlots } from './preparation-slots.js';
+import { freedSlots, PreparationSlots } from './preparation-slots.js';
 
 export { PREP_RETRY_BACKOFF };
 export type { BundleControllerOptions, BundleSettings };
@@ -43,8 +43,14 @@ export class BundleController {
     options: BundleControllerOptions = {},
   ) {
     this.accept = options.accept ?? (() => true);
-    this.download = new DownloadSource(ports, settings, options);
-    this.build = new BuildSource(ports, settings, options);
+    // One set of slots for both sources: each counts its own kind (preparation-slots.ts).
+    const slots = new PreparationSlots(
+      ports.client,
+      { downloads: settings.crc.maxPreparing, builds: settings.crc.maxBuilding },
+      this.accept,
+    );
+    this.download = new DownloadSource(ports, settings, slots, options);
+    this.build = new BuildSource(ports, settings, slots, options);
   }
 
   registration(): ControllerRegistration {

@@ -20,7 +20,7 @@ import { controlledBy } from './bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { buildPrepJob } from './prep-job.js';
-import { PreparationSlots } from './preparation-slots.js';
+import type { PreparationSlots } from './preparation-slots.js';
 import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
 import { writeBundleStatus } from './bundle-status.js';
 import { METADATA_KEYS } from '../../../contracts/bundle-prep.js';
@@ -53,15 +53,12 @@ export class DownloadSource {
   constructor(
     private readonly ports: ControllerPorts,
     private readonly settings: BundleSettings,
+    slots: PreparationSlots,
     options: BundleControllerOptions = {},
   ) {
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
     this.failures = options.failures;
-    this.slots = new PreparationSlots(
-      ports.client,
-      settings.crc.maxPreparing,
-      options.accept ?? (() => true),
-    );
+    this.slots = slots;
   }
 
   private get namespace(): string {
