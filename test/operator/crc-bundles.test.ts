@@ -390,7 +390,47 @@ describe('CRCBundle download and prepare', () => {
     expect(waiting!.status?.build?.attempt).toBeUndefined();
     // The defaults the API filled in: certificate rotation as snc does it.
     expect(waiting!.spec.build?.certificateRotation).toBe('Enabled');
-    // The build's finalizer lets it go at once: it made nothing.
+
+    // Each input's creation wakes the build (no other event would): it names the next one, then
+    // starts once all are there.
+    const waitsFor = (what: string) =>
+      waitFor<CRCBundle>(ns.kubeConfig, {
+        type: BUNDLES,
+        name,
+        until: (b) => condition(b, 'Ready')?.message?.includes(what) ?? false,
+        description: `the build to wait for ${what}`,
+        timeoutMs: 20_000,
+      });
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'bundle-build-pull-secret', namespace: ns.name },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': '{"auths":{}}' },
+    } as Secret);
+    await waitsFor(
+      `ConfigMap ${ns.name}/custom-machineconfigs (InstallationManifest) does not exist`,
+    );
+    for (const configMap of ['custom-machineconfigs', 'custom-cluster-resources'])
+      await ns.api.create(CONFIG_MAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: configMap, namespace: ns.name },
+        data: { '99-example.yaml': 'kind: MachineConfig\n' },
+      });
+    const started = await waitFor<CRCBundle>(ns.kubeConfig, {
+      type: BUNDLES,
+      name,
+      until: (b) => !!b?.status?.build?.attempt,
+      description: 'the build to start once its inputs are there',
+      timeoutMs: 20_000,
+    });
+    expect(started!.status!.build!.inputs!.map((i) => i.name)).toEqual([
+      'bundle-build-pull-secret',
+      'custom-machineconfigs',
+      'custom-cluster-resources',
+    ]);
+    // The build's finalizer lets it go once what it made is gone.
     await ns.api.delete(BUNDLES, name);
     await waitForBundle(name, (b) => b === undefined);
   });

@@ -13,6 +13,7 @@ import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { LABEL_CRC_BUNDLE } from './bundle-owner.js';
 import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
+import { buildInputWatches } from './build/build-input-watches.js';
 import { BuildSource } from './build/build-source.js';
 import { DownloadSource, PREP_RETRY_BACKOFF } from './download-source.js';
 import { freedSlots, PreparationSlots } from './preparation-slots.js';
@@ -39,7 +40,7 @@ export class BundleController {
 
   constructor(
     private readonly ports: ControllerPorts,
-    settings: BundleSettings,
+    private readonly settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
     this.accept = options.accept ?? (() => true);
@@ -75,6 +76,7 @@ export class BundleController {
         // A build's DataVolume claims are CDI's (owned by the DataVolume): the teardown waits for
         // them to go, so their deletion must bring the bundle back.
         { type: PVCS, map: labelled },
+        ...buildInputWatches(this.ports.cache, this.settings.operatorNamespace),
       ],
       reconcile: (key, context) => this.reconcile(key, context),
     };
