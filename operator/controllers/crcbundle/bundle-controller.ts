@@ -1,4 +1,11 @@
-import { CONFIG_MAPS, JOBS, PODS, PVCS, SERVICES } from '../../api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  NETWORK_POLICIES,
+  PODS,
+  PVCS,
+  SERVICES,
+} from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, SECRETS } from '../../api/resources.js';
 import {
@@ -68,6 +75,7 @@ export class BundleController {
         SERVICES,
         DEPLOYMENTS,
         INSTANCES,
+        NETWORK_POLICIES,
       ],
       watches: [
         freedSlots(this.ports.cache),

@@ -17,6 +17,7 @@ import type { Bundle } from './build-meta.js';
 import { buildNames } from './build-names.js';
 import type { StageResult } from './build-pass.js';
 import { BuildFailure, BuildPass, CreateRefused } from './build-pass.js';
+import { ensureGuestPolicy } from './build-network-policy.js';
 import { publishedStatus } from './build-publish.js';
 import { checkRecorded } from './build-recorded.js';
 import type { BuildRecord } from './build-record.js';
@@ -167,7 +168,7 @@ export class BuildSource {
     let result: StageResult;
     try {
       await checkRecorded(pass);
-      result = await STAGE_WORK[stage.name](pass);
+      result = (await ensureGuestPolicy(pass)) ?? (await STAGE_WORK[stage.name](pass));
     } catch (error) {
       if (error instanceof BuildFailure)
         return this.fail(bundle, pass.build, stage, error.reason, error.message);
