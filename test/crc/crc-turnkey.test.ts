@@ -8,7 +8,7 @@ import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/qu
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
-import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
+import { TestMirror } from '../../dev/platform/bundle-fixtures.js';
 import { instancesTornDown } from '../operator/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
@@ -55,7 +55,6 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     mirror = await TestMirror.start();
     published = await mirror.publish(version);
     await createPullSecret(ns.api, ns.name);
-    await createBundlePrepAccount(ns.kubeConfig, operatorNs.name);
     await world.startOperator({
       config: { crcBundleMirrorUrl: mirror.baseUrl },
       bundles: { accept: (bundle) => bundle.metadata!.name === bundleName },

@@ -113,10 +113,7 @@ describe('the deploy manifests (operator/deploy)', () => {
     );
     expect(env.get('NODE_OPTIONS')?.value).toBe(OPERATOR_NODE_OPTIONS);
     expect(env.get('CRC_AGENT_IMAGE')?.value).toMatch(/crc-agent/);
-    for (const [name, kind] of [
-      ['BUNDLE_PREP_SERVICE_ACCOUNT', 'ServiceAccount'],
-      ['CRC_AGENT_CLUSTER_ROLE', 'ClusterRole'],
-    ] as const)
+    for (const [name, kind] of [['CRC_AGENT_CLUSTER_ROLE', 'ClusterRole']] as const)
       expect(
         manifests.some((m) => m.kind === kind && m.metadata.name === env.get(name)?.value),
       ).toBe(true);
@@ -143,7 +140,6 @@ describe('the deploy manifests (operator/deploy)', () => {
       manager: 'guestcluster-operator-manager-role',
       'leader-election': 'guestcluster-operator-leader-election-role',
       'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
-      'bundle-prep': 'guestcluster-operator-bundle-prep-role',
       'bundle-build': 'guestcluster-operator-bundle-build-role',
       'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
       'tenant-edit': 'guestcluster-operator-tenant-edit',

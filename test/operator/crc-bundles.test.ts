@@ -3,7 +3,14 @@ import path from 'node:path';
 import { EVENTS } from '../../operator/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { CONFIG_MAPS, JOBS, PVCS } from '../../operator/api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  PVCS,
+  ROLE_BINDINGS,
+  ROLES,
+  SERVICE_ACCOUNTS,
+} from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import {
@@ -26,13 +33,14 @@ import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
 import {
-  createBundlePrepAccount,
   crcBundle,
   startBundlePlatform,
   TEST_AGENT_IMAGE,
   TestMirror,
 } from '../../dev/platform/bundle-fixtures.js';
 import { enableNamespace, releaseLeasesAndPools } from './pool-fixtures.js';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import { impersonating } from '../support/tenant.js';
 import { TestClock } from './test-clock.js';
 
 const world = useWorld({ namespace: 'bundles' });
@@ -97,7 +105,6 @@ describe('CRCBundle download and prepare', () => {
         metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
       },
     );
-    await createBundlePrepAccount(ns.kubeConfig, ns.name);
     platform = await startBundlePlatform(ns.kubeConfig, ns.name, (name) => name.includes(suffix));
     const config = {
       operatorNamespace: ns.name,
@@ -128,6 +135,14 @@ describe('CRCBundle download and prepare', () => {
     const bundle = await mirror.publish(v);
     const name = nameOf(v);
     ready = { name, bundle };
+    // A key Secret of that name left without an owner (a restore, an earlier hand-made one): the
+    // prep takes it over, although its account may not set an owner reference.
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-ssh-key`, namespace: ns.name },
+      stringData: { id_ecdsa: 'left over' },
+    } as Secret);
     await createBundle(name, { version: v });
     const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
     expect(done!.status).toMatchObject({
@@ -171,6 +186,9 @@ describe('CRCBundle download and prepare', () => {
 
     const secret = await get<Secret>(SECRETS, `${name}-ssh-key`);
     expect(Buffer.from(secret.data!.id_ecdsa!, 'base64').toString()).toBe(bundle.sshPrivateKey);
+    expect(secret.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CRCBundle', uid: done!.metadata!.uid, controller: true }),
+    ]);
     const metadata = await get<ConfigMap>(CONFIG_MAPS, `${name}-metadata`);
     expect(metadata.data).toMatchObject({ ocpVersion: `${v}-ocp`, sha256: bundle.archiveSha256 });
 
@@ -225,6 +243,7 @@ describe('CRCBundle download and prepare', () => {
     const env = Object.fromEntries(
       job!.spec.template.spec.containers[0]!.env!.map((e) => [e.name, e.value]),
     );
+    expect(job!.spec.template.spec.serviceAccountName).toBe(`${name}-prep`);
     expect(env).toMatchObject({
       BUNDLE_URL: `${mirror.baseUrl}/overrides/${v}/${bundle.fileName}`,
       SHA256_URL: `${mirror.baseUrl}/overrides/${v}/sha256sum.txt`,
@@ -243,6 +262,51 @@ describe('CRCBundle download and prepare', () => {
       resources: { requests: { storage: '20Gi' } },
     });
     expect(mirror.server.requests).not.toContain(`/${v}/sha256sum.txt`);
+    other = name;
+  });
+
+  /** The second bundle prepared here: what one prep account must not reach. */
+  let other: string;
+
+  it("gives each prep Job an account of its own that reaches exactly its bundle's Secret and ConfigMap", async () => {
+    const { name } = ready;
+    const account = `system:serviceaccount:${ns.name}:${name}-prep`;
+    // A Secret of the operator namespace that is no bundle's, as the GitHub credential is.
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'github-credentials', namespace: ns.name },
+      stringData: { token: 'not-for-bundles' },
+    } as Secret);
+    const prep = new ApiClient(impersonating(ns.kubeConfig, account));
+    try {
+      const key = await prep.get<Secret>(SECRETS, `${name}-ssh-key`, ns.name);
+      await prep.update(SECRETS, key);
+      const metadata = await prep.get<ConfigMap>(CONFIG_MAPS, `${name}-metadata`, ns.name);
+      await prep.update(CONFIG_MAPS, metadata);
+      const refused = [
+        prep.get(SECRETS, 'github-credentials', ns.name),
+        prep.get(SECRETS, `${other}-ssh-key`, ns.name),
+        prep.get(CONFIG_MAPS, `${other}-metadata`, ns.name),
+        prep.list(SECRETS, { namespace: ns.name }),
+        prep.create(SECRETS, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: `${name}-extra`, namespace: ns.name },
+        }),
+        prep.delete(SECRETS, `${name}-ssh-key`, ns.name),
+      ];
+      for (const attempt of refused) await expect(attempt).rejects.toMatchObject({ status: 403 });
+    } finally {
+      await prep.close();
+    }
+    // The account, its Role and its binding go with the bundle (owned by it).
+    for (const type of [SERVICE_ACCOUNTS, ROLES, ROLE_BINDINGS]) {
+      const object = await get<KubeObject>(type, `${name}-prep`);
+      expect(object.metadata!.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'CRCBundle', name, controller: true }),
+      ]);
+    }
   });
 
   it('fails naming the step and the file on a checksum mismatch, and retries on its own once fixed', async () => {
