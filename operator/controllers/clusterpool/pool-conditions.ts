@@ -4,6 +4,7 @@ import { LABEL_POOL } from '../../api/labels.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance } from '../binding/binding-model.js';
+import { CRC_BUNDLE_NOT_ALLOWED } from '../bundle-consumers.js';
 import type { PoolAccounting } from './pool-accounting.js';
 
 export type Pool = Stored<ClusterPool>;
@@ -22,6 +23,7 @@ export const PoolReason = {
   NameTaken: 'NameTaken',
   WaitingForLeases: 'WaitingForLeases',
   CRCVersionNotAllowed: 'CRCVersionNotAllowed',
+  CRCBundleNotAllowed: CRC_BUNDLE_NOT_ALLOWED,
   VersionStreamResolved: 'VersionStreamResolved',
   VersionStreamNotFound: 'VersionStreamNotFound',
   VersionStreamNotResolved: 'VersionStreamNotResolved',
@@ -35,6 +37,7 @@ export const PoolEvent = {
   InstanceFailed: 'InstanceFailed',
   WaitingForLeases: PoolReason.WaitingForLeases,
   CRCVersionNotAllowed: PoolReason.CRCVersionNotAllowed,
+  CRCBundleNotAllowed: PoolReason.CRCBundleNotAllowed,
   VersionStreamNotFound: PoolReason.VersionStreamNotFound,
   VersionStreamNotResolved: PoolReason.VersionStreamNotResolved,
   /** The version new instances get changed (the followed stream moved). */
