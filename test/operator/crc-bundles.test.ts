@@ -120,9 +120,11 @@ describe('CRCBundle download and prepare', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
     // Pools with instances carry the pool-protection finalizer: they go with the manager running.
+    // They go first: a pool with crcVersion would make its deleted bundle again, and a prep of it
+    // would start while the platform stops.
     if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
+    await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
     await manager?.stop();
     await platform?.stop();
     await mirror?.stop();
