@@ -26,7 +26,6 @@ export interface OperatorConfig {
   crcAgentImage: string;
   /** Base URL of the published CRC bundles (`<base>/<version>/<bundle file>`, `<base>/<version>/sha256sum.txt`). */
   crcBundleMirrorUrl: string;
-  bundlePrepServiceAccount: string;
   crcAgentClusterRole: string;
   crcAgentServiceAccount: string;
   metricsAddress: ListenAddress | undefined;
@@ -84,6 +83,7 @@ export interface OperatorFlags extends GitHubFlags, VersionStreamFlags {
   controllers?: string;
   allowedCrcVersions?: string;
   maxPreparingBundles?: string;
+  maxBuildingBundles?: string;
   timings?: string;
 }
 
@@ -271,7 +271,6 @@ export function loadOperatorConfig(
     operatorNamespace: namespace,
     crcAgentImage,
     crcBundleMirrorUrl,
-    bundlePrepServiceAccount: env.BUNDLE_PREP_SERVICE_ACCOUNT || 'bundle-prep',
     crcAgentClusterRole: env.CRC_AGENT_CLUSTER_ROLE || 'crc-agent-instance-role',
     crcAgentServiceAccount: env.CRC_AGENT_SERVICE_ACCOUNT || 'crc-agent',
     ...metricsConfig(check, flags, namespace),

@@ -81,14 +81,18 @@ export function checkTakeOver(existing: V1ObjectMeta | undefined, bundleName: st
     );
 }
 
-/** The existing metadata with the desired labels and this bundle as the one controller. */
+/**
+ * The existing metadata with the desired labels and this bundle as the one controller. A
+ * reference to this very bundle (its UID) is kept as it is: the operator made it with
+ * blockOwnerDeletion, which the prep account may not set, and needs not change.
+ */
 export function takeOverMetadata(existing: V1ObjectMeta, desired: V1ObjectMeta): V1ObjectMeta {
-  const others = (existing.ownerReferences ?? []).filter((o) => o.controller !== true);
-  return {
-    ...existing,
-    labels: { ...existing.labels, ...desired.labels },
-    ownerReferences: [...others, ...(desired.ownerReferences ?? [])],
-  };
+  const wanted = desired.ownerReferences?.[0];
+  const refs = existing.ownerReferences ?? [];
+  const labels = { ...existing.labels, ...desired.labels };
+  if (wanted && sameOwner(refs, wanted)) return { ...existing, labels };
+  const others = refs.filter((o) => o.controller !== true);
+  return { ...existing, labels, ownerReferences: [...others, ...(desired.ownerReferences ?? [])] };
 }
 
 function sameRecord(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
@@ -114,19 +118,33 @@ interface Ops<T> {
 
 type Published = { metadata?: V1ObjectMeta; data?: Record<string, string>; type?: string };
 
-/** Create; on AlreadyExists check the owner, and replace only when something differs. */
+const isCode = (error: unknown, code: number): boolean =>
+  error instanceof ApiException && error.code === code;
+
+/**
+ * Reads first: the operator makes both objects empty and grants get and update on exactly them
+ * (RBAC cannot limit create by name), so an existing one is checked and updated; only a missing
+ * one is created (AlreadyExists: read again), for an operator that grants create. Replaces only
+ * when something differs.
+ */
 async function createOrUpdate<T extends Published>(
   ops: Ops<T>,
   desired: T,
   bundleName: string,
 ): Promise<PublishOutcome> {
+  let existing: T;
   try {
-    await ops.create(desired);
-    return 'created';
+    existing = await ops.read();
   } catch (error) {
-    if (!(error instanceof ApiException && error.code === 409)) throw error;
+    if (!isCode(error, 404)) throw error;
+    try {
+      await ops.create(desired);
+      return 'created';
+    } catch (createError) {
+      if (!isCode(createError, 409)) throw createError;
+      existing = await ops.read();
+    }
   }
-  const existing = await ops.read();
   const meta = existing.metadata ?? {};
   checkTakeOver(meta, bundleName);
   const unchanged =

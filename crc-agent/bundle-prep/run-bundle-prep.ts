@@ -56,7 +56,7 @@ const HINTS = {
   convert:
     'the golden PVC needs room for the raw disk (spec.goldenVolumeSize) and the bundle a valid crc.qcow2',
   publish:
-    'the bundle-prep ServiceAccount needs get/create/update on Secrets and ConfigMaps in NAMESPACE; an existing object of that name must belong to this CRCBundle',
+    'the prep account needs get and update on the Secret SSH_SECRET_NAME and the ConfigMap METADATA_CONFIGMAP_NAME in NAMESPACE (the operator makes both and grants exactly that), or create where one is missing; an existing object of that name must belong to this CRCBundle',
 } as const;
 
 /** Paths of one run. */

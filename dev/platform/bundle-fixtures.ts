@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES } from '../../operator/api/resources.js';
 import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
@@ -12,43 +11,6 @@ import { crcAgentImage, SimulatedJobRunner } from './simulated-job-runner.js';
 import { SimulatedStorage } from './simulated-storage.js';
 
 export const TEST_AGENT_IMAGE = 'example.test/guestcluster/crc-agent:test';
-
-/**
- * The bundle-prep ServiceAccount with the bundle-prep Role of docs/permissions.md, in the operator
- * namespace.
- */
-export async function createBundlePrepAccount(
-  kubeConfig: KubeConfig,
-  namespace: string,
-): Promise<void> {
-  const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name: 'bundle-prep-role' },
-      rules: [
-        {
-          apiGroups: [''],
-          resources: ['secrets', 'configmaps'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-      ],
-    },
-  });
-  await core.createNamespacedServiceAccount({
-    namespace,
-    body: { metadata: { name: 'bundle-prep' } },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: 'bundle-prep' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bundle-prep-role' },
-      subjects: [{ kind: 'ServiceAccount', name: 'bundle-prep', namespace }],
-    },
-  });
-}
 
 /**
  * A local stand-in for the bundle mirror: `<base>/<version>/crc_libvirt_<version>_amd64.crcbundle`

@@ -81,13 +81,18 @@ export async function runLocalPod(pod: Pod, context: LocalPodContext): Promise<C
   const local = localPaths([...mounts, [terminationPath, terminationFile]]);
   const own = await resolveEnv(pod, container.env ?? [], context.client);
   const env = { ...context.platformEnv?.(own), ...own };
-  const kubeconfig = path.join(context.dir, 'kubeconfig');
-  await writePodKubeconfig(
-    context.kubeConfig,
-    namespace,
-    pod.spec.serviceAccountName || 'default',
-    kubeconfig,
-  );
+  // A pod that mounts no token gets no credentials, as a kubelet gives it none.
+  const kubeconfig =
+    pod.spec.automountServiceAccountToken === false
+      ? undefined
+      : path.join(context.dir, 'kubeconfig');
+  if (kubeconfig)
+    await writePodKubeconfig(
+      context.kubeConfig,
+      namespace,
+      pod.spec.serviceAccountName || 'default',
+      kubeconfig,
+    );
   const startedAt = timestamp();
   await patchPodStatus(context.client, pod, 'Running', { running: { startedAt } }, startedAt);
   const output = await runProcess(
@@ -97,7 +102,7 @@ export async function runLocalPod(pod: Pod, context: LocalPodContext): Promise<C
       PATH: process.env.PATH ?? '',
       HOME: context.dir,
       ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, local(value)])),
-      KUBECONFIG: kubeconfig,
+      ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
     },
     context,
   );

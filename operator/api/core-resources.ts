@@ -14,6 +14,11 @@ export const ROLE_BINDINGS = resourceType(
   'RoleBinding',
   'rolebindings',
 );
+export const NETWORK_POLICIES = resourceType(
+  'networking.k8s.io/v1',
+  'NetworkPolicy',
+  'networkpolicies',
+);
 export const CLUSTER_ROLES = resourceType(
   'rbac.authorization.k8s.io/v1',
   'ClusterRole',

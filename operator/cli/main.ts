@@ -75,7 +75,11 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     )
     .option(
       '--max-preparing-bundles <count>',
-      'CRCBundles prepared at once; the others wait (default 2; env MAX_PREPARING_BUNDLES)',
+      'CRCBundles downloaded at once; the others wait (default 2; env MAX_PREPARING_BUNDLES)',
+    )
+    .option(
+      '--max-building-bundles <count>',
+      'CRCBundle builds (spec.build) run at once; the others wait (default 1; env MAX_BUILDING_BUNDLES)',
     )
     .option(
       '--github-credentials-secret <name>',

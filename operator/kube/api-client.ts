@@ -12,6 +12,11 @@ export interface ListOptions {
   fieldSelector?: string;
   limit?: number;
   continue?: string;
+  /**
+   * Only each object's metadata (the apiserver's PartialObjectMetadata): a Secret's data never
+   * leaves the apiserver.
+   */
+  metadataOnly?: boolean;
 }
 
 export interface ObjectList<T> {
@@ -187,11 +192,14 @@ export class ApiClient {
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     const list = await this.request<{
-      items: T[];
+      items: T[] | null;
       metadata: { resourceVersion: string; continue?: string };
-    }>('GET', collectionPath(type, options.namespace), listQuery(options));
+    }>('GET', collectionPath(type, options.namespace), listQuery(options), undefined, {
+      accept: options.metadataOnly ? METADATA_LIST : undefined,
+    });
     // Lists omit each item's apiVersion and kind; restore them so items look like watched objects.
-    const items = list.items.map((item) => ({
+    // An empty metadata-only list has no items at all (null).
+    const items = (list.items ?? []).map((item) => ({
       apiVersion: type.apiVersion,
       kind: type.kind,
       ...item,
@@ -314,7 +322,11 @@ export class ApiClient {
         collectionPath(type, options.namespace),
         query,
         undefined,
-        { signal: request.signal, stream: true },
+        {
+          signal: request.signal,
+          stream: true,
+          accept: options.metadataOnly ? METADATA_OBJECT : undefined,
+        },
       );
       responding = true;
       if (signal.aborted) request.abort(signal.reason);
@@ -329,7 +341,7 @@ export class ApiClient {
     path: string,
     query?: Record<string, string>,
     body?: unknown,
-    options: { contentType?: string; signal?: AbortSignal } = {},
+    options: { contentType?: string; signal?: AbortSignal; accept?: string } = {},
   ): Promise<T> {
     const response = await this.send(method, path, query, body, options);
     const text = await response.text();
@@ -341,14 +353,17 @@ export class ApiClient {
     path: string,
     query: Record<string, string> | undefined,
     body: unknown,
-    options: { contentType?: string; signal?: AbortSignal; stream?: boolean },
+    options: { contentType?: string; signal?: AbortSignal; stream?: boolean; accept?: string },
   ): Promise<Awaited<ReturnType<typeof fetch>>> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
     // Credentials are read for every request: exec and file tokens may have been refreshed.
     const tls: https.RequestOptions = {};
     await this.kubeConfig.applyToHTTPSOptions(tls);
-    const headers: Record<string, string> = { ...authHeaders(tls), Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      ...authHeaders(tls),
+      Accept: options.accept ?? 'application/json',
+    };
     if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
     for (let attempt = 1; ; attempt++) {
       if (this.stopped) throw new ClientStoppedError(`${method} ${path} not sent: ${this.stopped}`);
@@ -373,6 +388,9 @@ export class ApiClient {
 }
 
 const MAX_THROTTLED_ATTEMPTS = 10;
+/** The apiserver's metadata-only answers (what client-go's metadata informers ask for). */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
+const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io';
 
 /** Watch events, one JSON object per line, as they arrive until the stream ends. */
 async function readWatchEvents<T extends KubeObject>(

@@ -3,7 +3,7 @@ import { ApiClient } from '../kube/api-client.js';
 import { ObjectClient } from '../kube/kube-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
-import type { ResourceType } from '../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 import { sleep, systemClock } from './clock.js';
@@ -36,6 +36,11 @@ export interface WatchSpec {
    * a delete). Takes precedence over `map`; lets a controller skip the changes that cannot affect it.
    */
   mapChange?: (previous: KubeObject | undefined, current: KubeObject | undefined) => string[];
+  /**
+   * Watch only the objects' names in this one namespace (a metadata-only informer of its own,
+   * not the kind's cache): for kinds the cache holds only some of, such as Secrets.
+   */
+  metadataOnlyIn?: string;
 }
 
 export interface ControllerRegistration {
@@ -210,26 +215,33 @@ export class Manager {
       coalesceMs: registration.coalesceMs,
     });
     const enqueueAll = (keys: string[]): void => keys.forEach((key) => controller.enqueue(key));
-    const watch = (type: ResourceType, map: (object: KubeObject) => string[]): void =>
-      this.informer(type).addHandlers({
+    const informerOf = (spec: Pick<WatchSpec, 'type' | 'metadataOnlyIn'>): Informer<KubeObject> =>
+      spec.metadataOnlyIn && spec.type.namespaced
+        ? this.cache.metadataInformer(spec.type as NamespacedType, spec.metadataOnlyIn)
+        : this.informer(spec.type);
+    const watch = (
+      spec: Pick<WatchSpec, 'type' | 'metadataOnlyIn'>,
+      map: (object: KubeObject) => string[],
+    ): void =>
+      informerOf(spec).addHandlers({
         onAdd: (object) => enqueueAll(map(object)),
         onUpdate: (previous, current) =>
           enqueueAll([...new Set([...map(previous), ...map(current)])]),
         onDelete: (object) => enqueueAll(map(object)),
       });
-    watch(registration.forType, (object) => [objectKey(object)]);
+    watch({ type: registration.forType }, (object) => [objectKey(object)]);
     for (const owned of registration.owns ?? [])
-      watch(owned, (object) => ownerKeys(object, registration.forType));
+      watch({ type: owned }, (object) => ownerKeys(object, registration.forType));
     for (const spec of registration.watches ?? []) {
       const mapChange = spec.mapChange;
       if (mapChange) {
-        this.informer(spec.type).addHandlers({
+        informerOf(spec).addHandlers({
           onAdd: (object) => enqueueAll(mapChange(undefined, object)),
           onUpdate: (previous, current) => enqueueAll(mapChange(previous, current)),
           onDelete: (object) => enqueueAll(mapChange(object, undefined)),
         });
       } else if (spec.map) {
-        watch(spec.type, spec.map);
+        watch(spec, spec.map);
       }
     }
     this.controllers.push(controller);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CONFIG_MAPS, JOBS, PODS, PVCS, SERVICES } from '../../operator/api/core-resources.js';
 import type { CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, SECRETS } from '../../operator/api/resources.js';
+import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
 import {
   DATA_VOLUMES,
   DEPLOYMENTS,
@@ -49,6 +50,7 @@ export const BUILD_KINDS: ResourceType[] = [
   SERVICES,
   DEPLOYMENTS,
   INSTANCES,
+  NETWORK_POLICIES,
 ];
 
 /** The pull secret and a manifest ConfigMap the builds refer to, in the operator namespace. */

@@ -16,6 +16,7 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
 } from '../../operator/api/platform-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
+import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
@@ -74,6 +75,29 @@ const play = (name: string): void => void playBuild(world.platform, ops.api, ops
 /** A step the player never ends: only its Job's deadline or deletion ends its pod. */
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 const RESOURCE_QUOTAS = resourceType('v1', 'ResourceQuota', 'resourcequotas');
+
+interface Selector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+interface NetworkPolicy extends KubeObject {
+  spec: {
+    podSelector: Selector;
+    policyTypes: string[];
+    ingress: {
+      from: { podSelector?: Selector; namespaceSelector?: Selector }[];
+      ports: unknown[];
+    }[];
+  };
+}
+/** Whether a label selector (matchLabels, and Exists or In expressions) selects these labels. */
+const selects = (selector: Selector, labels: Record<string, string> = {}): boolean =>
+  Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+  (selector.matchExpressions ?? []).every((e) =>
+    e.operator === 'Exists'
+      ? e.key in labels
+      : e.operator === 'In' && (e.values ?? []).includes(labels[e.key] ?? ''),
+  );
 
 /** A step's Job of a bundle's build, once it exists. */
 const stepJob = async (name: string, step: string): Promise<Job> =>
@@ -224,6 +248,7 @@ describe('CRCBundle build', () => {
         'DNSConfig',
         'DNSDeployment',
         'DNSService',
+        'GuestNetworkPolicy',
         'InputsSnapshot',
         'InstallerCloudInit',
         'InstallerVM',
@@ -233,6 +258,41 @@ describe('CRCBundle build', () => {
       ].sort(),
     );
     expect(recorded.InstallerVMI).toBe(vmi.metadata!.uid);
+
+    // Only this build's step Job pods reach its VMs, on SSH only: the policy was recorded before
+    // any VM, and its selectors match the real pods.
+    const roles = (build.objects ?? []).map((o) => o.role);
+    expect(roles.indexOf('GuestNetworkPolicy')).toBeLessThan(roles.indexOf('InstallerVM'));
+    const policyName = build.objects!.find((o) => o.role === 'GuestNetworkPolicy')!.name;
+    const policy = await ops.api.get<NetworkPolicy>(NETWORK_POLICIES, policyName, ops.name);
+    expect(policy.metadata!.uid).toBe(recorded.GuestNetworkPolicy);
+    expect(policy.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CRCBundle', uid: running.metadata!.uid, controller: true }),
+    ]);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [ssh] = policy.spec.ingress;
+    expect(ssh!.ports).toEqual([{ protocol: 'TCP', port: 22 }]);
+    expect(ssh!.from).toHaveLength(1);
+    expect(ssh!.from[0]!.namespaceSelector).toBeUndefined();
+    const pods = (await ops.api.list<KubeObject>(PODS, { namespace: ops.name })).items;
+    const ofAttempt = (p: KubeObject): boolean =>
+      p.metadata?.labels?.[LABEL_BUILD_ATTEMPT] === build.attempt;
+    const launchers = pods.filter(
+      (p) => ofAttempt(p) && p.metadata?.labels?.['kubevirt.io'] === 'virt-launcher',
+    );
+    const stepPods = pods.filter(
+      (p) => ofAttempt(p) && !!p.metadata?.labels?.['batch.kubernetes.io/job-name'],
+    );
+    expect(launchers.map((p) => p.metadata!.labels![LABEL_VM_NAME])).toEqual([names.installerVm]);
+    expect(stepPods.length).toBeGreaterThan(0);
+    const podNames = (list: KubeObject[]): string[] => list.map((p) => p.metadata!.name!).sort();
+    expect(
+      podNames(pods.filter((p) => selects(policy.spec.podSelector, p.metadata?.labels))),
+    ).toEqual(podNames(launchers));
+    expect(
+      podNames(pods.filter((p) => selects(ssh!.from[0]!.podSelector!, p.metadata?.labels))),
+    ).toEqual(podNames(stepPods));
     expect(condition(running, 'Resolved')).toMatchObject({ status: 'True' });
     expect(condition(running, 'BuildDNSReady')).toMatchObject({ status: 'True' });
 

@@ -2,7 +2,7 @@
 import type { ObjectMeta } from '../../kube/objects.js';
 
 /**
- * The bundle source: the download fields (version, bundleURL, sha256URL) or build, never both; plus the shared arch, storageClassName and goldenVolumeSize.
+ * The bundle source: the download fields (version, bundleURL, sha256URL) or build, never both; plus the shared arch, storageClassName and goldenVolumeSize, and which namespaces may use the bundle (consumers).
  */
 export interface CRCBundleSpec {
   /**
@@ -29,6 +29,43 @@ export interface CRCBundleSpec {
    * Size of the golden PVC as a Kubernetes quantity. Default 35Gi (download); for a build, spec.build.vm.diskSize plus filesystem overhead.
    */
   goldenVolumeSize?: string;
+  /**
+   * Which namespaces may use this bundle: the pools and crc instances whose crcBundleRef, crcVersion or followed VersionStream leads to it. Unset: every namespace that opted in (guestcluster.opdev.io/enabled: "true"). A pool or instance of another namespace gets the condition reason CRCBundleNotAllowed and an Event, and nothing is cloned for it; instances that have their disk already keep it.
+   */
+  consumers?: {
+    /**
+     * A label selector over Namespaces (matchLabels and matchExpressions, as in a NetworkPolicy); an empty selector selects every namespace.
+     */
+    namespaceSelector?: {
+      /**
+       * Labels a namespace must have, key and value.
+       */
+      matchLabels?: {
+        [k: string]: string;
+      };
+      /**
+       * Requirements on a namespace's labels, all of which must hold.
+       *
+       * @maxItems 32
+       */
+      matchExpressions?: {
+        /**
+         * The label key.
+         */
+        key: string;
+        /**
+         * In, NotIn, Exists or DoesNotExist.
+         */
+        operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+        /**
+         * The label values, for In and NotIn.
+         *
+         * @maxItems 64
+         */
+        values?: string[];
+      }[];
+    };
+  };
   /**
    * Build source: install a single-node OpenShift from a release image in a KubeVirt VM, seal it the way CRC's snc does, and capture its disk. Immutable: a changed recipe is a new CRCBundle. Needs nodes with /dev/kvm, KubeVirt and CDI.
    */

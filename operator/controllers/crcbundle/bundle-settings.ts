@@ -9,7 +9,6 @@ export interface BundleSettings {
   /** Where golden disks, bundle Secrets and prep Jobs live. */
   operatorNamespace: string;
   crcAgentImage: string;
-  bundlePrepServiceAccount: string;
   crcBundleMirrorUrl: string;
   crc: CrcBounds;
   /** The build's step deadlines. */

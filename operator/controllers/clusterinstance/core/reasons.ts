@@ -1,4 +1,5 @@
 import type { ConditionUpdate } from '../../../api/conditions.js';
+import { CRC_BUNDLE_NOT_ALLOWED } from '../../bundle-consumers.js';
 
 /**
  * Reasons of the instance's conditions (docs/reference/kinds.md#instance-conditions-and-reasons),
@@ -39,6 +40,8 @@ export const Reason = {
   GuestAPIUnavailable: 'GuestAPIUnavailable',
   GuestAPIReady: 'GuestAPIReady',
   CRCBackingPending: 'CRCBackingPending',
+  /** The bundle's spec.consumers.namespaceSelector does not select the instance's namespace. */
+  CRCBundleNotAllowed: CRC_BUNDLE_NOT_ALLOWED,
   VMIUnavailable: 'VMIUnavailable',
   VMIReplaced: 'VMIReplaced',
   VMIIdentityUnknown: 'VMIIdentityUnknown',

@@ -20,6 +20,7 @@ import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { diskFailure } from './crc-disk-failure.js';
 import { bindBootKey, boundVmProfile, bundleSshKey, diskSource } from './crc-disk-source.js';
+import { refusedBundle } from './crc-bundle-consumer.js';
 import type { CrcEndpoint } from './crc-endpoint.js';
 import { ensureCrcRoute, resolveCrcEndpoint } from './crc-endpoint.js';
 import { crcGuestAccess, handoffRejection } from './crc-kubeconfig.js';
@@ -93,6 +94,11 @@ export class CrcSteps {
             !crcBundleName(instance) &&
             (s.manualKey = await bundleSshKey(objects))
           ),
+      },
+      {
+        name: 'bundle consumers',
+        recordsOnly: true,
+        run: () => (provisioning ? refusedBundle(objects) : undefined),
       },
       {
         name: 'boot key binding',
