@@ -357,14 +357,7 @@ export class ApiClient {
   ): Promise<Awaited<ReturnType<typeof fetch>>> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
-    // Credentials are read for every request: exec and file tokens may have been refreshed.
-    const tls: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(tls);
-    const headers: Record<string, string> = {
-      ...authHeaders(tls),
-      Accept: options.accept ?? 'application/json',
-    };
-    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    const { tls, headers } = await this.requestHeaders(body, options);
     for (let attempt = 1; ; attempt++) {
       if (this.stopped) throw new ClientStoppedError(`${method} ${path} not sent: ${this.stopped}`);
       const response = await fetch(url, {
@@ -384,6 +377,21 @@ export class ApiClient {
       const retryAfterSeconds = Number(response.headers.get('retry-after')) || 1;
       await delay(Math.min(retryAfterSeconds, 10) * 1000, undefined, { signal: options.signal });
     }
+  }
+
+  /** The TLS options and headers of one request; credentials are read each time (tokens refresh). */
+  private async requestHeaders(
+    body: unknown,
+    options: { contentType?: string; accept?: string },
+  ): Promise<{ tls: https.RequestOptions; headers: Record<string, string> }> {
+    const tls: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(tls);
+    const headers: Record<string, string> = {
+      ...authHeaders(tls),
+      Accept: options.accept ?? 'application/json',
+    };
+    if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+    return { tls, headers };
   }
 }
 
