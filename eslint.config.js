@@ -81,18 +81,28 @@ function layerRules() {
         ],
       }),
     ),
-    // test/support is below every test folder; the two topologies' tests share through it.
-    testRule(
-      ['test/support/**/*.ts'],
-      TEST_FOLDERS.filter((f) => f !== 'support'),
+    // test/support is below every test folder, and the folders share only through it (its
+    // fixtures/ and runners/): no test folder imports another.
+    ...TEST_FOLDERS.map((folder) =>
+      testRule(
+        [`test/${folder}/*.ts`],
+        TEST_FOLDERS.filter((f) => f !== folder && (folder === 'support' || f !== 'support')),
+      ),
     ),
-    testRule(['test/crc/**/*.ts'], ['hcp']),
-    testRule(['test/hcp/**/*.ts'], ['crc']),
+    testRule(
+      ['test/support/*/**/*.ts'],
+      TEST_FOLDERS.filter((f) => f !== 'support'),
+      2,
+    ),
   ];
 }
 
-/** Test files too: `folders` are sibling folders under test/ that `files` never import. */
-function testRule(files, folders) {
+/**
+ * Test files too: `folders` are sibling folders under test/ that `files` (`depth` folders below
+ * test/) never import.
+ */
+function testRule(files, folders, depth = 1) {
+  const up = '../'.repeat(depth);
   return {
     files,
     rules: {
@@ -100,7 +110,7 @@ function testRule(files, folders) {
         'error',
         {
           patterns: folders.map((folder) => ({
-            group: [`../${folder}/**`],
+            group: [`${up}${folder}/**`],
             message: `Shared test code lives in test/support, not in test/${folder}.`,
           })),
         },

@@ -7,8 +7,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiException, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { useWorld } from '../support/world.js';
-import type { AgentOutput } from './agent-run.js';
-import { failureLine, runAgentProcess, secretFragments, writeTempFile } from './agent-run.js';
+import type { AgentOutput } from '../support/runners/agent-run.js';
+import {
+  failureLine,
+  runAgentProcess,
+  secretFragments,
+  writeTempFile,
+} from '../support/runners/agent-run.js';
 import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
 import {
   makeTestBundle,

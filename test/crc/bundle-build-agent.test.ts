@@ -7,7 +7,7 @@ import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.
 import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { instancesTornDown } from '../operator/pool-fixtures.js';
+import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';

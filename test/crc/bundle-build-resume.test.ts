@@ -6,8 +6,8 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { OperatorProcess } from '../operator/operator-process.js';
-import { startOperatorProcess } from '../operator/operator-process.js';
+import type { OperatorProcess } from '../support/runners/operator-process.js';
+import { startOperatorProcess } from '../support/runners/operator-process.js';
 import { useWorld } from '../support/world.js';
 import { buildBundle, condition, createBuildInputs, playBuild } from './bundle-build-player.js';
 

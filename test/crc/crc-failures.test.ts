@@ -17,7 +17,7 @@ import type { RouteObject } from '../../dev/platform/simulated-router.js';
 import { useWorld } from '../support/world.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { createCrcPrerequisites } from './crc-prerequisites.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 
 /*
  * The crc topology when the platform does not play along: each test injects one failure into

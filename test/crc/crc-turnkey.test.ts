@@ -9,7 +9,7 @@ import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/wor
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
 import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
-import { instancesTornDown } from '../operator/pool-fixtures.js';
+import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
 import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
 import { useWorld } from '../support/world.js';

@@ -32,8 +32,8 @@ import {
   TEST_AGENT_IMAGE,
   TestMirror,
 } from '../../dev/platform/bundle-fixtures.js';
-import { enableNamespace, releaseLeasesAndPools } from './pool-fixtures.js';
-import { TestClock } from './test-clock.js';
+import { enableNamespace, releaseLeasesAndPools } from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'bundles' });
 const { ns } = world;

@@ -14,7 +14,7 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 const world = useWorld({ namespace: 'pools' });
 const { ns } = world;

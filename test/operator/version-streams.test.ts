@@ -15,7 +15,7 @@ import { releaseImage, UpdateServiceStandIn } from '../../dev/platform/update-se
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { CoreEvent } from '../support/events.js';
 import { useWorld } from '../support/world.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 /**
  * The VersionStream controller against a local update service (the graph API's JSON) and a

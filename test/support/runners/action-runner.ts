@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../dev/control-plane/project-root.js';
+import { projectRoot } from '../../../dev/control-plane/project-root.js';
 
 /**
  * Runs the Action's committed bundles the way a GitHub runner does: Node 24 on

@@ -1,10 +1,10 @@
-import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
+import { OPERATOR_NODE_OPTIONS } from '../../../operator/cli/node-options.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { freePort } from '../../dev/control-plane/free-port.js';
-import { testEnv } from '../support/test-env.js';
+import { projectRoot } from '../../../dev/control-plane/project-root.js';
+import { freePort } from '../../../dev/control-plane/free-port.js';
+import { testEnv } from '../test-env.js';
 
 /** A `guestcluster operator` process under test, with its output collected. */
 export interface OperatorProcess {

@@ -3,15 +3,15 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
-import { AGENT_ENV } from '../../contracts/agent-job.js';
-import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
-import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { kubectl } from '../support/kubectl.js';
-import type { CrcIdentity } from '../../crc-agent/crc-identity.js';
-import { createCrcIdentity, IDENTITY_FILES } from '../../crc-agent/crc-identity.js';
-import { testEnv } from '../support/test-env.js';
-import { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
-import type { SimulatedGuestOptions } from '../../dev/guest/simulated-crc-guest.js';
+import { AGENT_ENV } from '../../../contracts/agent-job.js';
+import { writeSecretFile } from '../../../dev/control-plane/kubeconfig-file.js';
+import { projectRoot } from '../../../dev/control-plane/project-root.js';
+import { kubectl } from '../kubectl.js';
+import type { CrcIdentity } from '../../../crc-agent/crc-identity.js';
+import { createCrcIdentity, IDENTITY_FILES } from '../../../crc-agent/crc-identity.js';
+import { testEnv } from '../test-env.js';
+import { SimulatedCrcGuest } from '../../../dev/guest/simulated-crc-guest.js';
+import type { SimulatedGuestOptions } from '../../../dev/guest/simulated-crc-guest.js';
 
 export interface AgentOutput {
   exitCode: number | null;
