@@ -1,5 +1,5 @@
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
-import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
+import { quantityBytes } from '../../operator/kube/quantity.js';
 
 /** CDI's default filesystem overhead (common.DefaultGlobalOverhead, v1.62; 0.06 from v1.63). */
 export const FILESYSTEM_OVERHEAD = 0.055;

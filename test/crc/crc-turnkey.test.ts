@@ -4,7 +4,7 @@ import { JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
-import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
+import { quantityBytes } from '../../operator/kube/quantity.js';
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
