@@ -28,6 +28,13 @@ const NO_TEST = {
   group: ['**/test/**'],
   message: 'dev/ is below the tests: it never imports them.',
 };
+// The simulated world stands beside the product, not on it: it uses the product's API, kube and
+// runtime primitives, never its controllers, configuration or Manager (docs/adr/0038-simulator-host-and-operator-scope.md).
+const NO_PRODUCT_INTERNALS = {
+  group: ['**/operator/controllers/**', '**/operator/config.js', '**/operator/runtime/manager.js'],
+  message:
+    'dev/ never imports controllers, the operator configuration or the Manager: move what it needs to operator/api, operator/kube or contracts/, and run simulated controllers on dev/platform/host.',
+};
 const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
 const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -74,6 +81,7 @@ function layerRules() {
         patterns: [
           NO_TEST,
           NO_CLI,
+          NO_PRODUCT_INTERNALS,
           ...DEV_LAYERS.slice(index + 1).map((above) => ({
             group: [`**/${above}/**`],
             message: `dev/${layer} is below dev/${above}: it never imports it.`,

@@ -1,5 +1,5 @@
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
-import type { Manager } from '../../operator/runtime/manager.js';
+import type { SimulatorHost } from './simulator-host.js';
 import type {
   Condition,
   DataVolumeObject,
@@ -39,7 +39,7 @@ const isFinal = (vmi: VmiObject): boolean =>
  */
 export class VmPass {
   constructor(
-    private readonly manager: Manager,
+    private readonly host: SimulatorHost,
     private readonly vm: VirtualMachineObject,
   ) {}
 
@@ -49,7 +49,7 @@ export class VmPass {
 
   async run(): Promise<void> {
     const strategy = runStrategy(this.vm);
-    const vmi = this.manager.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES).get(this.key);
+    const vmi = this.host.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES).get(this.key);
     const ours = vmi?.metadata?.ownerReferences?.some((r) => r.uid === this.vm.metadata!.uid);
     if (vmi && !ours) return this.status(strategy, 'Stopped', undefined); // not this VM's VMI
     if (strategy === 'Always') return this.keepRunning(vmi);
@@ -99,7 +99,7 @@ export class VmPass {
   }
 
   private dataVolumes(): (DataVolumeObject | undefined)[] {
-    const cache = this.manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    const cache = this.host.informer<DataVolumeObject>(DATA_VOLUMES);
     return dataVolumeNames(this.vm.spec?.template?.spec).map((name) =>
       cache.get(keyOf(this.vm.metadata!.namespace!, name)),
     );
@@ -108,7 +108,7 @@ export class VmPass {
   private async createVmi(): Promise<VmiObject> {
     const template = this.vm.spec?.template;
     try {
-      return await this.manager.client.create<VmiObject>(VIRTUAL_MACHINE_INSTANCES, {
+      return await this.host.client.create<VmiObject>(VIRTUAL_MACHINE_INSTANCES, {
         apiVersion: VIRTUAL_MACHINE_INSTANCES.apiVersion,
         kind: VIRTUAL_MACHINE_INSTANCES.kind,
         metadata: {
@@ -130,7 +130,7 @@ export class VmPass {
       });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      return this.manager.client.get<VmiObject>(
+      return this.host.client.get<VmiObject>(
         VIRTUAL_MACHINE_INSTANCES,
         this.vm.metadata!.name!,
         this.vm.metadata!.namespace,
@@ -140,7 +140,7 @@ export class VmPass {
 
   private async deleteVmi(vmi: VmiObject): Promise<void> {
     try {
-      await this.manager.client.delete(
+      await this.host.client.delete(
         VIRTUAL_MACHINE_INSTANCES,
         vmi.metadata!.name!,
         vmi.metadata!.namespace,
@@ -160,7 +160,7 @@ export class VmPass {
   ): Promise<void> {
     const vmiReady = vmi?.status?.conditions?.find((c) => c.type === 'Ready');
     const ready = printableStatus === 'Running' && vmiReady?.status === 'True';
-    await writeStatus(this.manager.client, VIRTUAL_MACHINES, this.vm, {
+    await writeStatus(this.host.client, VIRTUAL_MACHINES, this.vm, {
       ...this.vm.status,
       stateChangeRequests: stateChangeRequests.length ? stateChangeRequests : undefined,
       printableStatus,

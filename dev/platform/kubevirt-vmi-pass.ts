@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
-import type { Manager } from '../../operator/runtime/manager.js';
+import type { SimulatorHost } from './simulator-host.js';
 import { ownerKeys } from '../../operator/runtime/owner-keys.js';
 import type { DataVolumeObject, PodStatusIp, VmiObject } from './kubevirt-resources.js';
 import {
@@ -41,7 +41,7 @@ export class VmiPass {
   private readonly name: string;
 
   constructor(
-    private readonly manager: Manager,
+    private readonly host: SimulatorHost,
     private readonly options: SimulatedKubeVirtOptions,
     private readonly booter: GuestBooter,
     private readonly key: string,
@@ -50,7 +50,7 @@ export class VmiPass {
   }
 
   async run(): Promise<void> {
-    const vmi = this.manager.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES).get(this.key);
+    const vmi = this.host.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES).get(this.key);
     const live = vmi && !vmi.metadata?.deletionTimestamp ? vmi : undefined;
     const uid = live?.metadata?.uid;
     // Guests of VMIs that are gone (or replaced) stop; pods being deleted are removed (kubelet).
@@ -62,7 +62,7 @@ export class VmiPass {
 
   /** The VMI's launcher pods; those being deleted or of an older VMI are removed. */
   private async removeStalePods(uid: string | undefined): Promise<LauncherPod[]> {
-    const pods = this.manager
+    const pods = this.host
       .informer<LauncherPod>(PODS)
       .list(
         (pod) =>
@@ -113,7 +113,7 @@ export class VmiPass {
     if (!dataVolumesReady(volumes)) return this.status(vmi, { phase: 'Pending' });
     // A persistentVolumeClaim volume's claim must exist and be Bound before the pod can start
     // (the launcher pod would stay Pending; KubeVirt reports FailedPvcNotFound for a missing one).
-    const claims = this.manager.informer<PersistentVolumeClaim>(PVCS);
+    const claims = this.host.informer<PersistentVolumeClaim>(PVCS);
     if (
       pvcVolumeClaims(vmi.spec).some(
         (c) => claims.get(`${this.namespace}/${c}`)?.status?.phase !== 'Bound',
@@ -126,7 +126,7 @@ export class VmiPass {
 
   private async createPod(vmi: VmiObject): Promise<void> {
     const vmName = vmi.metadata?.labels?.[LABEL_VM_NAME] ?? this.name;
-    await this.manager.client.create<Pod>(PODS, {
+    await this.host.client.create<Pod>(PODS, {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
@@ -177,7 +177,7 @@ export class VmiPass {
   /** The kubelet's report for a started launcher pod: Running, ready, at the VMI's address. */
   private async podRunning(pod: LauncherPod, address: string): Promise<void> {
     const now = timestamp();
-    await this.manager.client.patch(
+    await this.host.client.patch(
       PODS,
       { name: pod.metadata!.name!, namespace: this.namespace, subresource: 'status' },
       {
@@ -211,7 +211,7 @@ export class VmiPass {
   private async podCompleted(pod: LauncherPod): Promise<void> {
     if (pod.status?.phase === 'Succeeded') return;
     const now = timestamp();
-    await this.manager.client.patch(
+    await this.host.client.patch(
       PODS,
       { name: pod.metadata!.name!, namespace: this.namespace, subresource: 'status' },
       {
@@ -237,7 +237,7 @@ export class VmiPass {
   /** The kubelet's part in a launcher pod's deletion: it is gone at once (nothing to drain). */
   private async removePod(pod: LauncherPod): Promise<void> {
     try {
-      await this.manager.client.delete(PODS, pod.metadata!.name!, this.namespace, {
+      await this.host.client.delete(PODS, pod.metadata!.name!, this.namespace, {
         uid: pod.metadata!.uid,
         gracePeriodSeconds: 0,
       });
@@ -247,7 +247,7 @@ export class VmiPass {
   }
 
   private dataVolumes(vmi: VmiObject): (DataVolumeObject | undefined)[] {
-    const cache = this.manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    const cache = this.host.informer<DataVolumeObject>(DATA_VOLUMES);
     return dataVolumeNames(vmi.spec).map((name) => cache.get(`${this.namespace}/${name}`));
   }
 
@@ -258,7 +258,7 @@ export class VmiPass {
     const ip = wanted.address;
     const volumes = dataVolumesReadyCondition(this.dataVolumes(vmi));
     await writeStatus(
-      this.manager.client,
+      this.host.client,
       VIRTUAL_MACHINE_INSTANCES,
       vmi,
       {

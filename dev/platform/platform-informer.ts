@@ -1,16 +1,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { InformerHandlers } from '../../operator/runtime/informer.js';
 import { Informer } from '../../operator/runtime/informer.js';
 import { RuntimeMetrics } from '../../operator/runtime/metrics.js';
+import { PLATFORM_WATCH_BACKOFF, platformLogger, syncedWithin } from './simulator-host.js';
 
 /**
- * A watch of one kind in one namespace for a simulated platform controller, on the operator's own
- * informer (list-then-watch, relist on 410, backoff): the simulation reacts to objects the way the
- * real controllers do, and is as resilient as the operator it plays against.
+ * A watch of one kind in one namespace for a simulated platform part that needs no work queue,
+ * on the runtime's informer (list-then-watch, relist on 410, backoff): the simulation reacts to
+ * objects the way the real controllers do, and is as resilient as the operator it plays against.
  */
 export async function startPlatformInformer<T extends KubeObject>(
   kubeConfig: KubeConfig,
@@ -25,13 +25,19 @@ export async function startPlatformInformer<T extends KubeObject>(
     type,
     namespace,
     client,
-    logger: pino({ level: 'silent' }),
+    logger: platformLogger(),
     metrics: new RuntimeMetrics(),
-    backoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
+    backoff: PLATFORM_WATCH_BACKOFF,
   });
   onCreated?.({ informer, client });
   informer.addHandlers(handlers);
   informer.start();
-  await informer.synced;
+  try {
+    await syncedWithin([informer]);
+  } catch (error) {
+    await informer.stop();
+    await client.close();
+    throw error;
+  }
   return { informer, client };
 }

@@ -4,8 +4,7 @@ import { isAlreadyExists } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';
 import type { Informer } from '../../operator/runtime/informer.js';
-import type { Manager } from '../../operator/runtime/manager.js';
-import { simulatedManager } from './simulated-controller.js';
+import { SimulatorHost } from './simulator-host.js';
 import type { Condition, DataVolumeObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES } from './kubevirt-resources.js';
 import { claimRequestBytes, cloneSizeProblem } from './cdi-storage-rules.js';
@@ -60,13 +59,13 @@ type Step = {
  * this storage never loses): it shows in the Running condition, as real CDI reports it.
  */
 export class SimulatedCdi {
-  private constructor(private readonly manager: Manager) {}
+  private constructor(private readonly host: SimulatorHost) {}
 
   static async start(options: SimulatedCdiOptions): Promise<SimulatedCdi> {
-    const manager = simulatedManager(options.kubeConfig, {
+    const host = new SimulatorHost(options.kubeConfig, {
       retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
     });
-    const dataVolumes = manager.informer<DataVolumeObject>(DATA_VOLUMES);
+    const dataVolumes = host.informer<DataVolumeObject>(DATA_VOLUMES);
     /** The DataVolumes that clone the claim of this name and namespace. */
     const clonesOf = (source: KubeObject): string[] =>
       dataVolumes
@@ -77,8 +76,8 @@ export class SimulatedCdi {
               source.metadata?.namespace,
         )
         .map((dv) => `${dv.metadata!.namespace}/${dv.metadata!.name}`);
-    const pods = manager.informer<Pod>(PODS);
-    manager.addController({
+    const pods = host.informer<Pod>(PODS);
+    host.addController({
       name: 'simulated-cdi-datavolumes',
       forType: DATA_VOLUMES,
       owns: [PVCS],
@@ -100,15 +99,15 @@ export class SimulatedCdi {
         const dv = dataVolumes.get(key);
         if (!dv || dv.metadata?.deletionTimestamp) return;
         if (!options.servesNamespace(dv.metadata!.namespace!)) return;
-        return new DataVolumePass(manager, options, dv, pods).run();
+        return new DataVolumePass(host, options, dv, pods).run();
       },
     });
-    await manager.start();
-    return new SimulatedCdi(manager);
+    await host.start();
+    return new SimulatedCdi(host);
   }
 
   async stop(): Promise<void> {
-    await this.manager.stop();
+    await this.host.stop();
   }
 }
 
@@ -117,7 +116,7 @@ class DataVolumePass {
   private readonly name: string;
 
   constructor(
-    private readonly manager: Manager,
+    private readonly host: SimulatorHost,
     private readonly options: SimulatedCdiOptions,
     private dv: DataVolumeObject,
     private readonly pods: Informer<Pod>,
@@ -167,7 +166,7 @@ class DataVolumePass {
 
   /** Whether a clone's source claim is Bound and populated; else the DataVolume says what it waits for. */
   private async sourceReady(sourceKey: string): Promise<boolean> {
-    const claim = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
+    const claim = this.host.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
     const filling = claim && this.fillingPhase(claim);
     const [namespace, name] = sourceKey.split('/') as [string, string];
     const user = claim ? podsUsingClaim(this.pods, namespace, name)[0] : undefined;
@@ -203,7 +202,7 @@ class DataVolumePass {
       (o) => o.controller && o.kind === DATA_VOLUMES.kind,
     );
     if (!owner) return undefined;
-    const phase = this.manager
+    const phase = this.host
       .informer<DataVolumeObject>(DATA_VOLUMES)
       .get(`${claim.metadata!.namespace}/${owner.name}`)?.status?.phase;
     return phase === 'Succeeded' ? undefined : (phase ?? 'Pending');
@@ -266,13 +265,13 @@ class DataVolumePass {
 
   /** The DataVolume's claim, as CDI creates it (name of the DataVolume, owned by it). */
   private async ensureClaim(): Promise<PersistentVolumeClaim> {
-    const existing = this.manager
+    const existing = this.host
       .informer<PersistentVolumeClaim>(PVCS)
       .get(`${this.namespace}/${this.name}`);
     if (existing) return existing;
     const storage = this.dv.spec?.storage ?? {};
     try {
-      return await this.manager.client.create<PersistentVolumeClaim>(PVCS, {
+      return await this.host.client.create<PersistentVolumeClaim>(PVCS, {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: {
@@ -309,13 +308,13 @@ class DataVolumePass {
       });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      return this.manager.client.get<PersistentVolumeClaim>(PVCS, this.name, this.namespace);
+      return this.host.client.get<PersistentVolumeClaim>(PVCS, this.name, this.namespace);
     }
   }
 
   /** The clone populator's size check between the source claim and this DataVolume's claim. */
   private cloneRefused(sourceKey: string, target: PersistentVolumeClaim): string | undefined {
-    const source = this.manager.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
+    const source = this.host.informer<PersistentVolumeClaim>(PVCS).get(sourceKey);
     return source ? cloneSizeProblem(source, target) : undefined;
   }
 
@@ -362,7 +361,7 @@ class DataVolumePass {
   }
 
   private boundNow(): Omit<Condition, 'lastTransitionTime'> {
-    const claim = this.manager
+    const claim = this.host
       .informer<PersistentVolumeClaim>(PVCS)
       .get(`${this.namespace}/${this.name}`);
     return boundCondition(this.name, claim?.status?.phase === 'Bound');
@@ -378,8 +377,8 @@ class DataVolumePass {
       conditions: withTransitions(this.dv.status?.conditions, step.conditions),
     };
     const written = options.evenIfUnchanged
-      ? await this.manager.client.updateStatus(DATA_VOLUMES, { ...this.dv, status })
-      : await writeStatus(this.manager.client, DATA_VOLUMES, this.dv, status);
+      ? await this.host.client.updateStatus(DATA_VOLUMES, { ...this.dv, status })
+      : await writeStatus(this.host.client, DATA_VOLUMES, this.dv, status);
     if (written) this.dv = written;
   }
 }

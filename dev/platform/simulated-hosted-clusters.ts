@@ -7,11 +7,12 @@ import {
 } from '../../operator/api/platform-resources.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { Manager } from '../../operator/runtime/manager.js';
+import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { SimulatorHost } from './simulator-host.js';
+import { startSimulatedController } from './simulator-host.js';
 import type { KasEndpoint } from './hosted-kas-endpoint.js';
 import { kasEndpoint } from './hosted-kas-endpoint.js';
 import { writeStatus } from './platform-status.js';
-import { startSimulatedController } from './simulated-controller.js';
 import type { HostedClusterObject } from './hosted-cluster-status.js';
 import { hostedClusterConditions, hostedClusterVersion } from './hosted-cluster-status.js';
 import type { SimulatedHostedGuest } from './simulated-hosted-guest.js';
@@ -42,10 +43,10 @@ export interface SimulatedHostedClustersOptions {
  * letting the HostedCluster go.
  */
 export class SimulatedHostedClusters {
-  private constructor(private readonly manager: Manager) {}
+  private constructor(private readonly host: SimulatorHost) {}
 
   static async start(options: SimulatedHostedClustersOptions): Promise<SimulatedHostedClusters> {
-    const manager = await startSimulatedController(options.kubeConfig, (m) => ({
+    const host = await startSimulatedController(options.kubeConfig, (m) => ({
       name: 'simulated-hypershift-hostedclusters',
       forType: HOSTED_CLUSTERS,
       watches: [
@@ -73,11 +74,11 @@ export class SimulatedHostedClusters {
         return {};
       },
     }));
-    return new SimulatedHostedClusters(manager);
+    return new SimulatedHostedClusters(host);
   }
 
   async stop(): Promise<void> {
-    await this.manager.stop();
+    await this.host.stop();
   }
 }
 
@@ -96,13 +97,13 @@ function waitingFor(servingReady: boolean, published: boolean): [string, string]
 
 class HostedClusterPass {
   constructor(
-    private readonly manager: Manager,
+    private readonly host: SimulatorHost,
     private readonly options: SimulatedHostedClustersOptions,
     private readonly hc: HostedClusterObject,
   ) {}
 
-  private get client(): Manager['client'] {
-    return this.manager.client;
+  private get client(): SimulatorHost['client'] {
+    return this.host.client;
   }
 
   async run(): Promise<void> {
@@ -261,7 +262,7 @@ class HostedClusterPass {
   /** Deletes the HostedCluster's NodePools; true once none is left. */
   private async nodePoolsGone(): Promise<boolean> {
     const namespace = this.hc.metadata!.namespace!;
-    const nodePools = this.manager
+    const nodePools = this.host
       .informer<KubeObject & { spec?: { clusterName?: string } }>(NODE_POOLS)
       .list(
         (np) =>
@@ -282,7 +283,7 @@ class HostedClusterPass {
   }
 
   private async get<T extends KubeObject>(
-    type: Parameters<Manager['client']['get']>[0],
+    type: ResourceType,
     name: string,
     namespace?: string,
   ): Promise<T | undefined> {
@@ -294,10 +295,7 @@ class HostedClusterPass {
     }
   }
 
-  private async createIfMissing(
-    type: Parameters<Manager['client']['create']>[0],
-    object: KubeObject,
-  ): Promise<void> {
+  private async createIfMissing(type: ResourceType, object: KubeObject): Promise<void> {
     try {
       await this.client.create(type, { apiVersion: type.apiVersion, kind: type.kind, ...object });
     } catch (error) {

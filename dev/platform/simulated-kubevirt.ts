@@ -1,15 +1,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PODS, PVCS } from '../../operator/api/core-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { Controller } from '../../operator/runtime/controller.js';
+import type { SimulatedController } from './simulated-controller.js';
 import type { Informer } from '../../operator/runtime/informer.js';
-import type { Manager } from '../../operator/runtime/manager.js';
+import { SimulatorHost } from './simulator-host.js';
 import type { VirtualMachineObject, VmiObject } from './kubevirt-resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES, VIRTUAL_MACHINES } from './kubevirt-resources.js';
 import { VmPass } from './kubevirt-vm-pass.js';
 import { VmiPass } from './kubevirt-vmi-pass.js';
 import { claimVolumes, dataVolumeNames, pvcVolumeClaims } from './kubevirt-volumes.js';
-import { simulatedManager } from './simulated-controller.js';
 
 /** Where the simulated VMs' guests run: one per VMI, at an address of its own. */
 export interface GuestHost {
@@ -92,16 +91,16 @@ export class SimulatedKubeVirt {
   /** Problems met while booting guests, for test diagnostics. */
   readonly problems: string[] = [];
 
-  private constructor(private readonly manager: Manager) {}
+  private constructor(private readonly host: SimulatorHost) {}
 
   static async start(options: SimulatedKubeVirtOptions): Promise<SimulatedKubeVirt> {
-    const manager = simulatedManager(options.kubeConfig, {
+    const host = new SimulatorHost(options.kubeConfig, {
       retryBackoff: { baseMs: 50, maxMs: 2000, jitter: 0.1 },
     });
-    const kubevirt = new SimulatedKubeVirt(manager);
-    const vms = manager.informer<VirtualMachineObject>(VIRTUAL_MACHINES);
-    const vmis = manager.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES);
-    manager.addController({
+    const kubevirt = new SimulatedKubeVirt(host);
+    const vms = host.informer<VirtualMachineObject>(VIRTUAL_MACHINES);
+    const vmis = host.informer<VmiObject>(VIRTUAL_MACHINE_INSTANCES);
+    host.addController({
       name: 'simulated-kubevirt-vms',
       forType: VIRTUAL_MACHINES,
       owns: [VIRTUAL_MACHINE_INSTANCES],
@@ -110,14 +109,14 @@ export class SimulatedKubeVirt {
         const vm = vms.get(key);
         if (!vm || vm.metadata?.deletionTimestamp) return;
         if (!options.servesNamespace(vm.metadata!.namespace!)) return;
-        await new VmPass(manager, vm).run();
+        await new VmPass(host, vm).run();
       },
     });
-    const holder: { controller?: Controller } = {};
+    const holder: { controller?: SimulatedController } = {};
     const booter = new GuestBooter(options, kubevirt.problems, (key) =>
       holder.controller?.enqueue(key),
     );
-    holder.controller = manager.addController({
+    holder.controller = host.addController({
       name: 'simulated-kubevirt-vmis',
       forType: VIRTUAL_MACHINE_INSTANCES,
       owns: [PODS],
@@ -129,11 +128,11 @@ export class SimulatedKubeVirt {
       reconcile: async (key) => {
         const [namespace] = key.split('/') as [string];
         if (!options.servesNamespace(namespace)) return;
-        await new VmiPass(manager, options, booter, key).run();
+        await new VmiPass(host, options, booter, key).run();
       },
     });
     kubevirt.booter = booter;
-    await manager.start();
+    await host.start();
     return kubevirt;
   }
 
@@ -149,7 +148,7 @@ export class SimulatedKubeVirt {
   }
 
   async stop(): Promise<void> {
-    await this.manager.stop();
+    await this.host.stop();
     await this.booter?.haltAll();
   }
 }

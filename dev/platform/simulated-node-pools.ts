@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject, OwnerReference } from '../../operator/kube/objects.js';
-import type { Manager } from '../../operator/runtime/manager.js';
-import { startSimulatedController } from './simulated-controller.js';
+import type { SimulatorHost } from './simulator-host.js';
+import { startSimulatedController } from './simulator-host.js';
 import type { Condition } from './kubevirt-resources.js';
 import { withTransitions, writeStatus } from './platform-status.js';
 import { HYPERSHIFT_FINALIZER, releaseVersion } from './simulated-hosted-clusters.js';
@@ -26,10 +26,10 @@ export interface SimulatedNodePoolsOptions {
  * status.replicas reaches spec.replicas; on deletion the finalizer goes (the worker VMs with it).
  */
 export class SimulatedNodePools {
-  private constructor(private readonly manager: Manager) {}
+  private constructor(private readonly host: SimulatorHost) {}
 
   static async start(options: SimulatedNodePoolsOptions): Promise<SimulatedNodePools> {
-    const manager = await startSimulatedController(options.kubeConfig, (m) => ({
+    const host = await startSimulatedController(options.kubeConfig, (m) => ({
       name: 'simulated-hypershift-nodepools',
       forType: NODE_POOLS,
       watches: [
@@ -59,16 +59,16 @@ export class SimulatedNodePools {
         return {};
       },
     }));
-    return new SimulatedNodePools(manager);
+    return new SimulatedNodePools(host);
   }
 
   async stop(): Promise<void> {
-    await this.manager.stop();
+    await this.host.stop();
   }
 }
 
 async function reconcileNodePool(
-  manager: Manager,
+  host: SimulatorHost,
   options: SimulatedNodePoolsOptions,
   nodePool: NodePoolObject,
 ): Promise<void> {
@@ -80,14 +80,14 @@ async function reconcileNodePool(
       ? finalizers.filter((f) => f !== HYPERSHIFT_FINALIZER)
       : [...finalizers, HYPERSHIFT_FINALIZER];
     if (next.length !== finalizers.length)
-      await manager.client.update(NODE_POOLS, {
+      await host.client.update(NODE_POOLS, {
         ...nodePool,
         metadata: { ...nodePool.metadata, finalizers: next },
       });
     return;
   }
-  if (await ensureHostedClusterOwner(manager, nodePool)) return;
-  await writeNodePoolStatus(manager, options, nodePool);
+  if (await ensureHostedClusterOwner(host, nodePool)) return;
+  await writeNodePoolStatus(host, options, nodePool);
 }
 
 /**
@@ -96,11 +96,11 @@ async function reconcileNodePool(
  * one to the same HostedCluster kind and name. True when it updated the NodePool.
  */
 async function ensureHostedClusterOwner(
-  manager: Manager,
+  host: SimulatorHost,
   nodePool: NodePoolObject,
 ): Promise<boolean> {
   const namespace = nodePool.metadata!.namespace!;
-  const hc = manager
+  const hc = host
     .informer<KubeObject>(HOSTED_CLUSTERS)
     .get(`${namespace}/${nodePool.spec?.clusterName ?? ''}`);
   if (!hc) return false;
@@ -119,7 +119,7 @@ async function ensureHostedClusterOwner(
   );
   if (index >= 0 && JSON.stringify(owners[index]) === JSON.stringify(plain)) return false;
   const next = index >= 0 ? owners.map((o, i) => (i === index ? plain : o)) : [...owners, plain];
-  await manager.client.update(NODE_POOLS, {
+  await host.client.update(NODE_POOLS, {
     ...nodePool,
     metadata: { ...nodePool.metadata, ownerReferences: next },
   });
@@ -127,7 +127,7 @@ async function ensureHostedClusterOwner(
 }
 
 async function writeNodePoolStatus(
-  manager: Manager,
+  host: SimulatorHost,
   options: SimulatedNodePoolsOptions,
   nodePool: NodePoolObject,
 ): Promise<void> {
@@ -148,5 +148,5 @@ async function writeNodePoolStatus(
       },
     ]),
   };
-  await writeStatus(manager.client, NODE_POOLS, nodePool, status);
+  await writeStatus(host.client, NODE_POOLS, nodePool, status);
 }

@@ -1,13 +1,10 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { INGRESS_CONFIGS, ROUTES } from '../../operator/api/platform-resources.js';
 import { isAlreadyExists, isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { Manager } from '../../operator/runtime/manager.js';
-import { managerOptions } from '../../operator/config.js';
-import { testConfig } from './manager-config.js';
+import { SimulatorHost } from './simulator-host.js';
 import { readConnectRequest } from './http-connect.js';
 import { readServerName } from './tls-sni.js';
 
@@ -44,7 +41,7 @@ const DEFAULT_DOMAIN = 'apps.management.guestcluster.test';
  */
 export class SimulatedRouter {
   private constructor(
-    private readonly manager: Manager,
+    private readonly simulator: SimulatorHost,
     private readonly server: net.Server,
     private readonly sockets: Set<net.Socket>,
     readonly port: number,
@@ -52,22 +49,17 @@ export class SimulatedRouter {
   ) {}
 
   static async start(options: SimulatedRouterOptions): Promise<SimulatedRouter> {
-    const manager = new Manager({
-      ...managerOptions(testConfig({ metricsAddress: undefined, probeAddress: undefined })),
-      kubeConfig: options.kubeConfig,
-      logger: pino({ level: 'silent' }),
-      watchBackoff: { baseMs: 50, maxMs: 1000, jitter: 0.2 },
-    });
-    const domain = await ensureIngressDomain(manager, options.domain ?? DEFAULT_DOMAIN);
-    const routes = manager.informer<RouteObject>(ROUTES);
-    manager.addController({
+    const simulator = new SimulatorHost(options.kubeConfig);
+    const domain = await ensureIngressDomain(simulator, options.domain ?? DEFAULT_DOMAIN);
+    const routes = simulator.informer<RouteObject>(ROUTES);
+    simulator.addController({
       name: 'simulated-router',
       forType: ROUTES,
       reconcile: async (key) => {
         const route = routes.get(key);
         if (!route || !options.servesNamespace(route.metadata!.namespace!)) return {};
         if (options.admits && !options.admits(route)) return {};
-        await admit(manager, route, routes.list());
+        await admit(simulator, route, routes.list());
       },
     });
     const sockets = new Set<net.Socket>();
@@ -112,9 +104,9 @@ export class SimulatedRouter {
       socket.on('error', () => undefined);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    await manager.start();
+    await simulator.start();
     return new SimulatedRouter(
-      manager,
+      simulator,
       server,
       sockets,
       (server.address() as AddressInfo).port,
@@ -133,7 +125,7 @@ export class SimulatedRouter {
   }
 
   async stop(): Promise<void> {
-    await this.manager.stop();
+    await this.simulator.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Open passthrough connections end with the router.
     for (const socket of this.sockets) socket.destroy();
@@ -148,7 +140,11 @@ function isAdmitted(route: RouteObject): boolean {
 }
 
 /** Admits a Route unless an older one already holds its host (as the router does). */
-async function admit(manager: Manager, route: RouteObject, all: RouteObject[]): Promise<void> {
+async function admit(
+  simulator: SimulatorHost,
+  route: RouteObject,
+  all: RouteObject[],
+): Promise<void> {
   const host = route.spec?.host;
   if (!host || isAdmitted(route)) return;
   const older = all.find(
@@ -162,7 +158,7 @@ async function admit(manager: Manager, route: RouteObject, all: RouteObject[]): 
     ? { type: 'Admitted', status: 'False', reason: 'HostAlreadyClaimed', lastTransitionTime: now }
     : { type: 'Admitted', status: 'True', lastTransitionTime: now };
   try {
-    await manager.client.updateStatus(ROUTES, {
+    await simulator.client.updateStatus(ROUTES, {
       ...route,
       status: {
         ingress: [{ host, routerName: 'default', wildcardPolicy: 'None', conditions: [condition] }],
@@ -174,9 +170,9 @@ async function admit(manager: Manager, route: RouteObject, all: RouteObject[]): 
 }
 
 /** The cluster's ingress domain: the one configured, else `fallback`, which is then configured. */
-async function ensureIngressDomain(manager: Manager, fallback: string): Promise<string> {
+async function ensureIngressDomain(simulator: SimulatorHost, fallback: string): Promise<string> {
   try {
-    await manager.client.create(INGRESS_CONFIGS, {
+    await simulator.client.create(INGRESS_CONFIGS, {
       apiVersion: INGRESS_CONFIGS.apiVersion,
       kind: INGRESS_CONFIGS.kind,
       metadata: { name: 'cluster' },
@@ -186,7 +182,7 @@ async function ensureIngressDomain(manager: Manager, fallback: string): Promise<
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  const existing = await manager.client.get<KubeObject & { spec?: { domain?: string } }>(
+  const existing = await simulator.client.get<KubeObject & { spec?: { domain?: string } }>(
     INGRESS_CONFIGS,
     'cluster',
   );

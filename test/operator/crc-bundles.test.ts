@@ -19,7 +19,7 @@ import type {
 } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import type { OperatorConfig } from '../../operator/config.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
+import { testConfig } from '../support/test-config.js';
 import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
 import type { TestBundle } from '../../dev/platform/test-bundle.js';
 import { useWorld } from '../support/world.js';

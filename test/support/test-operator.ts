@@ -10,7 +10,7 @@ import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
+import { testConfig } from './test-config.js';
 import type { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { TEST_INSTANCE_TIMINGS } from './test-timings.js';

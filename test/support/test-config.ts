@@ -1,12 +1,12 @@
 import type { OperatorConfig } from '../../operator/config.js';
 import { loadOperatorConfig } from '../../operator/config.js';
 
-/** Configuration for a manager of the local world: endpoints on free ports, quiet, no leader election. */
+/** The operator's configuration in the tests: endpoints on free ports, quiet, no leader election. */
 export function testConfig(overrides: Partial<OperatorConfig> = {}): OperatorConfig {
   const base = loadOperatorConfig(
     {
       metricsBindAddress: '127.0.0.1:0',
-      // Plain HTTP, so that tests read the figures without a token; test/operator/metrics-security.test.ts serves them securely.
+      // Plain HTTP, so that tests read the figures without a token; test/operator/operator-metrics.test.ts serves them securely.
       metricsSecure: 'false',
       healthProbeBindAddress: '127.0.0.1:0',
       workers: '2',
