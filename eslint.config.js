@@ -36,6 +36,22 @@ const NO_PRODUCT_INTERNALS = {
     'dev/ never imports controllers, the operator configuration or the Manager: move what it needs to operator/api, operator/kube or contracts/, and run simulated controllers on dev/platform/host.',
 };
 const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
+// dev/platform by simulated system, in layers too: `host` (the controller host and the kinds every
+// part shares) first; simulated-platform.ts, which composes them, is above them all.
+const PLATFORM_LAYERS = [
+  'host',
+  'disks',
+  'storage',
+  'management',
+  'update-service',
+  'router',
+  'jobs',
+  'cdi',
+  'kubevirt',
+  'hypershift',
+  'build',
+  'bundles',
+];
 const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
@@ -76,15 +92,14 @@ function layerRules() {
       patterns: [NO_TEST_OR_DEV, NO_OPERATOR],
     }),
     // dev/ in layers, each importing only those before it in DEV_LAYERS.
-    ...DEV_LAYERS.map((layer, index) =>
-      restrict([`dev/${layer}/**/*.ts`], {
+    ...DEV_LAYERS.map((layer) => restrict([`dev/${layer}/**/*.ts`], { patterns: devLayer(layer) })),
+    ...PLATFORM_LAYERS.map((folder, index) =>
+      restrict([`dev/platform/${folder}/**/*.ts`], {
         patterns: [
-          NO_TEST,
-          NO_CLI,
-          NO_PRODUCT_INTERNALS,
-          ...DEV_LAYERS.slice(index + 1).map((above) => ({
-            group: [`**/${above}/**`],
-            message: `dev/${layer} is below dev/${above}: it never imports it.`,
+          ...devLayer('platform'),
+          ...[...PLATFORM_LAYERS.slice(index + 1), 'simulated-platform.js'].map((above) => ({
+            group: [`../${above}`, `../${above}/**`],
+            message: `dev/platform/${folder} is below dev/platform/${above}: it never imports it.`,
           })),
         ],
       }),
@@ -102,6 +117,19 @@ function layerRules() {
       TEST_FOLDERS.filter((f) => f !== 'support'),
       2,
     ),
+  ];
+}
+
+/** What every file of dev/<layer> never imports: tests, the CLI, product internals, later layers. */
+function devLayer(layer) {
+  return [
+    NO_TEST,
+    NO_CLI,
+    NO_PRODUCT_INTERNALS,
+    ...DEV_LAYERS.slice(DEV_LAYERS.indexOf(layer) + 1).map((above) => ({
+      group: [`**/${above}/**`],
+      message: `dev/${layer} is below dev/${above}: it never imports it.`,
+    })),
   ];
 }
 

@@ -14,14 +14,14 @@ import {
   secretFragments,
   writeTempFile,
 } from '../support/runners/agent-run.js';
-import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
+import type { FileServer, TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import {
   makeTestBundle,
   MARKER_OFFSETS,
   serveFolder,
   TEST_DISK_BYTES,
   writeChecksumFile,
-} from '../../dev/platform/test-bundle.js';
+} from '../../dev/platform/bundles/test-bundle.js';
 
 const { ns } = useWorld({ namespace: 'bundle-prep' });
 const OTHER_DIGEST = 'ab'.repeat(32);

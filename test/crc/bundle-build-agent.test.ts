@@ -13,14 +13,14 @@ import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_STAGES } from '../../contracts/bundle-build.js';
-import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
+import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { SimulatedBuildGuests } from '../../dev/platform/build/simulated-build-guests.js';
 import {
   playIso,
   playResolve,
   SIMULATED_RELEASE,
-} from '../../dev/platform/simulated-build-tools.js';
-import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
+} from '../../dev/platform/build/simulated-build-tools.js';
+import { DISK_FILE } from '../../dev/platform/disks/simulated-disk.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';

@@ -18,12 +18,12 @@ import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_ENV } from '../../contracts/bundle-build.js';
 import type { BuildStep, BuildStepOutputs } from '../../contracts/bundle-build.js';
-import type { ContainerResult } from '../../dev/platform/local-pod.js';
+import type { ContainerResult } from '../../dev/platform/jobs/local-pod.js';
 import {
   AUTHORIZED_KEYS_OFFSET,
   DISK_FILE,
   embedAuthorizedKeys,
-} from '../../dev/platform/simulated-disk.js';
+} from '../../dev/platform/disks/simulated-disk.js';
 import type { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 
 /*

@@ -35,7 +35,7 @@ import {
   PULL_SECRET,
   RELEASE,
 } from './bundle-build-player.js';
-import type { ContainerResult } from '../../dev/platform/local-pod.js';
+import type { ContainerResult } from '../../dev/platform/jobs/local-pod.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there (instances need it enabled), as on a cluster where the operator serves its own namespace.

@@ -15,13 +15,13 @@ import { createClusterInstance } from '../support/runners/agent-run.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
 import {
   DATA_VOLUMES,
   SERVICES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../../dev/platform/kubevirt-resources.js';
+} from '../../dev/platform/host/platform-kinds.js';
 import { createCrcPrerequisites, TEST_AGENT_IMAGE } from '../support/fixtures/crc-prerequisites.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 

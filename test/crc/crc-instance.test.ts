@@ -38,8 +38,8 @@ import type {
   DataVolumeObject,
   VirtualMachineObject,
   VmiObject,
-} from '../../dev/platform/kubevirt-resources.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+} from '../../dev/platform/host/platform-kinds.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';

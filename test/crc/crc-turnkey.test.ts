@@ -6,12 +6,12 @@ import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import { quantityBytes } from '../../operator/kube/quantity.js';
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
-import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
+import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundles/bundle-fixtures.js';
 import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
-import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/host/platform-kinds.js';
 import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { createPullSecret } from '../support/pull-secret.js';

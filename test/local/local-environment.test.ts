@@ -16,7 +16,7 @@ import {
 } from '../../operator/api/resources.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import { LOCAL_STREAM } from '../../dev/local/local-update-service.js';
-import { releaseImage } from '../../dev/platform/update-service-stand-in.js';
+import { releaseImage } from '../../dev/platform/update-service/update-service-stand-in.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { ActionJob } from '../support/runners/action-runner.js';

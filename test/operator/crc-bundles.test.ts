@@ -20,18 +20,18 @@ import type {
 import type { Manager } from '../../operator/runtime/manager.js';
 import type { OperatorConfig } from '../../operator/config.js';
 import { testConfig } from '../support/test-config.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
+import type { BundlePlatform } from '../../dev/platform/bundles/bundle-fixtures.js';
 import {
   createBundlePrepAccount,
   crcBundle,
   startBundlePlatform,
   TEST_AGENT_IMAGE,
   TestMirror,
-} from '../../dev/platform/bundle-fixtures.js';
+} from '../../dev/platform/bundles/bundle-fixtures.js';
 import { enableNamespace, releaseLeasesAndPools } from '../support/fixtures/pool-fixtures.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 

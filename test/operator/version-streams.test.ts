@@ -8,10 +8,13 @@ import { EVENTS } from '../../operator/api/core-resources.js';
 import type { VersionStream } from '../../operator/api/resources.js';
 import { VERSION_STREAMS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import type { FileServer } from '../../dev/platform/test-bundle.js';
-import { serveFolder, writeChecksumFile } from '../../dev/platform/test-bundle.js';
-import type { StandInRelease } from '../../dev/platform/update-service-stand-in.js';
-import { releaseImage, UpdateServiceStandIn } from '../../dev/platform/update-service-stand-in.js';
+import type { FileServer } from '../../dev/platform/bundles/test-bundle.js';
+import { serveFolder, writeChecksumFile } from '../../dev/platform/bundles/test-bundle.js';
+import type { StandInRelease } from '../../dev/platform/update-service/update-service-stand-in.js';
+import {
+  releaseImage,
+  UpdateServiceStandIn,
+} from '../../dev/platform/update-service/update-service-stand-in.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { CoreEvent } from '../support/events.js';
 import { useWorld } from '../support/world.js';
