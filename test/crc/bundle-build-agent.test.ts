@@ -102,7 +102,7 @@ describe('CRCBundle build with crc-agent', () => {
     });
     await world.startOperator({
       config: { operatorNamespace: ops.name },
-      bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
+      bundles: true,
     });
     await createBuildInputs(ops.api, ops.name);
   });
@@ -139,7 +139,7 @@ describe('CRCBundle build with crc-agent', () => {
     // The validation instance and its VM go with the build's cleanup: their history stays.
     const vms = await ObjectHistory.start<Vm>(ops.api, VIRTUAL_MACHINES, ops.name);
     const instances = await ObjectHistory.start<ClusterInstance>(ops.api, INSTANCES, ops.name);
-    await ops.api.create(BUNDLES, bundle(name));
+    await ops.api.create(BUNDLES, bundle(name, {}, world.scopeLabels));
     const ready = await waitForBundle(
       name,
       (b) => ['Ready', 'Failed'].includes(b?.status?.phase ?? ''),

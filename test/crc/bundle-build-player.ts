@@ -68,14 +68,16 @@ export async function createBuildInputs(api: ApiClient, namespace: string): Prom
   } as KubeObject);
 }
 
+/** A build bundle, with the labels that put it in an operator's scope (--scope-labels). */
 export function buildBundle(
   name: string,
   build: Partial<NonNullable<CRCBundle['spec']['build']>> = {},
+  labels: Readonly<Record<string, string>> = {},
 ): CRCBundle {
   return {
     apiVersion: BUNDLES.apiVersion,
     kind: BUNDLES.kind,
-    metadata: { name },
+    metadata: { name, labels: { ...labels } },
     spec: {
       build: {
         releaseImage: RELEASE,

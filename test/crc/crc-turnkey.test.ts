@@ -58,7 +58,7 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     await createBundlePrepAccount(ns.kubeConfig, operatorNs.name);
     await world.startOperator({
       config: { crcBundleMirrorUrl: mirror.baseUrl },
-      bundles: { accept: (bundle) => bundle.metadata!.name === bundleName },
+      bundles: true,
     });
   });
 

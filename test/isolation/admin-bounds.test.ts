@@ -35,7 +35,7 @@ beforeAll(async () => {
       operatorNamespace: ns.name,
       crc: { allowedVersions: ['4.16.0'], maxPreparing: 1 },
     },
-    bundles: { accept: (bundle) => bundle.metadata!.name!.startsWith(`bounds-${tag}-`) },
+    bundles: true,
   });
 });
 
@@ -112,7 +112,7 @@ describe('the admin bounds of CRC bundles', () => {
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName(suffix) },
+        metadata: { name: bundleName(suffix), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
     const phases = (items: CRCBundle[]): (string | undefined)[] =>

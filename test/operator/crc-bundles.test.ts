@@ -56,7 +56,7 @@ describe('CRCBundle download and prepare', () => {
 
   const createBundle = async (name: string, spec: CRCBundle['spec']): Promise<CRCBundle> => {
     created.push(name);
-    return ns.api.create(BUNDLES, crcBundle(name, spec));
+    return ns.api.create(BUNDLES, crcBundle(name, spec, world.scopeLabels));
   };
   const waitForBundle = (name: string, until: (b: CRCBundle | undefined) => boolean) =>
     waitFor<CRCBundle>(ns.kubeConfig, { type: BUNDLES, name, until, timeoutMs: 90_000 });
@@ -108,7 +108,7 @@ describe('CRCBundle download and prepare', () => {
     manager = await world.startOperator({
       clock,
       config,
-      bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
+      bundles: true,
     });
   });
 
@@ -183,7 +183,7 @@ describe('CRCBundle download and prepare', () => {
   it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
     const { name } = ready;
     const before = await ns.api.get<CRCBundle>(BUNDLES, name);
-    const controller = new BundleController(manager.ports, operatorConfig, { accept: () => true });
+    const controller = new BundleController(manager.ports, operatorConfig);
     const logger = pino({ level: 'silent' });
     await controller.reconcile(name, { logger });
     await controller.reconcile(name, { logger });
@@ -363,7 +363,7 @@ describe('CRCBundle download and prepare', () => {
     await ns.api.create(BUNDLES, {
       apiVersion: BUNDLES.apiVersion,
       kind: BUNDLES.kind,
-      metadata: { name },
+      metadata: { name, labels: world.scopeLabels },
       spec: {
         arch: 'amd64',
         storageClassName: 'fast-storage',

@@ -76,7 +76,6 @@ describe('version streams', () => {
           backoff: BACKOFF,
         },
       },
-      versionStreams: { accept: (stream) => stream.metadata?.name?.startsWith(ns.name) ?? false },
     });
   });
   afterAll(async () => {
@@ -96,7 +95,7 @@ describe('version streams', () => {
     ns.api.create(VERSION_STREAMS, {
       apiVersion: VERSION_STREAMS.apiVersion,
       kind: VERSION_STREAMS.kind,
-      metadata: { name: name(suffix) },
+      metadata: { name: name(suffix), labels: world.scopeLabels },
       spec,
     });
   const patchSpec = (suffix: string, spec: Partial<VersionStream['spec']>): Promise<unknown> =>

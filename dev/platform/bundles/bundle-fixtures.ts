@@ -129,6 +129,16 @@ export async function startBundlePlatform(
   };
 }
 
-export function crcBundle(name: string, spec: CRCBundle['spec']): CRCBundle {
-  return { apiVersion: BUNDLES.apiVersion, kind: BUNDLES.kind, metadata: { name }, spec };
+/** A CRCBundle, with the labels that put it in an operator's scope (--scope-labels). */
+export function crcBundle(
+  name: string,
+  spec: CRCBundle['spec'],
+  labels: Readonly<Record<string, string>> = {},
+): CRCBundle {
+  return {
+    apiVersion: BUNDLES.apiVersion,
+    kind: BUNDLES.kind,
+    metadata: { name, labels: { ...labels } },
+    spec,
+  };
 }

@@ -8,6 +8,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -42,7 +43,7 @@ export class BundleController {
     settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
+    this.accept = (bundle) => carriesScope(settings.scope, bundle);
     this.download = new DownloadSource(ports, settings, options);
     this.build = new BuildSource(ports, settings, options);
   }

@@ -8,6 +8,7 @@ import { isNotFound } from '../../kube/api-error.js';
 import type { KubeObject, Stored, StoredCluster } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
@@ -57,10 +58,8 @@ export class DownloadSource {
   ) {
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
     this.failures = options.failures;
-    this.slots = new PreparationSlots(
-      ports.client,
-      settings.crc.maxPreparing,
-      options.accept ?? (() => true),
+    this.slots = new PreparationSlots(ports.client, settings.crc.maxPreparing, (bundle) =>
+      carriesScope(settings.scope, bundle),
     );
   }
 
