@@ -28,7 +28,30 @@ const NO_TEST = {
   group: ['**/test/**'],
   message: 'dev/ is below the tests: it never imports them.',
 };
+// The simulated world stands beside the product, not on it: it uses the product's API, kube and
+// runtime primitives, never its controllers, configuration or Manager (docs/adr/0038-simulator-host-and-operator-scope.md).
+const NO_PRODUCT_INTERNALS = {
+  group: ['**/operator/controllers/**', '**/operator/config.js', '**/operator/runtime/manager.js'],
+  message:
+    'dev/ never imports controllers, the operator configuration or the Manager: move what it needs to operator/api, operator/kube or contracts/, and run simulated controllers on dev/platform/host.',
+};
 const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
+// dev/platform by simulated system, in layers too: `host` (the controller host and the kinds every
+// part shares) first; simulated-platform.ts, which composes them, is above them all.
+const PLATFORM_LAYERS = [
+  'host',
+  'disks',
+  'storage',
+  'management',
+  'update-service',
+  'router',
+  'jobs',
+  'cdi',
+  'kubevirt',
+  'hypershift',
+  'build',
+  'bundles',
+];
 const TEST_FOLDERS = readdirSync(new URL('./test', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
@@ -69,30 +92,53 @@ function layerRules() {
       patterns: [NO_TEST_OR_DEV, NO_OPERATOR],
     }),
     // dev/ in layers, each importing only those before it in DEV_LAYERS.
-    ...DEV_LAYERS.map((layer, index) =>
-      restrict([`dev/${layer}/**/*.ts`], {
+    ...DEV_LAYERS.map((layer) => restrict([`dev/${layer}/**/*.ts`], { patterns: devLayer(layer) })),
+    ...PLATFORM_LAYERS.map((folder, index) =>
+      restrict([`dev/platform/${folder}/**/*.ts`], {
         patterns: [
-          NO_TEST,
-          NO_CLI,
-          ...DEV_LAYERS.slice(index + 1).map((above) => ({
-            group: [`**/${above}/**`],
-            message: `dev/${layer} is below dev/${above}: it never imports it.`,
+          ...devLayer('platform'),
+          ...[...PLATFORM_LAYERS.slice(index + 1), 'simulated-platform.js'].map((above) => ({
+            group: [`../${above}`, `../${above}/**`],
+            message: `dev/platform/${folder} is below dev/platform/${above}: it never imports it.`,
           })),
         ],
       }),
     ),
-    // test/support is below every test folder; the two topologies' tests share through it.
-    testRule(
-      ['test/support/**/*.ts'],
-      TEST_FOLDERS.filter((f) => f !== 'support'),
+    // test/support is below every test folder, and the folders share only through it (its
+    // fixtures/ and runners/): no test folder imports another.
+    ...TEST_FOLDERS.map((folder) =>
+      testRule(
+        [`test/${folder}/*.ts`],
+        TEST_FOLDERS.filter((f) => f !== folder && (folder === 'support' || f !== 'support')),
+      ),
     ),
-    testRule(['test/crc/**/*.ts'], ['hcp']),
-    testRule(['test/hcp/**/*.ts'], ['crc']),
+    testRule(
+      ['test/support/*/**/*.ts'],
+      TEST_FOLDERS.filter((f) => f !== 'support'),
+      2,
+    ),
   ];
 }
 
-/** Test files too: `folders` are sibling folders under test/ that `files` never import. */
-function testRule(files, folders) {
+/** What every file of dev/<layer> never imports: tests, the CLI, product internals, later layers. */
+function devLayer(layer) {
+  return [
+    NO_TEST,
+    NO_CLI,
+    NO_PRODUCT_INTERNALS,
+    ...DEV_LAYERS.slice(DEV_LAYERS.indexOf(layer) + 1).map((above) => ({
+      group: [`**/${above}/**`],
+      message: `dev/${layer} is below dev/${above}: it never imports it.`,
+    })),
+  ];
+}
+
+/**
+ * Test files too: `folders` are sibling folders under test/ that `files` (`depth` folders below
+ * test/) never import.
+ */
+function testRule(files, folders, depth = 1) {
+  const up = '../'.repeat(depth);
   return {
     files,
     rules: {
@@ -100,7 +146,7 @@ function testRule(files, folders) {
         'error',
         {
           patterns: folders.map((folder) => ({
-            group: [`../${folder}/**`],
+            group: [`${up}${folder}/**`],
             message: `Shared test code lives in test/support, not in test/${folder}.`,
           })),
         },

@@ -66,6 +66,10 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
       'act on pools, leases and instances of this namespace only (default: all namespaces)',
     )
     .option(
+      '--scope-labels <key=value,...>',
+      'serve only namespaces, CRCBundles and VersionStreams carrying these labels, beside other operators (default: all)',
+    )
+    .option(
       '--controllers <names>',
       'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream); default all',
     )

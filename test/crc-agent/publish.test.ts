@@ -3,7 +3,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { publishHandoff } from '../../crc-agent/publish.js';
 import type { Handoff } from '../../crc-agent/publish.js';
 import { useWorld } from '../support/world.js';
-import { createClusterInstance } from './agent-run.js';
+import { createClusterInstance } from '../support/runners/agent-run.js';
 
 const { ns } = useWorld({ namespace: 'crc-publish' });
 

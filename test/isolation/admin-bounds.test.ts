@@ -7,7 +7,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { buildBundle, createBuildInputs } from '../crc/bundle-build-player.js';
+import { buildBundle, createBuildInputs } from '../support/fixtures/bundle-build-player.js';
 
 /**
  * A tenant who can create pools makes the operator create cluster-scoped CRCBundles, each with two
@@ -36,7 +36,7 @@ beforeAll(async () => {
       operatorNamespace: ns.name,
       crc: { allowedVersions: ['4.16.0'], maxPreparing: 1, maxBuilding: 1 },
     },
-    bundles: { accept: (bundle) => bundle.metadata!.name!.startsWith(`bounds-${tag}-`) },
+    bundles: true,
   });
 });
 
@@ -117,7 +117,7 @@ describe('the admin bounds of CRC bundles', () => {
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName(suffix) },
+        metadata: { name: bundleName(suffix), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
     const phases = (items: CRCBundle[]): (string | undefined)[] =>

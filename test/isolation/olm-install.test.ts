@@ -35,7 +35,7 @@ import {
   lease,
   poolInstance,
   settleInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 /**
  * An OperatorHub install, as a tenant meets it: OLM v0 makes, for every CRD the CSV owns, the

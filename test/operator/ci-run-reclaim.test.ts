@@ -10,7 +10,7 @@ import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
 import { GitHubStandIn } from '../support/github-stand-in.js';
 import { HOLD, MINUTE, POLL, REPO, ReclaimWorld, secret } from './ci-run-fixtures.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'cirun' });
 const { ns } = world;

@@ -15,6 +15,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -50,7 +51,7 @@ export class BundleController {
     private readonly settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
+    this.accept = (bundle) => carriesScope(settings.scope, bundle);
     // One set of slots for both sources: each counts its own kind (preparation-slots.ts).
     const slots = new PreparationSlots(
       ports.client,

@@ -4,7 +4,7 @@ import { LABEL_BUILD_ROLE } from '../../../../contracts/bundle-build.js';
 import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
-import { LABEL_BUILD_STEP } from './build-jobs.js';
+import { LABEL_BUILD_STEP } from '../../../../contracts/bundle-build.js';
 import type { BuildPass } from './build-pass.js';
 import { RECORDED } from './build-pass.js';
 import { ROLE } from './build-record.js';
