@@ -66,10 +66,7 @@ describe('acquireLease, the one acquire flow of the Action, the CLI and the loca
   let dir: string;
   let api: SettledApi;
   let ui: ReturnType<typeof recordingUi>;
-  const acquisition = (
-    object: ClusterLease,
-    more: Partial<Acquisition> = {},
-  ): Acquisition => ({
+  const acquisition = (object: ClusterLease, more: Partial<Acquisition> = {}): Acquisition => ({
     api: api as unknown as ApiClient,
     ui,
     lease: object,
@@ -85,7 +82,10 @@ describe('acquireLease, the one acquire flow of the Action, the CLI and the loca
     dir = await mkdtemp(path.join(os.tmpdir(), 'gc-acquire-'));
     api = new SettledApi();
     ui = recordingUi();
-    const secret = { data: { kubeconfig: Buffer.from(KUBECONFIG).toString('base64') } };
+    const secret = {
+      metadata: { name: 'job-1-kubeconfig' },
+      data: { kubeconfig: Buffer.from(KUBECONFIG).toString('base64') },
+    };
     api.objects.set('Secret/job-1-kubeconfig', secret);
   });
 
@@ -141,7 +141,10 @@ describe('acquireLease, the one acquire flow of the Action, the CLI and the loca
   it('fails and releases on a cluster other than expected, or only warns when told to', async () => {
     const bound = lease('Bound');
     api.objects.set('ClusterLease/job-1', bound);
-    const expected = { expectedTopology: 'crc' as const, failSetting: 'input "on-mismatch" is fail' };
+    const expected = {
+      expectedTopology: 'crc' as const,
+      failSetting: 'input "on-mismatch" is fail',
+    };
     await expect(
       acquireLease(acquisition(bound, { expected: { ...expected, onMismatch: 'fail' } })),
     ).rejects.toThrow(
