@@ -90,6 +90,7 @@ function layerRules() {
       patterns: [NO_TEST_OR_DEV, ...OPERATOR_ONLY, topology('crc')],
     }),
     restrict(['crc-agent/**/*.ts'], {
+      paths: [CLIENT_NODE_VALUES],
       patterns: [NO_TEST_OR_DEV, NO_OPERATOR, NO_ACTION],
     }),
     restrict(['contracts/**/*.ts'], {

@@ -59,17 +59,31 @@ export function defaultClusterAccess(
     const context = parseKubeconfig(text);
     return { access: clusterAccess(context, readFile), server: context.server, source: file };
   }
-  const host = env.KUBERNETES_SERVICE_HOST;
-  if (!host)
+  if (!env.KUBERNETES_SERVICE_HOST)
     throw new Error(
       `No kubeconfig (looked at ${candidates.join(', ')}) and not in a pod (KUBERNETES_SERVICE_HOST is unset)`,
     );
-  const server = `https://${host.includes(':') ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? '443'}`;
-  const context: KubeconfigContext = {
-    server,
+  const context = inClusterContext(env, readFile);
+  return {
+    access: clusterAccess(context, readFile),
+    server: context.server,
+    source: 'in-cluster service account',
+  };
+}
+
+/**
+ * The pod's own apiserver and ServiceAccount (KUBERNETES_SERVICE_HOST and _PORT, the mounted CA
+ * and token); throws when the CA cannot be read.
+ */
+export function inClusterContext(
+  env: NodeJS.ProcessEnv,
+  readFile: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+): KubeconfigContext {
+  const host = env.KUBERNETES_SERVICE_HOST ?? '';
+  return {
+    server: `https://${host.includes(':') ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? '443'}`,
     ca: readFile(path.join(SERVICE_ACCOUNT_DIR, 'ca.crt')),
     tokenFile: path.join(SERVICE_ACCOUNT_DIR, 'token'),
     insecureSkipTlsVerify: false,
   };
-  return { access: clusterAccess(context, readFile), server, source: 'in-cluster service account' };
 }
