@@ -51,7 +51,12 @@ export async function runMain(actions: ActionCore = core, env = process.env): Pr
       cancelled: cancel.signal,
       kubeconfigPath: settings.kubeconfigPath,
       kubeconfigRoot: settings.kubeconfigRoot,
-      expected: { ...settings, failSetting: 'input "on-mismatch" is fail' },
+      expected: {
+        expectedTopology: settings.expectedTopology,
+        expectedOcpVersion: settings.expectedOcpVersion,
+        onMismatch: settings.onMismatch,
+        failSetting: 'input "on-mismatch" is fail',
+      },
       // Post releases the lease whatever main did.
       releaseUnreachable: false,
       wording: { timeout: 'input "timeout"', cancelled: 'The run was cancelled' },
