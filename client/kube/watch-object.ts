@@ -32,7 +32,7 @@ export interface WatchedState<T> {
 /**
  * Follows one object's changes from a resourceVersion until `until` holds, the stream ends
  * (a server timeout or 410 Gone: the caller reads the object and watches again) or `signal`
- * aborts. The one watch loop behind the Action's lease wait and the tests' waits; an error of the
+ * aborts. The one watch loop behind the lease client's wait and the tests' waits; an error of the
  * stream is thrown unless the wait was already over.
  */
 export async function watchObject<T extends KubeObject>(
