@@ -3,10 +3,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // client-node's KubeConfig loads every generated API model: about 90 MB in the operator and a
-// much larger Action bundle. Types are free; values come from operator/kube instead.
+// much larger Action bundle. Types are free; values come from client/kube instead.
 const CLIENT_NODE_VALUES = {
   name: '@kubernetes/client-node',
-  message: 'Use operator/kube (ApiClient, kubeconfig, cluster-access) instead.',
+  message: 'Use client/kube (ApiClient, kubeconfig, cluster-access) instead.',
   allowTypeImports: true,
 };
 const NO_TEST_OR_DEV = {
@@ -16,7 +16,24 @@ const NO_TEST_OR_DEV = {
 };
 const NO_OPERATOR = {
   group: ['**/operator/**'],
-  message: 'crc-agent and contracts stand on their own: share code through contracts/.',
+  message:
+    'Only the operator is built on the operator: share code through client/ (Kubernetes access, the API, the lease client) or contracts/.',
+};
+// The Action is a front end of the lease client (client/lease), as the CLI is; nothing builds on it.
+const NO_ACTION = {
+  group: ['**/action/**'],
+  message: 'Nothing imports the GitHub Action: the lease code it shares lives in client/lease.',
+};
+// The operator's image carries neither the agent nor the Action (operator/Containerfile).
+const NO_CRC_AGENT = {
+  group: ['**/crc-agent/**'],
+  message:
+    'Only crc-agent is built on crc-agent: what the operator shares with it lives in contracts/.',
+};
+const OPERATOR_ONLY = [NO_ACTION, NO_CRC_AGENT];
+const NO_CLIENT = {
+  group: ['**/client/**'],
+  message: 'contracts/ is the bottom layer: it imports nothing of ours.',
 };
 const NO_CLI = {
   group: ['**/operator/cli/**'],
@@ -73,23 +90,34 @@ function restrict(files, { paths = [], patterns = [], level = 'error' }, ignores
 function layerRules() {
   const instance = 'operator/controllers/clusterinstance';
   return [
-    restrict(['action/**/*.ts'], { paths: [CLIENT_NODE_VALUES], patterns: [NO_TEST_OR_DEV] }),
+    restrict(['action/**/*.ts'], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, NO_OPERATOR, NO_CRC_AGENT],
+    }),
+    restrict(['client/**/*.ts'], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, NO_OPERATOR, NO_ACTION, NO_CRC_AGENT],
+    }),
     restrict(
       ['operator/**/*.ts'],
-      { paths: [CLIENT_NODE_VALUES], patterns: [NO_TEST_OR_DEV] },
+      { paths: [CLIENT_NODE_VALUES], patterns: [NO_TEST_OR_DEV, ...OPERATOR_ONLY] },
       GENERATORS,
     ),
-    restrict(GENERATORS, { patterns: [NO_TEST_OR_DEV] }),
+    restrict(GENERATORS, { patterns: [NO_TEST_OR_DEV, ...OPERATOR_ONLY] }),
     restrict([`${instance}/crc/**/*.ts`], {
       paths: [CLIENT_NODE_VALUES],
-      patterns: [NO_TEST_OR_DEV, topology('hcp')],
+      patterns: [NO_TEST_OR_DEV, ...OPERATOR_ONLY, topology('hcp')],
     }),
     restrict([`${instance}/hcp/**/*.ts`], {
       paths: [CLIENT_NODE_VALUES],
-      patterns: [NO_TEST_OR_DEV, topology('crc')],
+      patterns: [NO_TEST_OR_DEV, ...OPERATOR_ONLY, topology('crc')],
     }),
-    restrict(['crc-agent/**/*.ts', 'contracts/**/*.ts'], {
-      patterns: [NO_TEST_OR_DEV, NO_OPERATOR],
+    restrict(['crc-agent/**/*.ts'], {
+      paths: [CLIENT_NODE_VALUES],
+      patterns: [NO_TEST_OR_DEV, NO_OPERATOR, NO_ACTION],
+    }),
+    restrict(['contracts/**/*.ts'], {
+      patterns: [NO_TEST_OR_DEV, NO_OPERATOR, NO_ACTION, NO_CRC_AGENT, NO_CLIENT],
     }),
     // dev/ in layers, each importing only those before it in DEV_LAYERS.
     ...DEV_LAYERS.map((layer) => restrict([`dev/${layer}/**/*.ts`], { patterns: devLayer(layer) })),
@@ -175,9 +203,10 @@ export default tseslint.config(
       'max-depth': ['error', 4],
     },
   },
-  // Layers: the product (operator, crc-agent, action, contracts) never imports the tests or the
-  // local environment (dev/); crc-agent and contracts never import the operator; neither instance
-  // topology imports the other. Later blocks replace the rule for their files, so each block
+  // Layers: the product (operator, crc-agent, action, client, contracts) never imports the tests
+  // or the local environment (dev/); contracts/ imports nothing of ours, client/ only contracts/;
+  // the operator, the Action and crc-agent stand on those two and never import each other;
+  // neither instance topology imports the other (docs/adr/0040-a-client-layer.md). Later blocks replace the rule for their files, so each block
   // lists every restriction that applies to them.
   ...layerRules(),
   {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
-import { extendLease } from '../../action/extend-lease.js';
+import { extendLease } from '../../client/lease/extend-lease.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, POOLS } from '../../operator/api/resources.js';

@@ -1,9 +1,9 @@
-import { LABEL_LEASE_HELD } from '../contracts/labels.js';
-import { parseGoDuration } from '../operator/api/duration.js';
-import type { ClusterLease, ClusterPool } from '../operator/api/resources.js';
-import { LEASES, POOLS } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isConflict, isNotFound } from '../operator/kube/api-error.js';
+import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
+import { parseGoDuration } from '../api/duration.js';
+import type { ClusterLease, ClusterPool } from '../api/resources.js';
+import { LEASES, POOLS } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isConflict, isNotFound } from '../kube/api-error.js';
 import { belongsTo } from './lease-owner.js';
 import { deadlineText } from './extend-lease.js';
 import type { ReleaseTarget } from './release-lease.js';

@@ -1,5 +1,5 @@
-import type { ClusterLease } from '../operator/api/resources.js';
-import { RUN_ANNOTATIONS } from '../contracts/run-annotations.js';
+import type { ClusterLease } from '../api/resources.js';
+import { RUN_ANNOTATIONS } from '../../contracts/run-annotations.js';
 import type { GitHubRun } from './github-run.js';
 import { printable, runAnnotations } from './github-run.js';
 

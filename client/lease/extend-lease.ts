@@ -1,8 +1,8 @@
-import { MAX_LEASE_TTL_MS, parseGoDuration } from '../operator/api/duration.js';
-import type { ClusterLease } from '../operator/api/resources.js';
-import { LEASES } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isNotFound } from '../operator/kube/api-error.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../api/duration.js';
+import type { ClusterLease } from '../api/resources.js';
+import { LEASES } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isNotFound } from '../kube/api-error.js';
 
 /** A lease whose TTL was set, and its deadline as the operator computes it (boundTime + ttl). */
 export interface ExtendedLease {

@@ -1,12 +1,12 @@
-import type { ClusterLease } from '../operator/api/resources.js';
-import { LEASES } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isAlreadyExists, isNotFound } from '../operator/kube/api-error.js';
+import type { ClusterLease } from '../api/resources.js';
+import { LEASES } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isAlreadyExists, isNotFound } from '../kube/api-error.js';
 import type { GitHubRun } from './github-run.js';
 import { runAnnotations } from './github-run.js';
 import { belongsTo, ownerConflict } from './lease-owner.js';
 import type { LeaseSubject } from './own-identity.js';
-import { ANNOTATION_KEEP_AFTER_JOB } from '../contracts/run-annotations.js';
+import { ANNOTATION_KEEP_AFTER_JOB } from '../../contracts/run-annotations.js';
 
 export interface LeaseRequest {
   name: string;

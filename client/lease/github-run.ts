@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RUN_ANNOTATION_PREFIX } from '../contracts/run-annotations.js';
+import { RUN_ANNOTATION_PREFIX } from '../../contracts/run-annotations.js';
 
 /** The GitHub run a step belongs to, from the runner's environment. */
 export interface GitHubRun {
@@ -114,7 +114,7 @@ export function defaultLeaseName(run: GitHubRun): string | undefined {
 }
 
 /** The annotations' names are the operator's contract too (contracts/run-annotations.ts). */
-export { RUN_ANNOTATION_PREFIX } from '../contracts/run-annotations.js';
+export { RUN_ANNOTATION_PREFIX } from '../../contracts/run-annotations.js';
 
 /** Annotations that tie a lease to its run, for people and for adopting it on a retried step. */
 export function runAnnotations(run: GitHubRun): Record<string, string> {

@@ -1,9 +1,9 @@
-import type { ClusterLease } from '../operator/api/resources.js';
-import { SECRETS } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isForbidden } from '../operator/kube/api-error.js';
-import type { KubeObject } from '../operator/kube/objects.js';
-import { KUBECONFIG_KEY, kubeconfigSecretName } from '../contracts/names.js';
+import type { ClusterLease } from '../api/resources.js';
+import { SECRETS } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isForbidden } from '../kube/api-error.js';
+import type { KubeObject } from '../kube/objects.js';
+import { KUBECONFIG_KEY, kubeconfigSecretName } from '../../contracts/names.js';
 
 interface SecretObject extends KubeObject {
   data?: Record<string, string>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ApiClient } from '../operator/kube/api-client.js';
+import type { ApiClient } from '../kube/api-client.js';
 import { ExtendError, deadlineText, extendLease } from './extend-lease.js';
 
 describe('extendLease', () => {

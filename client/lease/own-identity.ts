@@ -1,8 +1,8 @@
-import type { ClusterLease } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { ApiError } from '../operator/kube/api-error.js';
-import type { KubeObject } from '../operator/kube/objects.js';
-import { resourceType } from '../operator/kube/resource-type.js';
+import type { ClusterLease } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { ApiError } from '../kube/api-error.js';
+import type { KubeObject } from '../kube/objects.js';
+import { resourceType } from '../kube/resource-type.js';
 
 /** One entry of a lease's spec.subjects. */
 export type LeaseSubject = NonNullable<ClusterLease['spec']['subjects']>[number];

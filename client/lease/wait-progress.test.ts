@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterLease, ClusterPool } from '../operator/api/resources.js';
+import type { ClusterLease, ClusterPool } from '../api/resources.js';
 import { formatSeconds, leaseState, poolHold } from './wait-progress.js';
 
 const condition = (type: string, status: 'True' | 'False', reason: string, message: string) => ({

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ApiError } from '../operator/kube/api-error.js';
+import { ApiError } from '../kube/api-error.js';
 
 export interface RetryOptions {
   /** No attempt starts after this long; one under way is cut off then. */

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { findCondition } from '../operator/api/conditions.js';
-import type { ClusterLease } from '../operator/api/resources.js';
-import { LEASES } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { ApiError, isNotFound } from '../operator/kube/api-error.js';
-import { watchObject } from '../operator/kube/watch-object.js';
+import { findCondition } from '../api/conditions.js';
+import type { ClusterLease } from '../api/resources.js';
+import { LEASES } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { ApiError, isNotFound } from '../kube/api-error.js';
+import { watchObject } from '../kube/watch-object.js';
 
 export type WaitOutcome =
   | { kind: 'bound'; lease: ClusterLease }

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ClusterLease } from '../operator/api/resources.js';
-import { LEASES } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isConflict, isNotFound } from '../operator/kube/api-error.js';
+import type { ClusterLease } from '../api/resources.js';
+import { LEASES } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isConflict, isNotFound } from '../kube/api-error.js';
 import { belongsTo } from './lease-owner.js';
 import type { GitHubRun } from './github-run.js';
 import { retryWithin } from './retry.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../operator/kube/api-error.js';
+import { ApiError } from '../kube/api-error.js';
 import type { RetryOptions } from './retry.js';
 import { RetriesExhaustedError, retryWithin } from './retry.js';
 

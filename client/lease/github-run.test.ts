@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RUN_ANNOTATIONS } from '../contracts/run-annotations.js';
+import { RUN_ANNOTATIONS } from '../../contracts/run-annotations.js';
 import {
   defaultLeaseName,
   gitHubRun,

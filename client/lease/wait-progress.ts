@@ -1,8 +1,8 @@
-import { findCondition } from '../operator/api/conditions.js';
-import type { ClusterLease, ClusterPool } from '../operator/api/resources.js';
-import { POOLS } from '../operator/api/resources.js';
-import type { ApiClient } from '../operator/kube/api-client.js';
-import { isForbidden } from '../operator/kube/api-error.js';
+import { findCondition } from '../api/conditions.js';
+import type { ClusterLease, ClusterPool } from '../api/resources.js';
+import { POOLS } from '../api/resources.js';
+import type { ApiClient } from '../kube/api-client.js';
+import { isForbidden } from '../kube/api-error.js';
 
 /** Why a pool cannot give a lease an instance right now, or undefined when nothing is wrong. */
 export function poolHold(pool: ClusterPool): string | undefined {

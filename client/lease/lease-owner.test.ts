@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { RUN_ANNOTATIONS } from '../contracts/run-annotations.js';
-import type { ClusterLease } from '../operator/api/resources.js';
-import { leaseObject } from './acquire-lease.js';
+import { RUN_ANNOTATIONS } from '../../contracts/run-annotations.js';
+import type { ClusterLease } from '../api/resources.js';
+import { leaseObject } from './create-lease.js';
 import type { GitHubRun } from './github-run.js';
 import { stepRun } from './github-run.js';
 import { belongsTo, ownerConflict } from './lease-owner.js';
