@@ -49,6 +49,9 @@ export async function waitFor<T extends Watched>(
       const state = last
         ? JSON.stringify({
             resourceVersion: last.metadata?.resourceVersion,
+            // A finalizer that holds a deletion up is what a timed-out wait most often needs.
+            deletionTimestamp: (last.metadata as KubeObject['metadata'])?.deletionTimestamp,
+            finalizers: (last.metadata as KubeObject['metadata'])?.finalizers,
             status: (last as { status?: unknown }).status,
           })
         : 'absent';

@@ -175,18 +175,18 @@ describe('the admin bounds of CRC bundles', () => {
     await createBuildInputs(ns.api, ns.name);
     const suffixes = ['build-1', 'download', 'build-2'];
     try {
-      await ns.api.create(BUNDLES, buildBundle(bundleName('build-1')));
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-1'), {}, world.scopeLabels));
       await building('build-1');
       // A download starts while a build runs, with --max-preparing-bundles at 1.
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName('download') },
+        metadata: { name: bundleName('download'), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
       await bundleWhen('download', (b) => b?.status?.phase === 'Preparing', 'to start downloading');
       // A second build waits for the first, naming the bound.
-      await ns.api.create(BUNDLES, buildBundle(bundleName('build-2')));
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-2'), {}, world.scopeLabels));
       const waiting = await bundleWhen(
         'build-2',
         (b) => readyReason(b) === 'WaitingForBuildSlot',

@@ -219,7 +219,7 @@ function waitFor(
 ): ReconcileResult | undefined {
   if (!schedule || schedule.generation !== generation) return undefined;
   if (schedule.dueAt === Infinity) return {};
-  return now < schedule.dueAt ? { requeueAfterMs: schedule.dueAt - now } : undefined;
+  return now < schedule.dueAt ? { requeueAt: schedule.dueAt } : undefined;
 }
 
 /** "moved from 4.19.6 to 4.19.7", or undefined when it did not move. */
