@@ -46,12 +46,13 @@ export async function waitFor<T extends Watched>(
 
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // A finalizer that holds a deletion up is what a timed-out wait most often needs.
+      const meta = (last?.metadata ?? {}) as { deletionTimestamp?: unknown; finalizers?: unknown };
       const state = last
         ? JSON.stringify({
             resourceVersion: last.metadata?.resourceVersion,
-            // A finalizer that holds a deletion up is what a timed-out wait most often needs.
-            deletionTimestamp: (last.metadata as KubeObject['metadata'])?.deletionTimestamp,
-            finalizers: (last.metadata as KubeObject['metadata'])?.finalizers,
+            deletionTimestamp: meta.deletionTimestamp,
+            finalizers: meta.finalizers,
             status: (last as { status?: unknown }).status,
           })
         : 'absent';
