@@ -1,5 +1,6 @@
 import type { ConditionUpdate } from '../../../api/conditions.js';
 import { StepFailure } from '../../../reconcile/step-errors.js';
+import { CRC_BUNDLE_NOT_ALLOWED } from '../../bundle-consumers.js';
 
 /**
  * Reasons of the instance's conditions (docs/reference/kinds.md#instance-conditions-and-reasons),
@@ -40,6 +41,8 @@ export const Reason = {
   GuestAPIUnavailable: 'GuestAPIUnavailable',
   GuestAPIReady: 'GuestAPIReady',
   CRCBackingPending: 'CRCBackingPending',
+  /** The bundle's spec.consumers.namespaceSelector does not select the instance's namespace. */
+  CRCBundleNotAllowed: CRC_BUNDLE_NOT_ALLOWED,
   VMIUnavailable: 'VMIUnavailable',
   VMIReplaced: 'VMIReplaced',
   VMIIdentityUnknown: 'VMIIdentityUnknown',

@@ -2,12 +2,12 @@ import { X509Certificate } from 'node:crypto';
 import { SECRETS } from '../../../api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
-import type { CrcIdentity } from '../../../../crc-agent/crc-identity.js';
+import type { CrcIdentity } from '../../../../contracts/crc-identity.js';
 import {
   createCrcIdentity,
   IDENTITY_FILES,
   validateCrcIdentity,
-} from '../../../../crc-agent/crc-identity.js';
+} from '../../../../contracts/crc-identity.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';

@@ -1,6 +1,7 @@
 import { holds, recorded } from '../../../reconcile/verdict.js';
 import { resolvePullSecret } from '../core/pull-secret.js';
 import { Reason } from '../core/reasons.js';
+import { bundleConsumer } from './crc-bundle-consumer.js';
 import { bindBootKey, bundleSshKey } from './crc-disk-source.js';
 import { resolveCrcEndpoint } from './crc-endpoint.js';
 import { crcBundleName } from './crc-naming.js';
@@ -34,6 +35,15 @@ export function bundleKeyStep(pass: CrcPass): CrcStep<never, 'bundleKey'> {
       holds({
         bundleKey: !pass.draft.wasReady && manual ? await bundleSshKey(pass.objects) : undefined,
       }),
+  };
+}
+
+/** A turnkey instance's bundle allows its namespace, while the instance provisions. */
+export function bundleConsumerStep(pass: CrcPass): CrcStep {
+  return {
+    name: 'bundle consumers',
+    recordsOnly: true,
+    run: () => (pass.draft.wasReady ? holds() : bundleConsumer(pass.objects)),
   };
 }
 

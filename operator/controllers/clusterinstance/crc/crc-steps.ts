@@ -20,7 +20,13 @@ import {
   publishStep,
   sshKeyStep,
 } from './crc-guest-steps.js';
-import { bootKeyStep, bundleKeyStep, endpointStep, pullSecretStep } from './crc-input-steps.js';
+import {
+  bootKeyStep,
+  bundleConsumerStep,
+  bundleKeyStep,
+  endpointStep,
+  pullSecretStep,
+} from './crc-input-steps.js';
 import type { CrcPass } from './crc-pass.js';
 import { recordCrcIdentity } from './crc-records.js';
 import { vmiPrecondition } from './crc-vmi.js';
@@ -61,6 +67,7 @@ export function crcSteps(pass: CrcPass): StepList<Nothing, object, CrcWait> {
   return steps<Nothing, CrcWait>()
     .then(pullSecretStep(pass))
     .then(bundleKeyStep(pass))
+    .then(bundleConsumerStep(pass))
     .then(bootKeyStep(pass))
     .then(endpointStep(pass))
     .then(diskSourceStep(pass))
