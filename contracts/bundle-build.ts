@@ -371,6 +371,9 @@ export function parseBuildStepResult<S extends BuildStep>(
 export const LABEL_BUILD_ROLE = 'guestcluster.opdev.io/bundle-build-role';
 export type BuildRole = 'target' | 'installer';
 
+/** On a step's Job and pod: the step (the simulated platform reads it to play a step's result). */
+export const LABEL_BUILD_STEP = 'guestcluster.opdev.io/bundle-build-step';
+
 /** The container arguments of a step's Job (after the agent's entry point). */
 export function buildStepArgs(step: BuildStep): string[] {
   return ['bundle-build', step];

@@ -16,7 +16,6 @@ const bundle: StoredCluster<CRCBundle> = {
 const job = buildPrepJob(bundle, {
   namespace: 'ops',
   image: 'registry.example/crc-agent:1',
-  serviceAccountName: 'bundle-prep',
   mirrorUrl: 'https://mirror.example/crc',
 });
 const container = job.spec.template.spec.containers[0]!;

@@ -48,6 +48,7 @@ describe('loadOperatorConfig', () => {
         'crcbundle',
         'cirun',
         'versionstream',
+        'admissionpolicy',
       ],
       versionStreams: { updateServiceUrl: 'https://api.openshift.com', intervalMs: 300_000 },
     });
@@ -154,7 +155,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream, admissionpolicy (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',
@@ -173,6 +174,12 @@ describe('loadOperatorConfig', () => {
       {},
       { MAX_PREPARING_BUNDLES: '0' },
       '--max-preparing-bundles (MAX_PREPARING_BUNDLES) must be an integer from 1 to 100 (got "0")',
+    ],
+    [
+      'building bundles',
+      { maxBuildingBundles: 'two' },
+      {},
+      '--max-building-bundles (MAX_BUILDING_BUNDLES) must be an integer from 1 to 100 (got "two")',
     ],
     [
       'a timing that is not one',
@@ -215,20 +222,31 @@ describe('loadOperatorConfig', () => {
     expect(() => loadOperatorConfig(flags, env, noPodFile)).toThrow(message);
   });
 
-  it('bounds CRC bundles as the admin says: flag, else environment, else any version and 2', () => {
+  it('bounds CRC bundles as the admin says: flag, else environment, else any version, 2 downloads and 1 build', () => {
     expect(loadOperatorConfig({}, {}, noPodFile).crc).toEqual({
       allowedVersions: undefined,
       maxPreparing: 2,
+      maxBuilding: 1,
     });
-    const env = { ALLOWED_CRC_VERSIONS: '4.16.0, 4.17.1', MAX_PREPARING_BUNDLES: '3' };
+    const env = {
+      ALLOWED_CRC_VERSIONS: '4.16.0, 4.17.1',
+      MAX_PREPARING_BUNDLES: '3',
+      MAX_BUILDING_BUNDLES: '2',
+    };
     expect(loadOperatorConfig({}, env, noPodFile).crc).toEqual({
       allowedVersions: ['4.16.0', '4.17.1'],
       maxPreparing: 3,
+      maxBuilding: 2,
     });
-    const flags = { allowedCrcVersions: '4.18.0', maxPreparingBundles: '1' };
+    const flags = {
+      allowedCrcVersions: '4.18.0',
+      maxPreparingBundles: '1',
+      maxBuildingBundles: '4',
+    };
     expect(loadOperatorConfig(flags, env, noPodFile).crc).toEqual({
       allowedVersions: ['4.18.0'],
       maxPreparing: 1,
+      maxBuilding: 4,
     });
     // The Deployment's empty variable means any version.
     expect(
@@ -309,6 +327,16 @@ describe('loadOperatorConfig', () => {
     });
     const standalone = loadOperatorConfig({}, {}, noPodFile);
     expect(runtimeOptions(standalone).leaderElection).toBeUndefined();
+  });
+
+  it('serves everything unless --scope-labels names what this operator serves', () => {
+    expect(loadOperatorConfig({}, {}, noPodFile).scope).toBeUndefined();
+    expect(loadOperatorConfig({ scopeLabels: 'team=a,tier=ci' }, {}, noPodFile).scope).toEqual({
+      labels: { team: 'a', tier: 'ci' },
+    });
+    expect(() => loadOperatorConfig({ scopeLabels: 'team' }, {}, noPodFile)).toThrow(
+      '--scope-labels must be key=value pairs',
+    );
   });
 
   it('reports every problem at once', () => {

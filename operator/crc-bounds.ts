@@ -9,17 +9,38 @@ export interface CrcBounds {
   allowedVersions: string[] | undefined;
   /** How many CRCBundles are prepared (downloaded and extracted) at once; the others wait. */
   maxPreparing: number;
+  /**
+   * How many CRCBundle builds (spec.build) run at once; the others wait. Builds never take a
+   * download's slot, and downloads never wait for a build.
+   */
+  maxBuilding: number;
 }
 
 export const ALLOWED_CRC_VERSIONS_SETTING = '--allowed-crc-versions (ALLOWED_CRC_VERSIONS)';
 export const MAX_PREPARING_BUNDLES_SETTING = '--max-preparing-bundles (MAX_PREPARING_BUNDLES)';
 export const DEFAULT_MAX_PREPARING_BUNDLES = 2;
+export const MAX_BUILDING_BUNDLES_SETTING = '--max-building-bundles (MAX_BUILDING_BUNDLES)';
+export const DEFAULT_MAX_BUILDING_BUNDLES = 1;
 
 const VERSION = /^\d+\.\d+\.\d+$/;
 
-/** Parses the two settings (a flag wins over its variable); problems go to `problems`. */
+/** A cap from 1 to 100: the flag, else its variable, else the default. */
+function cap(
+  setting: string,
+  value: string | undefined,
+  fallback: number,
+  problems: string[],
+): number {
+  const text = value ?? `${fallback}`;
+  const max = Number(text);
+  if (!/^\d+$/.test(text) || max < 1 || max > 100)
+    problems.push(`${setting} must be an integer from 1 to 100 (got "${text}")`);
+  return max;
+}
+
+/** Parses the settings (a flag wins over its variable); problems go to `problems`. */
 export function crcBounds(
-  flags: { allowedCrcVersions?: string; maxPreparingBundles?: string },
+  flags: { allowedCrcVersions?: string; maxPreparingBundles?: string; maxBuildingBundles?: string },
   env: NodeJS.ProcessEnv,
   problems: string[],
 ): CrcBounds {
@@ -33,14 +54,21 @@ export function crcBounds(
     problems.push(
       `${ALLOWED_CRC_VERSIONS_SETTING} must list CRC versions such as 2.40.0 or 4.16.0, comma-separated (got "${bad.join(', ')}")`,
     );
-  const maxText =
-    flags.maxPreparingBundles ?? env.MAX_PREPARING_BUNDLES ?? `${DEFAULT_MAX_PREPARING_BUNDLES}`;
-  const max = Number(maxText);
-  if (!/^\d+$/.test(maxText) || max < 1 || max > 100)
-    problems.push(
-      `${MAX_PREPARING_BUNDLES_SETTING} must be an integer from 1 to 100 (got "${maxText}")`,
-    );
-  return { allowedVersions: versions.length > 0 ? versions : undefined, maxPreparing: max };
+  return {
+    allowedVersions: versions.length > 0 ? versions : undefined,
+    maxPreparing: cap(
+      MAX_PREPARING_BUNDLES_SETTING,
+      flags.maxPreparingBundles ?? env.MAX_PREPARING_BUNDLES,
+      DEFAULT_MAX_PREPARING_BUNDLES,
+      problems,
+    ),
+    maxBuilding: cap(
+      MAX_BUILDING_BUNDLES_SETTING,
+      flags.maxBuildingBundles ?? env.MAX_BUILDING_BUNDLES,
+      DEFAULT_MAX_BUILDING_BUNDLES,
+      problems,
+    ),
+  };
 }
 
 /** Why a pool's crcVersion is refused, naming the setting to change; undefined when allowed. */

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
-import { nativeSigner } from '../../crc-agent/certificates.js';
+import { nativeSigner } from '../../contracts/certificates.js';
 
 /** A PEM-encoded certificate and its private key. */
 export interface CertificateAndKey {

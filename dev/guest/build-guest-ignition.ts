@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 import { parse, stringify } from 'yaml';
-import { nativeSigner } from '../../crc-agent/certificates.js';
+import { nativeSigner } from '../../contracts/certificates.js';
 
 /**
  * What `openshift-install create single-node-ignition-config` leaves in the install dir, as far

@@ -2,7 +2,7 @@ import forge from 'node-forge';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
-import { nativeSigner } from '../../crc-agent/certificates.js';
+import { nativeSigner } from '../../contracts/certificates.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
 import { installGuestCrds, warmGuestKinds } from './guest-crds.js';
 import type { ClientTls } from './admin-rest.js';

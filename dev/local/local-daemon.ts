@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
-import { TestMirror } from '../platform/bundle-fixtures.js';
+import { TestMirror } from '../platform/bundles/bundle-fixtures.js';
 import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
 import { LocalOperator } from './local-operator.js';
 import { LOCAL_STREAM, startLocalUpdateService } from './local-update-service.js';

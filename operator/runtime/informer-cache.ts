@@ -74,6 +74,33 @@ export class InformerCache implements CacheReader {
     return informer as Informer<T>;
   }
 
+  /**
+   * A metadata-only informer of a kind in one namespace (see InformerOptions.metadataOnly), apart
+   * from the kind's cache: for watches that only need to know that an object of a name came or
+   * changed, on kinds whose cache holds only some objects (Secrets). Started as `informer`.
+   */
+  metadataInformer<T extends KubeObject>(type: NamespacedType, namespace: string): Informer<T> {
+    const id = `metadata:${namespace}:${kindId(type)}`;
+    let informer = this.informers.get(id);
+    if (!informer) {
+      const { options } = this;
+      informer = new Informer<KubeObject>({
+        type,
+        namespace,
+        metadataOnly: true,
+        client: options.client,
+        logger: options.logger,
+        metrics: options.metrics,
+        clock: options.clock,
+        backoff: options.watchBackoff,
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+      });
+      this.informers.set(id, informer);
+      if (this.running && !this.stopping.signal.aborted) informer.start();
+    }
+    return informer as Informer<T>;
+  }
+
   /** Starts every informer; resolves once all of them have listed their kind. */
   async start(): Promise<void> {
     this.running = true;

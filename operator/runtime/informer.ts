@@ -34,6 +34,12 @@ export interface InformerOptions {
   watchdogGraceMs?: number;
   /** Page size of the initial and recovery lists. */
   pageSize?: number;
+  /**
+   * Lists and watches only the objects' metadata, and keeps of it only what names an object
+   * (name, namespace, UID, resourceVersion): annotations may quote an object's data
+   * (kubectl's last-applied-configuration), so not even they are held.
+   */
+  metadataOnly?: boolean;
 }
 
 export const DEFAULT_WATCH_BACKOFF: BackoffPolicy = { baseMs: 200, maxMs: 30_000, jitter: 0.2 };
@@ -147,6 +153,7 @@ export class Informer<T extends KubeObject> {
         labelSelector: this.options.labelSelector,
         limit: this.options.pageSize ?? 500,
         continue: continueToken,
+        metadataOnly: this.options.metadataOnly,
       });
       if (!continueToken) resourceVersion = page.resourceVersion;
       for (const item of page.items) seen.set(objectKey(item), item);
@@ -165,8 +172,9 @@ export class Informer<T extends KubeObject> {
     this.markSynced();
   }
 
-  private apply(key: string, object: T): void {
+  private apply(key: string, received: T): void {
     const previous = this.store.get(key);
+    const object = this.options.metadataOnly ? nameOnly(received, this.options.type) : received;
     // managedFields are often the bulk of an object and no controller reads them. An update sent
     // without them leaves the server's record as it is.
     delete (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
@@ -194,6 +202,7 @@ export class Informer<T extends KubeObject> {
           labelSelector: this.options.labelSelector,
           resourceVersion: this.resourceVersion ?? '0',
           timeoutSeconds,
+          metadataOnly: this.options.metadataOnly,
         },
         (event) => {
           this.clock.clearTimeout(watchdog);
@@ -237,4 +246,14 @@ export class Informer<T extends KubeObject> {
       }
     }
   }
+}
+
+/** What a metadata-only informer keeps of an object: what names it, and its version. */
+function nameOnly<T extends KubeObject>(object: T, type: ResourceType): T {
+  const { name, namespace, uid, resourceVersion, deletionTimestamp } = object.metadata ?? {};
+  return {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
+    metadata: { name, namespace, uid, resourceVersion, deletionTimestamp },
+  } as T;
 }

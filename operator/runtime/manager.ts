@@ -3,7 +3,7 @@ import { ApiClient } from '../kube/api-client.js';
 import { ObjectClient } from '../kube/kube-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
-import type { ResourceType } from '../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 import { sleep, systemClock } from './clock.js';
@@ -36,6 +36,11 @@ export interface WatchSpec {
    * a delete). Takes precedence over `map`; lets a controller skip the changes that cannot affect it.
    */
   mapChange?: (previous: KubeObject | undefined, current: KubeObject | undefined) => string[];
+  /**
+   * Watch only the objects' names in this one namespace (a metadata-only informer of its own,
+   * not the kind's cache): for kinds the cache holds only some of, such as Secrets.
+   */
+  metadataOnlyIn?: string;
 }
 
 export interface ControllerRegistration {
@@ -104,12 +109,8 @@ export interface ManagerOptions {
  * Events recorder. Controllers act through `ports`.
  */
 export class Manager {
-  /**
-   * The raw API client, for the simulated platform controllers of the local environment (dev/),
-   * which act as the real ones do: patches, and writes of objects they did not read typed.
-   * Product controllers act through `ports`.
-   */
-  readonly client: ApiClient;
+  /** The raw API client under the caches, Events and ports; controllers act through `ports`. */
+  private readonly client: ApiClient;
   readonly metrics = new RuntimeMetrics();
   readonly logger: Logger;
   /** The API, caches, Events and clock, as controllers get them. */
@@ -190,8 +191,8 @@ export class Manager {
 
   /**
    * The shared cache of a kind (all namespaces, or the manager's one), created on first use and
-   * started at once when the manager runs already. For the simulated platform controllers
-   * (dev/) and the runtime's own tests; product controllers read `ports.cache`.
+   * started at once when the manager runs already. For the runtime's own tests and benchmarks;
+   * product controllers read `ports.cache`.
    */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     return this.cache.informer<T>(type);
@@ -210,26 +211,33 @@ export class Manager {
       coalesceMs: registration.coalesceMs,
     });
     const enqueueAll = (keys: string[]): void => keys.forEach((key) => controller.enqueue(key));
-    const watch = (type: ResourceType, map: (object: KubeObject) => string[]): void =>
-      this.informer(type).addHandlers({
+    const informerOf = (spec: Pick<WatchSpec, 'type' | 'metadataOnlyIn'>): Informer<KubeObject> =>
+      spec.metadataOnlyIn && spec.type.namespaced
+        ? this.cache.metadataInformer(spec.type as NamespacedType, spec.metadataOnlyIn)
+        : this.informer(spec.type);
+    const watch = (
+      spec: Pick<WatchSpec, 'type' | 'metadataOnlyIn'>,
+      map: (object: KubeObject) => string[],
+    ): void =>
+      informerOf(spec).addHandlers({
         onAdd: (object) => enqueueAll(map(object)),
         onUpdate: (previous, current) =>
           enqueueAll([...new Set([...map(previous), ...map(current)])]),
         onDelete: (object) => enqueueAll(map(object)),
       });
-    watch(registration.forType, (object) => [objectKey(object)]);
+    watch({ type: registration.forType }, (object) => [objectKey(object)]);
     for (const owned of registration.owns ?? [])
-      watch(owned, (object) => ownerKeys(object, registration.forType));
+      watch({ type: owned }, (object) => ownerKeys(object, registration.forType));
     for (const spec of registration.watches ?? []) {
       const mapChange = spec.mapChange;
       if (mapChange) {
-        this.informer(spec.type).addHandlers({
+        informerOf(spec).addHandlers({
           onAdd: (object) => enqueueAll(mapChange(undefined, object)),
           onUpdate: (previous, current) => enqueueAll(mapChange(previous, current)),
           onDelete: (object) => enqueueAll(mapChange(object, undefined)),
         });
       } else if (spec.map) {
-        watch(spec.type, spec.map);
+        watch(spec, spec.map);
       }
     }
     this.controllers.push(controller);

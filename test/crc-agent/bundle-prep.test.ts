@@ -3,20 +3,25 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
 import { ApiException, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { useWorld } from '../support/world.js';
-import type { AgentOutput } from './agent-run.js';
-import { failureLine, runAgentProcess, secretFragments, writeTempFile } from './agent-run.js';
-import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
+import type { AgentOutput } from '../support/runners/agent-run.js';
+import {
+  failureLine,
+  runAgentProcess,
+  secretFragments,
+  writeTempFile,
+} from '../support/runners/agent-run.js';
+import type { FileServer, TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import {
   makeTestBundle,
   MARKER_OFFSETS,
   serveFolder,
   TEST_DISK_BYTES,
   writeChecksumFile,
-} from '../../dev/platform/test-bundle.js';
+} from '../../dev/platform/bundles/test-bundle.js';
 
 const { ns } = useWorld({ namespace: 'bundle-prep' });
 const OTHER_DIGEST = 'ab'.repeat(32);
@@ -32,46 +37,36 @@ let bundleUid: string;
 let prepKubeconfig: string;
 let dirs: { golden: string; scratch: string } | undefined;
 
-/**
- * The bundle-prep ServiceAccount with exactly the bundle-prep Role of docs/permissions.md, as a
- * kubeconfig.
- */
-async function prepServiceAccountKubeconfig(): Promise<string> {
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+
+/** A ServiceAccount `name` with a Role of these rules in the namespace, as a kubeconfig. */
+async function serviceAccountKubeconfig(name: string, rules: Rule[]): Promise<string> {
   const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({
     namespace: ns.name,
-    body: {
-      metadata: { name: 'bundle-prep-role' },
-      rules: [
-        {
-          apiGroups: [''],
-          resources: ['secrets', 'configmaps'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-      ],
-    },
+    body: { metadata: { name }, rules },
   });
   await ns.core.createNamespacedServiceAccount({
     namespace: ns.name,
-    body: { metadata: { name: 'bundle-prep' } },
+    body: { metadata: { name } },
   });
   await rbac.createNamespacedRoleBinding({
     namespace: ns.name,
     body: {
-      metadata: { name: 'bundle-prep' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bundle-prep-role' },
-      subjects: [{ kind: 'ServiceAccount', name: 'bundle-prep', namespace: ns.name }],
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: ns.name }],
     },
   });
   const token = await ns.core.createNamespacedServiceAccountToken({
     namespace: ns.name,
-    name: 'bundle-prep',
+    name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   const cluster = ns.kubeConfig.getCurrentCluster()!;
   return writeTempFile(
     served,
-    'prep.kubeconfig',
+    `${name}.kubeconfig`,
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
@@ -81,12 +76,25 @@ async function prepServiceAccountKubeconfig(): Promise<string> {
           cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
         },
       ],
-      users: [{ name: 'bundle-prep', user: { token: token.status!.token } }],
-      contexts: [{ name: 'mgmt', context: { cluster: 'mgmt', user: 'bundle-prep' } }],
+      users: [{ name, user: { token: token.status!.token } }],
+      contexts: [{ name: 'mgmt', context: { cluster: 'mgmt', user: name } }],
       'current-context': 'mgmt',
     }),
   );
 }
+
+/**
+ * A prep account that may create its outputs under any name (as operators before per-bundle
+ * grants gave it): the agent still creates what is missing.
+ */
+const prepServiceAccountKubeconfig = (): Promise<string> =>
+  serviceAccountKubeconfig('bundle-prep', [
+    {
+      apiGroups: [''],
+      resources: ['secrets', 'configmaps'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    },
+  ]);
 
 beforeAll(async () => {
   served = await mkdtemp(path.join(os.tmpdir(), 'bundle-prep-served-'));
@@ -252,6 +260,58 @@ describe('crc-agent bundle-prep', () => {
     expect(again.exitCode).toBe(0);
     expect(again.logs.filter((l) => l.outcome === 'unchanged')).toHaveLength(2);
     expect((await stat(diskPath)).size).toBe(TEST_DISK_BYTES);
+  });
+
+  test('publishes into the empty Secret and ConfigMap the operator made, with get and update on exactly those', async () => {
+    // As the operator grants it per bundle (docs/reference/generated-objects.md#bundle-prep-job):
+    // its two outputs, made empty and owned by the bundle, and no create.
+    const ownerRef = { ...(owner() as V1OwnerReference), blockOwnerDeletion: true };
+    const meta = (name: string) => ({
+      name,
+      labels: { 'opdev.io/managed-by': 'guestcluster-operator', 'opdev.io/crc-bundle': bundleName },
+      ownerReferences: [ownerRef],
+    });
+    await ns.core.createNamespacedSecret({
+      namespace: ns.name,
+      body: { metadata: meta('granted-ssh-key'), type: 'Opaque' },
+    });
+    await ns.core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: meta('granted-metadata') },
+    });
+    const granted = await serviceAccountKubeconfig('granted-prep', [
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'update'],
+        resourceNames: ['granted-ssh-key'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        verbs: ['get', 'update'],
+        resourceNames: ['granted-metadata'],
+      },
+    ]);
+    const mounts = await volumes();
+    const run = await runPrep({ ...prepEnv('granted', mounts), KUBECONFIG: granted });
+    expect(failureLine(run)).toBe('');
+    expect(run.exitCode).toBe(0);
+    const secret = await ns.core.readNamespacedSecret({
+      namespace: ns.name,
+      name: 'granted-ssh-key',
+    });
+    expect(Buffer.from(secret.data!.id_ecdsa!, 'base64').toString()).toBe(bundle.sshPrivateKey);
+    // The operator's owner reference stays as it made it (the account may not set
+    // blockOwnerDeletion, and needs not).
+    expect(secret.metadata?.ownerReferences).toEqual([ownerRef]);
+    const configMap = await ns.core.readNamespacedConfigMap({
+      namespace: ns.name,
+      name: 'granted-metadata',
+    });
+    expect(configMap.data).toMatchObject({ diskSHA256: bundle.rawSha256 });
+    expect(configMap.metadata?.ownerReferences).toEqual([ownerRef]);
+    expectNoKeyMaterial(run, bundle.sshPrivateKey);
   });
 
   test('a checksum mismatch exits 1 naming the file and both digests, and publishes nothing', async () => {

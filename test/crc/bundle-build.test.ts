@@ -16,6 +16,7 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
 } from '../../operator/api/platform-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
+import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
 import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
@@ -34,8 +35,8 @@ import {
   playBuild,
   PULL_SECRET,
   RELEASE,
-} from './bundle-build-player.js';
-import type { ContainerResult } from '../../dev/platform/local-pod.js';
+} from '../support/fixtures/bundle-build-player.js';
+import type { ContainerResult } from '../../dev/platform/jobs/local-pod.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there (instances need it enabled), as on a cluster where the operator serves its own namespace.
@@ -67,13 +68,40 @@ const waitForBundle = (
       `${String(error)}; the bundle is ${now?.status?.phase}: ${ready?.reason}: ${ready?.message}`,
     );
   });
-const bundle = buildBundle;
+/** The label of a bundle meant for an operator of its own (operatorFor), not the world's. */
+const OWN_OPERATOR = 'test.guestcluster.opdev.io/operator';
+/** A build bundle for the world's operator, or, named `…-own`, for an operator of its own. */
+const bundle = (name: string, build?: Parameters<typeof buildBundle>[1]): CRCBundle =>
+  buildBundle(name, build, name.endsWith('-own') ? { [OWN_OPERATOR]: name } : world.scopeLabels);
 const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
 /** Plays every step of a build (the failure tests: each then fails one). */
 const play = (name: string): void => void playBuild(world.platform, ops.api, ops.name, name);
 /** A step the player never ends: only its Job's deadline or deletion ends its pod. */
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 const RESOURCE_QUOTAS = resourceType('v1', 'ResourceQuota', 'resourcequotas');
+
+interface Selector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+interface NetworkPolicy extends KubeObject {
+  spec: {
+    podSelector: Selector;
+    policyTypes: string[];
+    ingress: {
+      from: { podSelector?: Selector; namespaceSelector?: Selector }[];
+      ports: unknown[];
+    }[];
+  };
+}
+/** Whether a label selector (matchLabels, and Exists or In expressions) selects these labels. */
+const selects = (selector: Selector, labels: Record<string, string> = {}): boolean =>
+  Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value) &&
+  (selector.matchExpressions ?? []).every((e) =>
+    e.operator === 'Exists'
+      ? e.key in labels
+      : e.operator === 'In' && (e.values ?? []).includes(labels[e.key] ?? ''),
+  );
 
 /** A step's Job of a bundle's build, once it exists. */
 const stepJob = async (name: string, step: string): Promise<Job> =>
@@ -130,20 +158,20 @@ describe('CRCBundle build', () => {
   const created: string[] = [];
   let failures = 0;
   /**
-   * An operator of the same world for one bundle (its name does not end with the suffix the
-   * file's operator takes), with these timings: one a test can stop and start again.
+   * An operator of the same world for one bundle (named `…-own`: it carries that operator's
+   * label, not the world's), with these timings: one a test can stop and start again.
    */
   const operatorFor = (name: string, timings = DEFAULT_TIMINGS) =>
     world.startOperator({
       controllers: ['crcbundle'],
       config: { operatorNamespace: ops.name, timings },
-      bundles: { accept: (b) => b.metadata?.name === name },
+      scope: { [OWN_OPERATOR]: name },
     });
 
   beforeAll(async () => {
     await world.startOperator({
       config: { operatorNamespace: ops.name },
-      bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
+      bundles: true,
     });
     await createBuildInputs(ops.api, ops.name);
   });
@@ -224,6 +252,7 @@ describe('CRCBundle build', () => {
         'DNSConfig',
         'DNSDeployment',
         'DNSService',
+        'GuestNetworkPolicy',
         'InputsSnapshot',
         'InstallerCloudInit',
         'InstallerVM',
@@ -233,6 +262,41 @@ describe('CRCBundle build', () => {
       ].sort(),
     );
     expect(recorded.InstallerVMI).toBe(vmi.metadata!.uid);
+
+    // Only this build's step Job pods reach its VMs, on SSH only: the policy was recorded before
+    // any VM, and its selectors match the real pods.
+    const roles = (build.objects ?? []).map((o) => o.role);
+    expect(roles.indexOf('GuestNetworkPolicy')).toBeLessThan(roles.indexOf('InstallerVM'));
+    const policyName = build.objects!.find((o) => o.role === 'GuestNetworkPolicy')!.name;
+    const policy = await ops.api.get<NetworkPolicy>(NETWORK_POLICIES, policyName, ops.name);
+    expect(policy.metadata!.uid).toBe(recorded.GuestNetworkPolicy);
+    expect(policy.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CRCBundle', uid: running.metadata!.uid, controller: true }),
+    ]);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [ssh] = policy.spec.ingress;
+    expect(ssh!.ports).toEqual([{ protocol: 'TCP', port: 22 }]);
+    expect(ssh!.from).toHaveLength(1);
+    expect(ssh!.from[0]!.namespaceSelector).toBeUndefined();
+    const pods = (await ops.api.list<KubeObject>(PODS, { namespace: ops.name })).items;
+    const ofAttempt = (p: KubeObject): boolean =>
+      p.metadata?.labels?.[LABEL_BUILD_ATTEMPT] === build.attempt;
+    const launchers = pods.filter(
+      (p) => ofAttempt(p) && p.metadata?.labels?.['kubevirt.io'] === 'virt-launcher',
+    );
+    const stepPods = pods.filter(
+      (p) => ofAttempt(p) && !!p.metadata?.labels?.['batch.kubernetes.io/job-name'],
+    );
+    expect(launchers.map((p) => p.metadata!.labels![LABEL_VM_NAME])).toEqual([names.installerVm]);
+    expect(stepPods.length).toBeGreaterThan(0);
+    const podNames = (list: KubeObject[]): string[] => list.map((p) => p.metadata!.name!).sort();
+    expect(
+      podNames(pods.filter((p) => selects(policy.spec.podSelector, p.metadata?.labels))),
+    ).toEqual(podNames(launchers));
+    expect(
+      podNames(pods.filter((p) => selects(ssh!.from[0]!.podSelector!, p.metadata?.labels))),
+    ).toEqual(podNames(stepPods));
     expect(condition(running, 'Resolved')).toMatchObject({ status: 'True' });
     expect(condition(running, 'BuildDNSReady')).toMatchObject({ status: 'True' });
 

@@ -33,17 +33,17 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { lease } from '../operator/pool-fixtures.js';
+import { lease } from '../support/fixtures/pool-fixtures.js';
 import type {
   DataVolumeObject,
   VirtualMachineObject,
   VmiObject,
-} from '../../dev/platform/kubevirt-resources.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+} from '../../dev/platform/host/platform-kinds.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { createCrcPrerequisites } from './crc-prerequisites.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 import { ObjectHistory } from './object-history.js';
 
 const world = useWorld({
@@ -190,17 +190,23 @@ describe('a crc ClusterInstance on the simulated platform', () => {
     expect(decode(published.data?.ocpVersion)).toBe('4.16.0');
     expect(owned(published)).toBe(true);
 
-    // One level-based pass: the finalizer, then one status write that holds the namespace and
-    // platform gates, the recorded identity and the endpoint, durable before the Route and the
-    // disk are made from them. Nothing else is written before the disk exists.
+    // The pool's authorization right after its create (the instance is the pool's from then
+    // on), then one level-based pass: the finalizer, then one status write that holds the
+    // namespace and platform gates, the recorded identity and the endpoint, durable before the
+    // Route and the disk are made from them. Nothing else is written before the disk exists.
     const diskCreated = disks.of(`${INSTANCE}-rootdisk`).find((v) => v.type === 'ADDED')!;
     const writes = instances.of(INSTANCE).filter((v) => v.type === 'MODIFIED');
     const beforeDisk = writes.filter((v) => v.revision < diskCreated.revision);
     expect(beforeDisk.map((v) => v.object.metadata!.finalizers)).toEqual([
+      undefined,
       [FINALIZER_INSTANCE_CLEANUP],
       [FINALIZER_INSTANCE_CLEANUP],
     ]);
-    const first = beforeDisk[1]!.object;
+    expect(beforeDisk[0]!.object.status).toEqual({
+      phase: 'Provisioning',
+      provisioning: { startedAt: expect.any(String), pool: POOL },
+    });
+    const first = beforeDisk[2]!.object;
     expect(first.status).toMatchObject({
       phase: 'Provisioning',
       provisioning: { startedAt: expect.any(String) },

@@ -1,19 +1,20 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOBS, PVCS } from '../../operator/api/core-resources.js';
+import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { KubeObject } from '../../operator/kube/objects.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
-import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
+import { quantityBytes } from '../../operator/kube/quantity.js';
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
-import { createBundlePrepAccount, TestMirror } from '../../dev/platform/bundle-fixtures.js';
-import { instancesTornDown } from '../operator/pool-fixtures.js';
-import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
+import { TestMirror } from '../../dev/platform/bundles/bundle-fixtures.js';
+import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/host/platform-kinds.js';
 import { useWorld } from '../support/world.js';
-import { waitFor } from '../../dev/support/wait-for.js';
+import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { createPullSecret } from '../support/pull-secret.js';
 import ssh2 from 'ssh2';
 
@@ -55,15 +56,15 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     mirror = await TestMirror.start();
     published = await mirror.publish(version);
     await createPullSecret(ns.api, ns.name);
-    await createBundlePrepAccount(ns.kubeConfig, operatorNs.name);
     await world.startOperator({
       config: { crcBundleMirrorUrl: mirror.baseUrl },
-      bundles: { accept: (bundle) => bundle.metadata!.name === bundleName },
+      bundles: true,
     });
   });
 
   afterAll(async () => {
-    for (const pool of ['first', 'second'])
+    await ns.api.delete(INSTANCES, 'direct', ns.name).catch(() => undefined);
+    for (const pool of ['first', 'second', 'third'])
       await ns.api.delete(POOLS, pool, ns.name).catch(() => undefined);
     await instancesTornDown(ns.kubeConfig, ns.name);
     if (bundleName) await ns.api.delete(BUNDLES, bundleName).catch(() => undefined);
@@ -231,5 +232,115 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     });
     expect(refused.status!.crc!.bootKey).toEqual(binding);
     await expect(ns.api.get(SECRETS, `${name}-crc-boot-key`, ns.name)).rejects.toThrow();
+  });
+
+  describe('a bundle that names its consumers (spec.consumers.namespaceSelector)', () => {
+    const selector = { matchLabels: { 'example.test/team': 'blue' } };
+    type CoreEvent = KubeObject & { type: string; reason: string; message: string };
+    const warned = (object: string) =>
+      waitForList<CoreEvent & { involvedObject: { name: string } }>(ns.kubeConfig, {
+        type: EVENTS,
+        namespace: ns.name,
+        until: (items) =>
+          items.some((e) => e.involvedObject.name === object && e.reason === 'CRCBundleNotAllowed'),
+        description: `a CRCBundleNotAllowed Event on ${object}`,
+      }).then((items) =>
+        items.find((e) => e.involvedObject.name === object && e.reason === 'CRCBundleNotAllowed'),
+      );
+
+    beforeAll(async () => {
+      // The admin says which namespaces may use the bundle; this one is not among them (yet).
+      await ns.api.patch(
+        BUNDLES,
+        { name: bundleName },
+        { spec: { consumers: { namespaceSelector: selector } } },
+      );
+    });
+
+    it('refuses a pool of another namespace with a condition and an Event, and creates no instance for it', async () => {
+      await ns.api.create(POOLS, {
+        ...pool('third'),
+        spec: {
+          ...pool('third').spec,
+          template: {
+            crcBundleRef: { name: bundleName },
+            ocpVersion: '4.19.0',
+            memory: '16Gi',
+            cores: 4,
+          },
+        },
+      });
+      const refused = await waitFor<ClusterPool>(ns.kubeConfig, {
+        type: POOLS,
+        namespace: ns.name,
+        name: 'third',
+        until: (p) =>
+          p?.status?.conditions?.find((c) => c.type === 'ProvisioningAllowed')?.reason ===
+          'CRCBundleNotAllowed',
+        description: 'the pool refused its bundle',
+      });
+      const message = `CRCBundle ${bundleName} may be used only by namespaces its spec.consumers.namespaceSelector selects (example.test/team=blue), and namespace ${ns.name} is not one of them: ask the bundle's admin to select it, or use another bundle`;
+      for (const type of ['ProvisioningAllowed', 'CapacityAvailable'])
+        expect(refused!.status!.conditions!.find((c) => c.type === type)).toMatchObject({
+          status: 'False',
+          reason: 'CRCBundleNotAllowed',
+          message,
+        });
+      expect(await warned('third')).toMatchObject({ type: 'Warning', message });
+      const instances = await ns.api.list<ClusterInstance>(INSTANCES, { namespace: ns.name });
+      expect(instances.items.filter((i) => i.spec.poolRef?.name === 'third')).toEqual([]);
+    });
+
+    it('refuses, before any clone, an instance that names a bundle its namespace may not use', async () => {
+      await waitFor<CRCBundle>(ns.kubeConfig, {
+        type: BUNDLES,
+        name: bundleName,
+        until: (b) => b?.status?.phase === 'Ready',
+        description: `CRCBundle ${bundleName} Ready`,
+      });
+      // As a pool would make it, which the pool controller now refuses to.
+      await ns.api.create(INSTANCES, {
+        apiVersion: INSTANCES.apiVersion,
+        kind: INSTANCES.kind,
+        metadata: { name: 'direct', namespace: ns.name },
+        spec: {
+          type: 'crc',
+          template: {
+            crcBundleRef: { name: bundleName },
+            ocpVersion: '4.19.0',
+            memory: '16Gi',
+            cores: 4,
+          },
+        },
+      });
+      const refused = await waitInstance(
+        'direct',
+        (i) => conditionOf(i, 'Ready')?.reason === 'CRCBundleNotAllowed',
+        'refusing its bundle',
+      );
+      expect(refused.status!.phase).toBe('Provisioning');
+      expect(conditionOf(refused, 'Ready')!.message).toContain(
+        `CRCBundle ${bundleName} may be used only by namespaces its spec.consumers.namespaceSelector selects (example.test/team=blue)`,
+      );
+      expect(refused.status?.crc?.bootKey).toBeUndefined();
+      await expect(ns.api.get(DATA_VOLUMES, 'direct-rootdisk', ns.name)).rejects.toMatchObject({
+        status: 404,
+      });
+      expect(await warned('direct')).toMatchObject({ type: 'Warning' });
+    });
+
+    it('lets the pool provision once its namespace is selected', async () => {
+      await ns.api.patch(
+        NAMESPACES,
+        { name: ns.name },
+        { metadata: { labels: selector.matchLabels } },
+      );
+      const instance = await waitInstance(
+        'third-0',
+        (i) => !!i?.status?.crc?.bootKey,
+        'its boot key',
+      );
+      expect(instance.status!.crc!.bootKey!.pvcName).toBe(`${bundleName}-golden`);
+    });
   });
 });

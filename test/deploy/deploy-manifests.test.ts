@@ -11,7 +11,7 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { clusterAccess } from '../../operator/kube/cluster-access.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
-import { createPullSecret } from '../hcp/hcp-fixtures.js';
+import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import {
   hcpPool,
@@ -19,7 +19,7 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';
@@ -119,24 +119,23 @@ describe('the deploy manifests (operator/deploy)', () => {
     );
     expect(env.get('NODE_OPTIONS')?.value).toBe(OPERATOR_NODE_OPTIONS);
     expect(env.get('CRC_AGENT_IMAGE')?.value).toMatch(/crc-agent/);
-    for (const [name, kind] of [
-      ['BUNDLE_PREP_SERVICE_ACCOUNT', 'ServiceAccount'],
-      ['CRC_AGENT_CLUSTER_ROLE', 'ClusterRole'],
-    ] as const)
+    for (const [name, kind] of [['CRC_AGENT_CLUSTER_ROLE', 'ClusterRole']] as const)
       expect(
         manifests.some((m) => m.kind === kind && m.metadata.name === env.get(name)?.value),
       ).toBe(true);
-    // The admin bounds on CRC bundles, as the Deployment sets them: any version, 2 at once.
+    // The admin bounds on CRC bundles, as the Deployment sets them: any version, 2 downloads
+    // and 1 build at once.
     expect(
       loadOperatorConfig(
         {},
         {
           ALLOWED_CRC_VERSIONS: env.get('ALLOWED_CRC_VERSIONS')?.value,
           MAX_PREPARING_BUNDLES: env.get('MAX_PREPARING_BUNDLES')?.value,
+          MAX_BUILDING_BUNDLES: env.get('MAX_BUILDING_BUNDLES')?.value,
         },
         () => '',
       ).crc,
-    ).toEqual({ allowedVersions: undefined, maxPreparing: 2 });
+    ).toEqual({ allowedVersions: undefined, maxPreparing: 2, maxBuilding: 1 });
     expect(container!.livenessProbe).toBeDefined();
     expect(container!.readinessProbe).toBeDefined();
     expect(container!.resources?.requests).toBeDefined();
@@ -147,7 +146,6 @@ describe('the deploy manifests (operator/deploy)', () => {
       manager: 'guestcluster-operator-manager-role',
       'leader-election': 'guestcluster-operator-leader-election-role',
       'cdi-clone-source': 'guestcluster-operator-manager-cdi-clone-source',
-      'bundle-prep': 'guestcluster-operator-bundle-prep-role',
       'bundle-build': 'guestcluster-operator-bundle-build-role',
       'crc-agent': 'guestcluster-operator-crc-agent-instance-role',
       'tenant-edit': 'guestcluster-operator-tenant-edit',

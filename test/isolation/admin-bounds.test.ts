@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, PVCS } from '../../operator/api/core-resources.js';
+import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
 import type { ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, POOLS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
+import { buildBundle, createBuildInputs } from '../support/fixtures/bundle-build-player.js';
 
 /**
  * A tenant who can create pools makes the operator create cluster-scoped CRCBundles, each with two
  * large volumes in the operator namespace. The admin bounds that: which CRC versions pools may
- * name (--allowed-crc-versions), and how many bundles are prepared at once
- * (--max-preparing-bundles).
+ * name (--allowed-crc-versions), how many bundles are downloaded at once
+ * (--max-preparing-bundles), and how many are built at once (--max-building-bundles).
  */
 const world = useWorld({ namespace: 'admin-bounds', enabled: true });
 const { ns } = world;
@@ -33,9 +34,9 @@ beforeAll(async () => {
     config: {
       // The bundle controller works here: its PVCs and prep Jobs go into this namespace.
       operatorNamespace: ns.name,
-      crc: { allowedVersions: ['4.16.0'], maxPreparing: 1 },
+      crc: { allowedVersions: ['4.16.0'], maxPreparing: 1, maxBuilding: 1 },
     },
-    bundles: { accept: (bundle) => bundle.metadata!.name!.startsWith(`bounds-${tag}-`) },
+    bundles: true,
   });
 });
 
@@ -47,9 +48,13 @@ afterAll(async () => {
  * Deletes the test's bundles, and lets their volumes go: no pod ever used them, and the
  * kube-controller-manager's pvc-protection controller, which would release them, does not run here.
  */
-async function removeBundles(): Promise<void> {
-  for (const suffix of ['a', 'b'])
+async function removeBundles(suffixes = ['a', 'b']): Promise<void> {
+  for (const suffix of suffixes)
     await ns.api.delete(BUNDLES, bundleName(suffix)).catch(() => undefined);
+  await releaseClaims();
+}
+
+async function releaseClaims(): Promise<void> {
   const claims = await ns.api.list<KubeObject>(PVCS, { namespace: ns.name });
   for (const claim of claims.items)
     await ns.api.patch(
@@ -112,7 +117,7 @@ describe('the admin bounds of CRC bundles', () => {
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName(suffix) },
+        metadata: { name: bundleName(suffix), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
     const phases = (items: CRCBundle[]): (string | undefined)[] =>
@@ -141,5 +146,67 @@ describe('the admin bounds of CRC bundles', () => {
       description: 'the waiting bundle to start once the other is gone',
     });
     await removeBundles();
+  });
+
+  /** A bundle of the test by its phase and the reason of its Ready condition, once `until` holds. */
+  const bundleWhen = (suffix: string, until: (b: CRCBundle | undefined) => boolean, what: string) =>
+    waitFor<CRCBundle>(ns.kubeConfig, {
+      type: BUNDLES,
+      name: bundleName(suffix),
+      until,
+      description: `${bundleName(suffix)} ${what}`,
+      timeoutMs: 30_000,
+    }).then((b) => b!);
+  const readyReason = (b: CRCBundle | undefined): string | undefined =>
+    b?.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
+  /** A build holds its slot while its first step's Job waits: no Job runs in this world. */
+  const building = async (suffix: string): Promise<void> => {
+    await bundleWhen(suffix, (b) => b?.status?.phase === 'Preparing', 'to start building');
+    await waitForList<KubeObject>(ns.kubeConfig, {
+      type: JOBS,
+      namespace: ns.name,
+      labelSelector: `opdev.io/crc-bundle=${bundleName(suffix)}`,
+      until: (jobs) => jobs.length > 0,
+      description: `the first step Job of ${bundleName(suffix)}`,
+    });
+  };
+
+  it('builds take slots of their own (--max-building-bundles), never a download slot', async () => {
+    await createBuildInputs(ns.api, ns.name);
+    const suffixes = ['build-1', 'download', 'build-2'];
+    try {
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-1'), {}, world.scopeLabels));
+      await building('build-1');
+      // A download starts while a build runs, with --max-preparing-bundles at 1.
+      await ns.api.create(BUNDLES, {
+        apiVersion: BUNDLES.apiVersion,
+        kind: BUNDLES.kind,
+        metadata: { name: bundleName('download'), labels: world.scopeLabels },
+        spec: { version: '4.16.0' },
+      });
+      await bundleWhen('download', (b) => b?.status?.phase === 'Preparing', 'to start downloading');
+      // A second build waits for the first, naming the bound.
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-2'), {}, world.scopeLabels));
+      const waiting = await bundleWhen(
+        'build-2',
+        (b) => readyReason(b) === 'WaitingForBuildSlot',
+        'to wait for a build slot',
+      );
+      expect(waiting.status!.phase).toBe('Pending');
+      expect(waiting.status!.build?.attempt).toBeUndefined();
+      expect(waiting.status!.conditions!.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'False',
+        message: `1 CRCBundle build(s) are running (${bundleName('build-1')}), as many as --max-building-bundles (MAX_BUILDING_BUNDLES) allows (1); this one starts when one of them is done`,
+      });
+      // No volume was ever used here: let them go when their builds delete them.
+      await releaseClaims();
+      await ns.api.delete(BUNDLES, bundleName('build-1'));
+      await building('build-2');
+    } finally {
+      await releaseClaims();
+      await removeBundles(suffixes);
+      for (const suffix of suffixes)
+        await bundleWhen(suffix, (b) => b === undefined, 'to be gone').catch(() => undefined);
+    }
   });
 });

@@ -3,7 +3,14 @@ import path from 'node:path';
 import { EVENTS } from '../../operator/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { CONFIG_MAPS, JOBS, PVCS } from '../../operator/api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  PVCS,
+  ROLE_BINDINGS,
+  ROLES,
+  SERVICE_ACCOUNTS,
+} from '../../operator/api/core-resources.js';
 import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
 import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import {
@@ -19,21 +26,22 @@ import type {
 } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import type { OperatorConfig } from '../../operator/config.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
+import { testConfig } from '../support/test-config.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
+import type { BundlePlatform } from '../../dev/platform/bundles/bundle-fixtures.js';
 import {
-  createBundlePrepAccount,
   crcBundle,
   startBundlePlatform,
   TEST_AGENT_IMAGE,
   TestMirror,
-} from '../../dev/platform/bundle-fixtures.js';
-import { enableNamespace, releaseLeasesAndPools } from './pool-fixtures.js';
-import { TestClock } from './test-clock.js';
+} from '../../dev/platform/bundles/bundle-fixtures.js';
+import { enableNamespace, releaseLeasesAndPools } from '../support/fixtures/pool-fixtures.js';
+import { ApiClient } from '../../operator/kube/api-client.js';
+import { impersonating } from '../support/tenant.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'bundles' });
 const { ns } = world;
@@ -56,7 +64,7 @@ describe('CRCBundle download and prepare', () => {
 
   const createBundle = async (name: string, spec: CRCBundle['spec']): Promise<CRCBundle> => {
     created.push(name);
-    return ns.api.create(BUNDLES, crcBundle(name, spec));
+    return ns.api.create(BUNDLES, crcBundle(name, spec, world.scopeLabels));
   };
   const waitForBundle = (name: string, until: (b: CRCBundle | undefined) => boolean) =>
     waitFor<CRCBundle>(ns.kubeConfig, { type: BUNDLES, name, until, timeoutMs: 90_000 });
@@ -97,7 +105,6 @@ describe('CRCBundle download and prepare', () => {
         metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
       },
     );
-    await createBundlePrepAccount(ns.kubeConfig, ns.name);
     platform = await startBundlePlatform(ns.kubeConfig, ns.name, (name) => name.includes(suffix));
     const config = {
       operatorNamespace: ns.name,
@@ -108,14 +115,16 @@ describe('CRCBundle download and prepare', () => {
     manager = await world.startOperator({
       clock,
       config,
-      bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
+      bundles: true,
     });
   });
 
   afterAll(async () => {
-    await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
     // Pools with instances carry the pool-protection finalizer: they go with the manager running.
+    // They go first: a pool with crcVersion would make its deleted bundle again, and a prep of it
+    // would start while the platform stops.
     if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
+    await Promise.all(created.map((name) => ns.api.delete(BUNDLES, name).catch(() => undefined)));
     await manager?.stop();
     await platform?.stop();
     await mirror?.stop();
@@ -128,6 +137,14 @@ describe('CRCBundle download and prepare', () => {
     const bundle = await mirror.publish(v);
     const name = nameOf(v);
     ready = { name, bundle };
+    // A key Secret of that name left without an owner (a restore, an earlier hand-made one): the
+    // prep takes it over, although its account may not set an owner reference.
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-ssh-key`, namespace: ns.name },
+      stringData: { id_ecdsa: 'left over' },
+    } as Secret);
     await createBundle(name, { version: v });
     const done = await waitForBundle(name, (b) => phase(b) === 'Ready');
     expect(done!.status).toMatchObject({
@@ -171,6 +188,9 @@ describe('CRCBundle download and prepare', () => {
 
     const secret = await get<Secret>(SECRETS, `${name}-ssh-key`);
     expect(Buffer.from(secret.data!.id_ecdsa!, 'base64').toString()).toBe(bundle.sshPrivateKey);
+    expect(secret.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CRCBundle', uid: done!.metadata!.uid, controller: true }),
+    ]);
     const metadata = await get<ConfigMap>(CONFIG_MAPS, `${name}-metadata`);
     expect(metadata.data).toMatchObject({ ocpVersion: `${v}-ocp`, sha256: bundle.archiveSha256 });
 
@@ -183,7 +203,7 @@ describe('CRCBundle download and prepare', () => {
   it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
     const { name } = ready;
     const before = await ns.api.get<CRCBundle>(BUNDLES, name);
-    const controller = new BundleController(manager.ports, operatorConfig, { accept: () => true });
+    const controller = new BundleController(manager.ports, operatorConfig);
     const logger = pino({ level: 'silent' });
     await controller.reconcile(name, { logger });
     await controller.reconcile(name, { logger });
@@ -225,6 +245,7 @@ describe('CRCBundle download and prepare', () => {
     const env = Object.fromEntries(
       job!.spec.template.spec.containers[0]!.env!.map((e) => [e.name, e.value]),
     );
+    expect(job!.spec.template.spec.serviceAccountName).toBe(`${name}-prep`);
     expect(env).toMatchObject({
       BUNDLE_URL: `${mirror.baseUrl}/overrides/${v}/${bundle.fileName}`,
       SHA256_URL: `${mirror.baseUrl}/overrides/${v}/sha256sum.txt`,
@@ -243,6 +264,51 @@ describe('CRCBundle download and prepare', () => {
       resources: { requests: { storage: '20Gi' } },
     });
     expect(mirror.server.requests).not.toContain(`/${v}/sha256sum.txt`);
+    other = name;
+  });
+
+  /** The second bundle prepared here: what one prep account must not reach. */
+  let other: string;
+
+  it("gives each prep Job an account of its own that reaches exactly its bundle's Secret and ConfigMap", async () => {
+    const { name } = ready;
+    const account = `system:serviceaccount:${ns.name}:${name}-prep`;
+    // A Secret of the operator namespace that is no bundle's, as the GitHub credential is.
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'github-credentials', namespace: ns.name },
+      stringData: { token: 'not-for-bundles' },
+    } as Secret);
+    const prep = new ApiClient(impersonating(ns.kubeConfig, account));
+    try {
+      const key = await prep.get<Secret>(SECRETS, `${name}-ssh-key`, ns.name);
+      await prep.update(SECRETS, key);
+      const metadata = await prep.get<ConfigMap>(CONFIG_MAPS, `${name}-metadata`, ns.name);
+      await prep.update(CONFIG_MAPS, metadata);
+      const refused = [
+        prep.get(SECRETS, 'github-credentials', ns.name),
+        prep.get(SECRETS, `${other}-ssh-key`, ns.name),
+        prep.get(CONFIG_MAPS, `${other}-metadata`, ns.name),
+        prep.list(SECRETS, { namespace: ns.name }),
+        prep.create(SECRETS, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: `${name}-extra`, namespace: ns.name },
+        }),
+        prep.delete(SECRETS, `${name}-ssh-key`, ns.name),
+      ];
+      for (const attempt of refused) await expect(attempt).rejects.toMatchObject({ status: 403 });
+    } finally {
+      await prep.close();
+    }
+    // The account, its Role and its binding go with the bundle (owned by it).
+    for (const type of [SERVICE_ACCOUNTS, ROLES, ROLE_BINDINGS]) {
+      const object = await get<KubeObject>(type, `${name}-prep`);
+      expect(object.metadata!.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'CRCBundle', name, controller: true }),
+      ]);
+    }
   });
 
   it('fails naming the step and the file on a checksum mismatch, and retries on its own once fixed', async () => {
@@ -363,7 +429,7 @@ describe('CRCBundle download and prepare', () => {
     await ns.api.create(BUNDLES, {
       apiVersion: BUNDLES.apiVersion,
       kind: BUNDLES.kind,
-      metadata: { name },
+      metadata: { name, labels: world.scopeLabels },
       spec: {
         arch: 'amd64',
         storageClassName: 'fast-storage',
@@ -390,7 +456,47 @@ describe('CRCBundle download and prepare', () => {
     expect(waiting!.status?.build?.attempt).toBeUndefined();
     // The defaults the API filled in: certificate rotation as snc does it.
     expect(waiting!.spec.build?.certificateRotation).toBe('Enabled');
-    // The build's finalizer lets it go at once: it made nothing.
+
+    // Each input's creation wakes the build (no other event would): it names the next one, then
+    // starts once all are there.
+    const waitsFor = (what: string) =>
+      waitFor<CRCBundle>(ns.kubeConfig, {
+        type: BUNDLES,
+        name,
+        until: (b) => condition(b, 'Ready')?.message?.includes(what) ?? false,
+        description: `the build to wait for ${what}`,
+        timeoutMs: 20_000,
+      });
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'bundle-build-pull-secret', namespace: ns.name },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': '{"auths":{}}' },
+    } as Secret);
+    await waitsFor(
+      `ConfigMap ${ns.name}/custom-machineconfigs (InstallationManifest) does not exist`,
+    );
+    for (const configMap of ['custom-machineconfigs', 'custom-cluster-resources'])
+      await ns.api.create(CONFIG_MAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: configMap, namespace: ns.name },
+        data: { '99-example.yaml': 'kind: MachineConfig\n' },
+      });
+    const started = await waitFor<CRCBundle>(ns.kubeConfig, {
+      type: BUNDLES,
+      name,
+      until: (b) => !!b?.status?.build?.attempt,
+      description: 'the build to start once its inputs are there',
+      timeoutMs: 20_000,
+    });
+    expect(started!.status!.build!.inputs!.map((i) => i.name)).toEqual([
+      'bundle-build-pull-secret',
+      'custom-machineconfigs',
+      'custom-cluster-resources',
+    ]);
+    // The build's finalizer lets it go once what it made is gone.
     await ns.api.delete(BUNDLES, name);
     await waitForBundle(name, (b) => b === undefined);
   });

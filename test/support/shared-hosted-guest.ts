@@ -3,8 +3,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { GuestApiServer } from '../../dev/guest/guest-api.js';
-import type { HostedGuestApi } from '../../dev/platform/simulated-hosted-guest.js';
-import { SimulatedHostedGuest } from '../../dev/platform/simulated-hosted-guest.js';
+import type { HostedGuestApi } from '../../dev/platform/hypershift/simulated-hosted-guest.js';
+import { SimulatedHostedGuest } from '../../dev/platform/hypershift/simulated-hosted-guest.js';
 
 /** Booting a guest control plane under a loaded suite; its own start waits at most 120 s. */
 const BOOT_TIMEOUT_MS = 180_000;

@@ -4,7 +4,7 @@ import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Pool } from './pool-conditions.js';
-import { PoolEvent, PoolReason } from './pool-conditions.js';
+import { PoolReason } from './pool-conditions.js';
 
 type PoolStatus = NonNullable<ClusterPool['status']>;
 
@@ -22,10 +22,24 @@ export function refusedCrcVersion(
   status: PoolStatus,
 ): PoolStatus | undefined {
   const message = crcVersionRefusal(bounds, crcVersion);
-  if (!message) return undefined;
+  return message
+    ? refused(ports, pool, PoolReason.CRCVersionNotAllowed, message, status)
+    : undefined;
+}
+
+/**
+ * A pool that may create nothing for a reason of its CRC source (the version, the bundle): its
+ * ProvisioningAllowed and CapacityAvailable conditions say why, and a Warning Event says so once.
+ */
+export function refused(
+  ports: ControllerPorts,
+  pool: Pool,
+  reason: string,
+  message: string,
+  status: PoolStatus,
+): PoolStatus {
   const now = ports.clock.now();
   const observedGeneration = pool.metadata.generation;
-  const reason = PoolReason.CRCVersionNotAllowed;
   let conditions = status.conditions;
   for (const type of ['ProvisioningAllowed', 'CapacityAvailable'])
     conditions = setCondition(
@@ -35,6 +49,6 @@ export function refusedCrcVersion(
     );
   const before = findCondition(pool.status?.conditions, 'ProvisioningAllowed');
   if (before?.reason !== reason || before.message !== message)
-    void ports.events.record(pool, 'Warning', PoolEvent.CRCVersionNotAllowed, message);
+    void ports.events.record(pool, 'Warning', reason, message);
   return { ...status, conditions };
 }

@@ -3,6 +3,7 @@ import { findCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance } from '../binding/binding-model.js';
+import { CRC_BUNDLE_NOT_ALLOWED } from '../bundle-consumers.js';
 import type { PoolAccounting } from './pool-accounting.js';
 
 export type Pool = Stored<ClusterPool>;
@@ -21,6 +22,7 @@ export const PoolReason = {
   NameTaken: 'NameTaken',
   WaitingForLeases: 'WaitingForLeases',
   CRCVersionNotAllowed: 'CRCVersionNotAllowed',
+  CRCBundleNotAllowed: CRC_BUNDLE_NOT_ALLOWED,
   VersionStreamResolved: 'VersionStreamResolved',
   VersionStreamNotFound: 'VersionStreamNotFound',
   VersionStreamNotResolved: 'VersionStreamNotResolved',
@@ -34,6 +36,7 @@ export const PoolEvent = {
   InstanceFailed: 'InstanceFailed',
   WaitingForLeases: PoolReason.WaitingForLeases,
   CRCVersionNotAllowed: PoolReason.CRCVersionNotAllowed,
+  CRCBundleNotAllowed: PoolReason.CRCBundleNotAllowed,
   VersionStreamNotFound: PoolReason.VersionStreamNotFound,
   VersionStreamNotResolved: PoolReason.VersionStreamNotResolved,
   /** The version new instances get changed (the followed stream moved). */

@@ -15,8 +15,10 @@ import { deleteInstanceIf } from '../binding/instance-deletion.js';
 import { namesPool } from '../binding/pool-membership.js';
 import type { NamespacePolicy } from '../namespace-policy.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
+import { bundleConsumersWatch, refusedBundle } from './crc-bundle-gate.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
 import { ensureBundle } from './pool-bundle.js';
+import type { OperatorScope } from '../../operator-scope.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool } from './pool-accounting.js';
 import type { Pool } from './pool-conditions.js';
@@ -40,6 +42,8 @@ export interface PoolSettings {
   timings: PoolTimings;
   /** The admin's bounds on CRC versions (--allowed-crc-versions). */
   crc: CrcBounds;
+  /** The operator's scope (--scope-labels): the CRCBundles it creates for pools carry its labels. */
+  scope?: OperatorScope;
 }
 /**
  * A pool summarises all its instances and leases: while leases bind, every one of them changes
@@ -127,6 +131,7 @@ export class PoolController {
           type: VERSION_STREAMS,
           map: (stream) => following.get(stream.metadata?.name ?? '').map(objectKey),
         },
+        bundleConsumersWatch(() => pools.list()),
       ],
       reconcile: (key, context) => this.reconcile(key, context),
     };
@@ -169,7 +174,8 @@ export class PoolController {
 
   /**
    * The status of a pool that may create nothing, if it may not: the stream it follows has no
-   * answer, or the admin's bounds refuse its CRC version. A crc pool's CRCBundle is made here.
+   * answer, the admin's bounds refuse its CRC version, or its bundle does not select its namespace
+   * (crc-bundle-gate.ts). A crc pool's CRCBundle is made here.
    */
   private async blocked(
     pool: Pool,
@@ -183,8 +189,16 @@ export class PoolController {
     const crcVersion = pool.spec.type === 'crc' ? template.crcVersion : undefined;
     const allowed = !crcVersionRefusal(this.settings.crc, crcVersion);
     if (policy.enabled && allowed && crcVersion)
-      await ensureBundle(this.ports, pool, crcVersion, context);
-    return refusedCrcVersion(this.ports, this.settings.crc, pool, crcVersion, status());
+      await ensureBundle(
+        this.ports,
+        pool,
+        { version: crcVersion, scope: this.settings.scope },
+        context,
+      );
+    return (
+      refusedCrcVersion(this.ports, this.settings.crc, pool, crcVersion, status()) ??
+      (await refusedBundle(this.ports, pool, template, status()))
+    );
   }
 
   /**

@@ -19,6 +19,8 @@ export const READY_REASON = {
   reprovisioning: 'Reprovisioning',
   /** Waits for one of the bundles being prepared to finish (--max-preparing-bundles). */
   waitingForPreparation: 'WaitingForPreparation',
+  /** A build that waits for one of the builds running to finish (--max-building-bundles). */
+  waitingForBuildSlot: 'WaitingForBuildSlot',
 } as const;
 
 /**

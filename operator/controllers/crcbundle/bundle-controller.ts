@@ -1,4 +1,11 @@
-import { CONFIG_MAPS, JOBS, PODS, PVCS, SERVICES } from '../../api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  NETWORK_POLICIES,
+  PODS,
+  PVCS,
+  SERVICES,
+} from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES, INSTANCES, SECRETS } from '../../api/resources.js';
 import {
@@ -8,14 +15,16 @@ import {
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { KubeObject } from '../../kube/objects.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { LABEL_CRC_BUNDLE } from './bundle-owner.js';
 import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
+import { buildInputWatches } from './build/build-input-watches.js';
 import { BuildSource } from './build/build-source.js';
 import { DownloadSource, PREP_RETRY_BACKOFF } from './download-source.js';
-import { freedSlots } from './preparation-slots.js';
+import { freedSlots, PreparationSlots } from './preparation-slots.js';
 
 export { PREP_RETRY_BACKOFF };
 export type { BundleControllerOptions, BundleSettings };
@@ -39,12 +48,18 @@ export class BundleController {
 
   constructor(
     private readonly ports: ControllerPorts,
-    settings: BundleSettings,
+    private readonly settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
-    this.download = new DownloadSource(ports, settings, options);
-    this.build = new BuildSource(ports, settings, options);
+    this.accept = (bundle) => carriesScope(settings.scope, bundle);
+    // One set of slots for both sources: each counts its own kind (preparation-slots.ts).
+    const slots = new PreparationSlots(
+      ports.client,
+      { downloads: settings.crc.maxPreparing, builds: settings.crc.maxBuilding },
+      this.accept,
+    );
+    this.download = new DownloadSource(ports, settings, slots, options);
+    this.build = new BuildSource(ports, settings, slots, options);
   }
 
   registration(): ControllerRegistration {
@@ -61,6 +76,7 @@ export class BundleController {
         SERVICES,
         DEPLOYMENTS,
         INSTANCES,
+        NETWORK_POLICIES,
       ],
       watches: [
         freedSlots(this.ports.cache),
@@ -69,6 +85,7 @@ export class BundleController {
         // A build's DataVolume claims are CDI's (owned by the DataVolume): the teardown waits for
         // them to go, so their deletion must bring the bundle back.
         { type: PVCS, map: labelled },
+        ...buildInputWatches(this.ports.cache, this.settings.operatorNamespace),
       ],
       reconcile: (key, context) => this.reconcile(key, context),
     };

@@ -10,6 +10,8 @@ export interface BundleNames {
   prepJob: string;
   sshKeySecret: string;
   metadataConfigMap: string;
+  /** The prep Job's own ServiceAccount, and its Role and RoleBinding. */
+  prepAccount: string;
 }
 
 export function bundleNames(bundleName: string): BundleNames {
@@ -19,6 +21,7 @@ export function bundleNames(bundleName: string): BundleNames {
     prepJob: `${bundleName}-prep`,
     sshKeySecret: `${bundleName}-ssh-key`,
     metadataConfigMap: `${bundleName}-metadata`,
+    prepAccount: `${bundleName}-prep`,
   };
 }
 

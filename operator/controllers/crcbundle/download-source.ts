@@ -19,11 +19,12 @@ import { bundleNames } from './bundle-names.js';
 import { controlledBy } from './bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
+import { ensurePrepAccess } from './prep-access.js';
 import { buildPrepJob } from './prep-job.js';
-import { PreparationSlots } from './preparation-slots.js';
+import type { PreparationSlots } from './preparation-slots.js';
 import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
 import { writeBundleStatus } from './bundle-status.js';
-import { METADATA_KEYS } from '../../../contracts/bundle-prep.js';
+import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
 
 type Bundle = StoredCluster<CRCBundle>;
 
@@ -53,15 +54,12 @@ export class DownloadSource {
   constructor(
     private readonly ports: ControllerPorts,
     private readonly settings: BundleSettings,
+    slots: PreparationSlots,
     options: BundleControllerOptions = {},
   ) {
     this.retryBackoff = options.retryBackoff ?? PREP_RETRY_BACKOFF;
     this.failures = options.failures;
-    this.slots = new PreparationSlots(
-      ports.client,
-      settings.crc.maxPreparing,
-      options.accept ?? (() => true),
-    );
+    this.slots = slots;
   }
 
   private get namespace(): string {
@@ -112,7 +110,10 @@ export class DownloadSource {
     }
   }
 
-  /** PVCs and the prep Job exist (created when missing, never updated), then Preparing. */
+  /**
+   * PVCs, the Job's outputs and its account exist, then the prep Job (created when missing,
+   * never updated), then Preparing.
+   */
   private async start(
     bundle: Bundle,
     names: BundleNames,
@@ -121,10 +122,10 @@ export class DownloadSource {
     const config = this.settings;
     await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
     await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
+    await ensurePrepAccess(this.ports, bundle, this.namespace);
     const job = buildPrepJob(bundle, {
       namespace: this.namespace,
       image: config.crcAgentImage,
-      serviceAccountName: config.bundlePrepServiceAccount,
       mirrorUrl: config.crcBundleMirrorUrl,
     });
     await this.ensure(JOBS, job, context);
@@ -157,15 +158,8 @@ export class DownloadSource {
     if (!controlledBy(job, bundle)) return {};
     if (jobFailed(job)) return this.prepFailed(bundle, job, context);
     if (!((job.status?.succeeded ?? 0) > 0)) return {};
-    const { cache } = this.ports;
-    const metadata = (await cache.read<ConfigMap>(CONFIG_MAPS)).get(
-      names.metadataConfigMap,
-      this.namespace,
-    );
-    const secret = (await cache.read<Secret>(SECRETS)).get(names.sshKeySecret, this.namespace);
-    // Both are published before the Job succeeds; their events bring us back if the cache lags.
-    if (!metadata || !controlledBy(metadata, bundle) || !controlledBy(secret, bundle)) return {};
-    const data = metadata.data ?? {};
+    const data = await this.published(bundle, names);
+    if (!data) return {};
     const virtualSize = Number(data[METADATA_KEYS.diskVirtualSizeBytes]);
     await this.writeStatus(
       bundle,
@@ -195,6 +189,27 @@ export class DownloadSource {
     );
     await this.cleanUp(names, context);
     return {};
+  }
+
+  /**
+   * The metadata the Job published, once both outputs are filled in and the bundle's (the
+   * operator made them empty; their events bring us back if the cache lags).
+   */
+  private async published(
+    bundle: Bundle,
+    names: BundleNames,
+  ): Promise<Record<string, string> | undefined> {
+    const { cache } = this.ports;
+    const metadata = (await cache.read<ConfigMap>(CONFIG_MAPS)).get(
+      names.metadataConfigMap,
+      this.namespace,
+    );
+    const secret = (await cache.read<Secret>(SECRETS)).get(names.sshKeySecret, this.namespace);
+    const data = metadata?.data ?? {};
+    const filled = !!data[METADATA_KEYS.diskSha256] && !!secret?.data?.[SSH_KEY_DATA_KEY];
+    return filled && controlledBy(metadata, bundle) && controlledBy(secret, bundle)
+      ? data
+      : undefined;
   }
 
   /**

@@ -21,7 +21,6 @@ function bundle(
 const settings = {
   namespace: 'ops',
   image: 'registry.example/crc-agent:1',
-  serviceAccountName: 'bundle-prep',
   mirrorUrl: MIRROR,
 };
 
@@ -88,7 +87,8 @@ describe('buildPrepJob', () => {
             restartPolicy: 'Never',
             // Pod Security "restricted", which the operator namespace enforces.
             securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
-            serviceAccountName: 'bundle-prep',
+            // The bundle's own account (prep-access.ts).
+            serviceAccountName: 'crc-4.16.0-amd64-prep',
             containers: [
               {
                 name: 'bundle-prep',

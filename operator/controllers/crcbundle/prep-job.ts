@@ -18,14 +18,14 @@ export interface PrepJobSettings {
   /** The operator namespace: the Job, the PVCs, the Secret and the ConfigMap live here. */
   namespace: string;
   image: string;
-  serviceAccountName: string;
   mirrorUrl: string;
 }
 
 /**
  * The bundle-prep Job (docs/reference/generated-objects.md#bundle-prep-job, ADR 0005): the agent
  * image in its `bundle-prep` mode with the reference's environment, the golden and scratch PVCs
- * mounted, and the failed step reported in the termination message.
+ * mounted, and the failed step reported in the termination message. It runs as the bundle's own
+ * account (prep-access.ts), which reaches only the two objects it publishes.
  */
 export function buildPrepJob(
   bundle: StoredCluster<CRCBundle>,
@@ -64,7 +64,7 @@ export function buildPrepJob(
         spec: {
           restartPolicy: 'Never',
           securityContext: RESTRICTED_POD_SECURITY,
-          serviceAccountName: settings.serviceAccountName,
+          serviceAccountName: names.prepAccount,
           containers: [
             {
               name: PREP_CONTAINER,

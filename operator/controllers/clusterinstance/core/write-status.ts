@@ -6,7 +6,11 @@ import { Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
 
 /** Not Ready for a reason someone must look into, though the instance has not failed. */
-const WARNING_REASONS = new Set<string>([Reason.KubeconfigRejected, Reason.UnknownVMProfile]);
+const WARNING_REASONS = new Set<string>([
+  Reason.KubeconfigRejected,
+  Reason.UnknownVMProfile,
+  Reason.CRCBundleNotAllowed,
+]);
 
 /**
  * Writes the draft when it changed: the one status write of a pass. A change of the Ready

@@ -55,7 +55,10 @@ function incomplete(name: string): BootKeyError {
  * one its status names, by UID): only that instance may clone a golden disk before the bundle is
  * Ready. A failed build, or one still running, is no clone source for anyone.
  */
-function validating(bundle: KubeObject & Pick<CRCBundle, 'status'>, instance: KubeObject): boolean {
+export function validating(
+  bundle: KubeObject & Pick<CRCBundle, 'status'>,
+  instance: KubeObject,
+): boolean {
   const build = bundle.status?.build;
   const validation = build?.objects?.find((o) => o.role === 'ValidationInstance');
   return (

@@ -2,7 +2,7 @@ import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
 import { LABEL_VM_NAME } from '../../../api/platform-resources.js';
 import type { Desired, KubeObject } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
-import { resourceType } from '../../../kube/resource-type.js';
+import { NETWORK_POLICIES } from '../../../api/core-resources.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
@@ -10,11 +10,7 @@ import { instanceOwnerReference } from '../core/ownership.js';
 import { AGENT_COMPONENT, LABEL_COMPONENT } from './crc-agent-builders.js';
 import { crcVmName, guestNetworkPolicyName } from './crc-naming.js';
 
-export const NETWORK_POLICIES = resourceType(
-  'networking.k8s.io/v1',
-  'NetworkPolicy',
-  'networkpolicies',
-);
+export { NETWORK_POLICIES };
 
 /** KubeVirt's label on every virt-launcher pod. */
 const LAUNCHER_LABEL = { 'kubevirt.io': 'virt-launcher' };

@@ -12,6 +12,7 @@ import {
   BUILD_TERMINATION_MESSAGE_PATH,
   buildStepArgs,
   BuildJobSpec as JobSpec,
+  LABEL_BUILD_STEP,
   parseBuildStepResult,
   STEP_GUEST,
 } from '../../../../contracts/bundle-build.js';
@@ -23,8 +24,7 @@ import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 
 export const BUILD_CONTAINER = 'bundle-build';
-/** On a step's Job and pod: the step, and the VMI it is bound to. */
-export const LABEL_BUILD_STEP = 'guestcluster.opdev.io/bundle-build-step';
+/** On a step's Job and pod: the VMI it is bound to (and LABEL_BUILD_STEP, the step). */
 export const ANNOTATION_BUILD_VMI = 'guestcluster.opdev.io/bundle-build-vmi-uid';
 
 /** Steps are idempotent: one more pod after a failed one, then the step (and build) fails. */

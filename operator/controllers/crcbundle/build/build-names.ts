@@ -17,6 +17,8 @@ export interface BuildNames {
   installerVm: string;
   targetVm: string;
   validation: string;
+  /** The NetworkPolicy that lets only the build's step Jobs reach its VMs. */
+  guests: string;
   /** The bundle's golden disk (not of one attempt: what the bundle publishes). */
   golden: string;
   /** A step's Job: the phase too, as P7 and P11 both run `poweroff`. */
@@ -38,6 +40,7 @@ export function buildNames(bundleName: string, attempt: string): BuildNames {
     installerVm: `${base}-installer`,
     targetVm: `${base}-crc`,
     validation: `${base}-validate`,
+    guests: `${base}-guests`,
     golden: bundleNames(bundleName).golden,
     job: (phase, step) => `${base}-${phase.toLowerCase()}-${step}`,
   };

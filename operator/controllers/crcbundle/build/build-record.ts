@@ -22,6 +22,7 @@ export const ROLE = {
   targetVmi: 'TargetVMI',
   golden: 'GoldenDisk',
   validation: 'ValidationInstance',
+  guestPolicy: 'GuestNetworkPolicy',
 } as const;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 

@@ -1,4 +1,4 @@
-import { CONFIG_MAPS, PVCS, SERVICES } from '../../../api/core-resources.js';
+import { CONFIG_MAPS, NETWORK_POLICIES, PVCS, SERVICES } from '../../../api/core-resources.js';
 import { DATA_VOLUMES, DEPLOYMENTS, VIRTUAL_MACHINES } from '../../../api/platform-resources.js';
 import { INSTANCES, SECRETS } from '../../../api/resources.js';
 import type { NamespacedType } from '../../../kube/resource-type.js';
@@ -25,6 +25,7 @@ export const CHECKED: Partial<Record<Role, NamespacedType>> = {
   [ROLE.targetVm]: VIRTUAL_MACHINES,
   [ROLE.golden]: DATA_VOLUMES,
   [ROLE.validation]: INSTANCES,
+  [ROLE.guestPolicy]: NETWORK_POLICIES,
 };
 
 /**

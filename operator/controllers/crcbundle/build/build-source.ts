@@ -17,11 +17,13 @@ import type { Bundle } from './build-meta.js';
 import { buildNames } from './build-names.js';
 import type { StageResult } from './build-pass.js';
 import { BuildFailure, BuildPass, CreateRefused } from './build-pass.js';
+import { ensureGuestPolicy } from './build-network-policy.js';
 import { publishedStatus } from './build-publish.js';
 import { checkRecorded } from './build-recorded.js';
 import type { BuildRecord } from './build-record.js';
 import { STAGE_WORK } from './build-stages.js';
 import { tearDownAttempt } from './build-teardown.js';
+import type { PreparationSlots } from '../preparation-slots.js';
 
 /** On a build bundle: its Jobs and VMs stop before its storage goes (the garbage collector would not wait). */
 export const FINALIZER_BUILD_CLEANUP = 'guestcluster.opdev.io/bundle-build-cleanup';
@@ -53,6 +55,8 @@ export class BuildSource {
   constructor(
     private readonly ports: ControllerPorts,
     private readonly settings: BundleSettings,
+    /** The admin's cap on builds at once (--max-building-bundles). */
+    private readonly slots: PreparationSlots,
     private readonly options: Pick<BundleControllerOptions, 'failures'> = {},
   ) {}
 
@@ -72,10 +76,11 @@ export class BuildSource {
     return this.advance(bundle, bundle.status.build, context);
   }
 
-  /** Records the attempt, the inputs' digests and the profile before anything is made. */
+  /**
+   * Once its inputs exist and a build slot is free (--max-building-bundles), records the attempt,
+   * the inputs' digests and the profile before anything is made.
+   */
   private async start(bundle: Bundle): Promise<ReconcileResult> {
-    const spec = bundle.spec.build!;
-    const profile = profileOf(bundle)!;
     let records;
     try {
       records = (await readBuildInputs(this.ports.client, bundle, this.namespace)).records;
@@ -86,6 +91,25 @@ export class BuildSource {
       ]);
       return {};
     }
+    const slot = await this.slots.take(bundle);
+    if ('waiting' in slot) {
+      await this.write(bundle, { ...bundle.status, phase: PHASE.pending }, [
+        ready('False', READY_REASON.waitingForBuildSlot, slot.waiting),
+      ]);
+      return {};
+    }
+    try {
+      await this.record(bundle, records);
+    } finally {
+      slot.release();
+    }
+    return {};
+  }
+
+  /** The attempt, written with phase Preparing: from now on it holds its build slot. */
+  private async record(bundle: Bundle, records: BuildRecord['inputs']): Promise<void> {
+    const spec = bundle.spec.build!;
+    const profile = profileOf(bundle)!;
     const build: BuildRecord = {
       attempt: attemptId(),
       startedAt: now(this.ports.clock.now()),
@@ -110,7 +134,6 @@ export class BuildSource {
       'BuildStarted',
       `Build attempt ${build.attempt} started from ${spec.releaseImage} with profile ${profile.name}; stage ${label(first)}`,
     );
-    return {};
   }
 
   /** One stage's work; the status says where it stands, and a finished stage moves on. */
@@ -145,7 +168,7 @@ export class BuildSource {
     let result: StageResult;
     try {
       await checkRecorded(pass);
-      result = await STAGE_WORK[stage.name](pass);
+      result = (await ensureGuestPolicy(pass)) ?? (await STAGE_WORK[stage.name](pass));
     } catch (error) {
       if (error instanceof BuildFailure)
         return this.fail(bundle, pass.build, stage, error.reason, error.message);

@@ -1,4 +1,11 @@
-import { CONFIG_MAPS, JOBS, PODS, PVCS, SERVICES } from '../../../api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  JOBS,
+  NETWORK_POLICIES,
+  PODS,
+  PVCS,
+  SERVICES,
+} from '../../../api/core-resources.js';
 import { INSTANCES, SECRETS } from '../../../api/resources.js';
 import {
   DATA_VOLUMES,
@@ -18,8 +25,16 @@ import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 const RUNNING: NamespacedType[] = [JOBS, VIRTUAL_MACHINES, INSTANCES];
 /** What holds the disks while it exists: VMIs and the pods of VMs and Jobs. */
 const HOLDERS: NamespacedType[] = [VIRTUAL_MACHINE_INSTANCES, PODS];
-/** Storage, credentials and DNS: deleted once nothing runs on them. */
-const STORED: NamespacedType[] = [DATA_VOLUMES, PVCS, SECRETS, CONFIG_MAPS, SERVICES, DEPLOYMENTS];
+/** Storage, credentials, DNS and the guests' NetworkPolicy: deleted once nothing runs on them. */
+const STORED: NamespacedType[] = [
+  DATA_VOLUMES,
+  PVCS,
+  SECRETS,
+  CONFIG_MAPS,
+  SERVICES,
+  DEPLOYMENTS,
+  NETWORK_POLICIES,
+];
 
 /** Every kind a build creates (directly, or KubeVirt, CDI and the Job controller for it). */
 export const BUILD_KINDS: readonly NamespacedType[] = [...RUNNING, ...HOLDERS, ...STORED];
