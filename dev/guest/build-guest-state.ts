@@ -17,7 +17,7 @@ export interface BuildGuestState {
   livePolls: number;
   bootstrapPolls: number;
   bootstrapDone: boolean;
-  /** /opt/kubeconfig exists (copied in by P5). */
+  /** /opt/kubeconfig exists (copied in by P5 InstallWait). */
   kubeconfig: boolean;
   /** MachineConfigs of the pool, its rendered config, and whether a rollout (with reboot) waits. */
   machineConfigs: string[];

@@ -17,7 +17,7 @@ import { GuestSshServer } from './guest-ssh-server.js';
 
 /** Failures a test can inject into one build guest. */
 export interface BuildGuestFaults {
-  /** The live ISO never installs to disk (P5 never completes). */
+  /** The live ISO never installs to disk (P5 InstallWait never completes). */
   installNeverCompletes?: boolean;
   /** The RTC offset does not show as system time (spec R3). */
   ignoresClockOffset?: boolean;

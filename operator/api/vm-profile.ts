@@ -16,10 +16,10 @@ export interface VmProfile {
    * but a profile does not leave it to a default (the RHCOS metal image boots either).
    */
   readonly bootloader: { readonly bios: Record<string, never> };
-  /** Masquerade on the pod network: the guest NIC is 10.0.2.2 in every VMI (spec §5.3). */
+  /** Masquerade on the pod network: the guest NIC is 10.0.2.2 in every VMI. */
   readonly interface: { readonly name: string; readonly masquerade: Record<string, never> };
   readonly network: { readonly name: string; readonly pod: Record<string, never> };
-  /** The guest clock's base; the build shifts it by an offset in P4–P7 only. */
+  /** The guest clock's base; the build shifts it by an offset from P4 Boot to P7 ReturnToPresent only. */
   readonly clock: 'utc';
 }
 
@@ -60,7 +60,7 @@ export interface ProfileVmiSpec {
 /**
  * The VMI spec parts of a profile, fresh objects on every call: what the build's target VM and
  * every consumer VM merge into their template, so that the two cannot drift. The build alone
- * passes a clock offset (P4–P7); every other VM runs on real UTC.
+ * passes a clock offset (P4 Boot to P7 ReturnToPresent); every other VM runs on real UTC.
  */
 export function profileVmiSpec(profile: VmProfile, clockOffsetSeconds = 0): ProfileVmiSpec {
   return {

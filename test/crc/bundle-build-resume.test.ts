@@ -102,7 +102,7 @@ describe('a bundle build and the operator killed in each stage group', () => {
     playBuild(world.platform, ns.api, ns.name, name, {
       resolve: holds.resolve.wait,
       'install-wait': holds['install-wait'].wait,
-      // The first poweroff, P7's: the operator dies while the guest goes down for the present.
+      // The first poweroff, P7 ReturnToPresent's: the operator dies while the guest goes down for the present.
       poweroff: () => (powerOffs++ === 0 ? holds.poweroff.wait() : Promise.resolve()),
       'seal-check': holds['seal-check'].wait,
     });

@@ -206,7 +206,7 @@ describe('CRCBundle build', () => {
     created.push(name);
     await ops.api.create(BUNDLES, bundle(name));
 
-    // P2's Job, bound to the installer VMI, with the shifted clock.
+    // P2 Ignition's Job, bound to the installer VMI, with the shifted clock.
     const [job] = await waitForList<Job>(ops.kubeConfig, {
       type: JOBS,
       namespace: ops.name,
@@ -452,7 +452,7 @@ describe('CRCBundle build', () => {
     playBuild(world.platform, ops.api, ops.name, name, { ignition: never });
     created.push(name);
     await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
-    const job = await stepJob(name, 'ignition'); // P2: the DNS of P1 is done with and recorded
+    const job = await stepJob(name, 'ignition'); // P2 Ignition: the DNS of P1 DNS is done with and recorded
     const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
     await ops.api.delete(SERVICES, names.dns, ops.name);
     await failedAndGone(name, {
@@ -555,7 +555,7 @@ describe('CRCBundle build', () => {
     });
     created.push(name);
     await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
-    const resolving = await stepJob(name, 'resolve'); // P0's snapshot exists: its Job mounts it
+    const resolving = await stepJob(name, 'resolve'); // P0 Resolve's snapshot exists: its Job mounts it
     const attempt = resolving.metadata!.labels![LABEL_BUILD_ATTEMPT]!;
     const names = buildNames(name, attempt);
     const recorded = (await ops.api.get<CRCBundle>(BUNDLES, name)).status!.build!.inputs;
@@ -576,7 +576,7 @@ describe('CRCBundle build', () => {
     await change('{"auths":{}}', 'kind: MachineConfig\nchanged: true\n');
     try {
       release();
-      // The build goes on (P1, then P2's Job, held) with what it recorded.
+      // The build goes on (P1 DNS, then P2 Ignition's Job, held) with what it recorded.
       const job = await stepJob(name, 'ignition');
       const going = await ops.api.get<CRCBundle>(BUNDLES, name);
       expect(going.status!.phase).toBe('Preparing');
@@ -604,7 +604,7 @@ describe('CRCBundle build', () => {
     const name = `build-vmi-${suffix}`;
     playBuild(world.platform, ops.api, ops.name, name, { 'install-wait': never });
     created.push(name);
-    // Without certificate rotation P2 needs no installer VM: only the target VM boots.
+    // Without certificate rotation P2 Ignition needs no installer VM: only the target VM boots.
     await ops.api.create(BUNDLES, bundle(name, { certificateRotation: 'Disabled' }));
     const job = await stepJob(name, 'install-wait');
     const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
@@ -637,8 +637,8 @@ describe('CRCBundle build', () => {
     let poweroffs = 0;
     let sealed = '';
     world.platform.jobResults.set(`${name}/poweroff`, async (job) => {
-      if (++poweroffs === 1) return poweroff(job); // P7
-      // P11: the guest crashes instead of powering off, and RerunOnFailure boots the sealed disk
+      if (++poweroffs === 1) return poweroff(job); // P7 ReturnToPresent
+      // P11 ZeroAndStop: the guest crashes instead of powering off, and RerunOnFailure boots the sealed disk
       // again; the agent only sees its SSH session end, as after a poweroff.
       const names = buildNames(name, job.metadata!.labels![LABEL_BUILD_ATTEMPT]!);
       sealed = job.metadata!.annotations!['guestcluster.opdev.io/bundle-build-vmi-uid']!;

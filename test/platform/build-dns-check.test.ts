@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BuildBench } from './build-steps.js';
 
 /**
- * A DNS server of the build's zones (what the build-dns CoreDNS serves, spec §5.3), enough for
+ * A DNS server of the build's zones (what the build-dns CoreDNS serves), enough for
  * A queries: api-int and the apps wildcard to the node IP, other names from `external`.
  */
 function zoneServer(external: Record<string, string>, nodeIp = '192.168.126.11'): dgram.Socket {

@@ -42,7 +42,7 @@ describe('bundle-build steps on the simulated build guests', () => {
   });
 
   it('build a sealed disk: shifted install, rotation in the present, every seal check passing', async () => {
-    // P2: the installer VM's clock is set a day back, and the ignition is made on it.
+    // P2 Ignition: the installer VM's clock is set a day back, and the ignition is made on it.
     const installer = await bench.bootVmi('installer');
     const ignition = outputsOf(await bench.step('ignition', installer, shifted));
     const notBefore = Date.parse(ignition.certificateNotBefore) / 1000;
@@ -58,10 +58,10 @@ describe('bundle-build steps on the simulated build guests', () => {
     ).toBe(false);
     await bench.guests.halt(installer.metadata!.uid!);
 
-    // P3 (the iso step's coreos-installer, played): the ISO carries the live ignition.
+    // P3 ISO (the iso step's coreos-installer, played): the ISO carries the live ignition.
     await playIso(bench.path('work'), bench.path('live-iso'));
 
-    // P4–P6 on the target VM at −1 day: live ISO, install to disk, reboot in the same VMI.
+    // P4 Boot to P6 Day2 on the target VM at −1 day: live ISO, install to disk, reboot in the same VMI.
     const target = await bench.bootVmi('target', { offsetSeconds: INSTALL_CLOCK_OFFSET_SECONDS });
     const guest = bench.guests.guestOf(target.metadata!.uid!)!;
     const liveHostKey = guest.ssh.hostKey;
@@ -77,7 +77,7 @@ describe('bundle-build steps on the simulated build guests', () => {
     expect(guest.state.credManager).toBe(true);
     expect(guest.state.machineConfigs).toContain('99-enable-transient-ro');
 
-    // P7: poweroff ends the VMI; a new VMI with offset 0 and no cdrom boots the installed disk.
+    // P7 ReturnToPresent: poweroff ends the VMI; a new VMI with offset 0 and no cdrom boots the installed disk.
     expect(outputsOf(await bench.step('poweroff', target))).toEqual({});
     await waitUntil(() => bench.poweredOff.includes(target.metadata!.uid!));
     await bench.guests.halt(target.metadata!.uid!);
@@ -89,7 +89,7 @@ describe('bundle-build steps on the simulated build guests', () => {
       25 * DAY * 1000,
     );
 
-    // P8–P11.
+    // P8 Customize to P11 ZeroAndStop.
     expect(outputsOf(await bench.step('customize', present))).toEqual({});
     const htpasswd = Buffer.from(
       presentGuest.commands.find((c) => c.script === 'customize')!.stdinLines![0]!,
@@ -131,7 +131,7 @@ describe('bundle-build steps on the simulated build guests', () => {
     expect(outputsOf(await bench.step('poweroff', present))).toEqual({});
     await waitUntil(() => bench.poweredOff.includes(present.metadata!.uid!));
 
-    // P13's measure of the disk (P12's clone, simulated by a copy); a clone boots with the build key.
+    // P13 Publish's measure of the disk (P12 Capture's clone, simulated by a copy); a clone boots with the build key.
     await copyFile(bench.path('disks/rootdisk/disk.img'), bench.path('golden/disk.img'));
     const published = outputsOf(await bench.step('publish', undefined));
     expect(published.diskSHA256).toMatch(/^[0-9a-f]{64}$/);
@@ -165,7 +165,7 @@ describe('bundle-build steps on the simulated build guests', () => {
   });
 
   it('fails the seal check, naming each check, for a disk whose sealing was skipped', async () => {
-    // A disk as P9 leaves it: installed, rotated, customized, the pull secret gone; no P10.
+    // A disk as P9 ImagePin leaves it: installed, rotated, customized, the pull secret gone; no P10 Seal.
     await bench.installedDisk('unsealed', {
       bootstrapDone: true,
       kubeconfig: true,
