@@ -3,6 +3,7 @@ import type { ClusterLease } from '../api/resources.js';
 import { LEASES } from '../api/resources.js';
 import type { ApiClient } from '../kube/api-client.js';
 import { isNotFound } from '../kube/api-error.js';
+import { metaTime } from '../kube/meta-time.js';
 
 /** A lease whose TTL was set, and its deadline as the operator computes it (boundTime + ttl). */
 export interface ExtendedLease {
@@ -49,5 +50,5 @@ export async function extendLease(
 /** boundTime + ttl, written as status.expiresAt is (whole seconds). */
 export function deadlineText(boundTime: string | undefined, ttlMs: number): string | undefined {
   if (!boundTime || ttlMs <= 0) return undefined;
-  return new Date(Date.parse(boundTime) + ttlMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return metaTime(Date.parse(boundTime) + ttlMs);
 }

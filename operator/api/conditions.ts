@@ -1,4 +1,5 @@
 import type { Condition } from '../../client/api/conditions.js';
+import { metaTime } from '../kube/meta-time.js';
 
 // A condition and how to find one are shared with the lease client (client/api/conditions.ts).
 export type { Condition } from '../../client/api/conditions.js';
@@ -19,9 +20,7 @@ export function setCondition(
   const index = list.findIndex((c) => c.type === update.type);
   const previous = index >= 0 ? list[index] : undefined;
   const lastTransitionTime =
-    previous && previous.status === update.status
-      ? previous.lastTransitionTime
-      : new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    previous && previous.status === update.status ? previous.lastTransitionTime : metaTime(now);
   const next: Condition = { ...update, lastTransitionTime };
   if (index >= 0) list[index] = next;
   else list.push(next);

@@ -1,4 +1,2 @@
-/** A time as metav1.Time is written: RFC 3339 in UTC, whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+// metav1 times are written by the lease client too: client/kube/meta-time.ts.
+export { metaMicroTime, metaTime } from '../../client/kube/meta-time.js';

@@ -21,6 +21,14 @@ export function controllerReference(type: ResourceType, owner: Owner): OwnerRefe
   };
 }
 
+/**
+ * An owner reference to `owner` that is not its controller: the garbage collector deletes the
+ * object once all of its owners are gone.
+ */
+export function ownerReference(type: ResourceType, owner: Owner): OwnerReference {
+  return { ...controllerReference(type, owner), controller: false };
+}
+
 /** Whether `object` is controlled by this very owner (not by a deleted one of the same name). */
 export function isControlledBy(object: KubeObject | undefined, owner: KubeObject): boolean {
   const uid = owner.metadata?.uid;

@@ -5,6 +5,7 @@ import { resourceType } from '../kube/resource-type.js';
 import type { Clock } from './clock.js';
 import { sleep } from './clock.js';
 import type { Logger } from './logger.js';
+import { metaMicroTime } from '../kube/meta-time.js';
 
 export const LEASES = resourceType('coordination.k8s.io/v1', 'Lease', 'leases');
 
@@ -33,11 +34,6 @@ export interface LeaderElectionOptions {
   retryPeriodMs: number;
   clock: Clock;
   logger: Logger;
-}
-
-/** Lease times are MicroTime: RFC 3339 with exactly six fractional digits. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 type Attempt = 'renewed' | 'held-by-another' | 'failed';
@@ -125,7 +121,7 @@ export class LeaderElector {
         this.options.namespace,
       );
       if (lease.spec?.holderIdentity !== this.options.identity) return;
-      const now = microTime(this.options.clock.now());
+      const now = metaMicroTime(this.options.clock.now());
       await this.options.client.update(LEASES, {
         ...lease,
         spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
@@ -146,7 +142,7 @@ export class LeaderElector {
     return {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-      renewTime: microTime(now),
+      renewTime: metaMicroTime(now),
     };
   }
 
@@ -182,7 +178,7 @@ export class LeaderElector {
       spec: {
         ...lease.spec,
         ...this.desiredSpec(now),
-        acquireTime: takingOver ? microTime(now) : lease.spec?.acquireTime,
+        acquireTime: takingOver ? metaMicroTime(now) : lease.spec?.acquireTime,
         leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (takingOver && holder ? 1 : 0),
       },
     };
@@ -197,7 +193,7 @@ export class LeaderElector {
           apiVersion: LEASES.apiVersion,
           kind: LEASES.kind,
           metadata: { name, namespace },
-          spec: { ...this.desiredSpec(now), acquireTime: microTime(now), leaseTransitions: 0 },
+          spec: { ...this.desiredSpec(now), acquireTime: metaMicroTime(now), leaseTransitions: 0 },
         },
         { signal },
       );

@@ -2,6 +2,7 @@ import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
 import { metaTime } from '../../kube/meta-time.js';
+import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
@@ -80,14 +81,9 @@ export class InstanceController {
 
   /** Adds the cleanup finalizer unless the instance has it; true when it was added. */
   private async addedFinalizer(instance: Instance): Promise<boolean> {
-    if (instance.metadata?.finalizers?.includes(FINALIZER_INSTANCE_CLEANUP)) return false;
-    await this.api.update(INSTANCES, {
-      ...instance,
-      metadata: {
-        ...instance.metadata,
-        finalizers: [...(instance.metadata?.finalizers ?? []), FINALIZER_INSTANCE_CLEANUP],
-      },
-    });
+    const withIt = withFinalizer(instance, FINALIZER_INSTANCE_CLEANUP);
+    if (withIt === instance) return false;
+    await this.api.update(INSTANCES, withIt);
     return true;
   }
 
@@ -210,13 +206,7 @@ export class InstanceController {
       };
     }
     const current = await writeInstanceStatus(this.api, draft);
-    await this.api.update(INSTANCES, {
-      ...current,
-      metadata: {
-        ...current.metadata,
-        finalizers: current.metadata.finalizers!.filter((f) => f !== FINALIZER_INSTANCE_CLEANUP),
-      },
-    });
+    await this.api.update(INSTANCES, withoutFinalizer(current, FINALIZER_INSTANCE_CLEANUP));
     observeTornDown(this.api, current);
     context.logger.info('Cleaned up ClusterInstance backing resources');
     return {};

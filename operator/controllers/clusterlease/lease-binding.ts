@@ -3,6 +3,7 @@ import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
 import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
+import { writeClaim } from '../binding/instance-status-writes.js';
 import type { Stored } from '../../kube/objects.js';
 import { objectKey } from '../../kube/objects.js';
 import { withFinalizer } from '../../kube/ownership.js';
@@ -22,7 +23,6 @@ import {
   LeaseEvent,
   LeaseReason,
   failLease,
-  isoSeconds,
   pendingStatus,
   usableConditions,
   writeLeaseStatus,
@@ -30,6 +30,7 @@ import {
 import type { LeaseMetrics } from './lease-metrics.js';
 import { observeBound } from './lease-metrics.js';
 import { enforceTtl, expiresAt } from './lease-ttl.js';
+import { metaTime } from '../../kube/meta-time.js';
 
 /** Waits that only a change of the lease (or its pool) ends. */
 const NEEDS_A_PERSON = new Set<string>([
@@ -220,9 +221,7 @@ export class LeaseBinder {
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */
   private async claim(lease: Lease, instance: Instance): Promise<Instance | undefined> {
-    const { name, uid } = lease.metadata;
-    const claimed = { ...instance, status: { ...instance.status, leaseRef: { name, uid } } };
-    return orUndefined(this.ports.client.updateStatus(INSTANCES, claimed), isConflict);
+    return orUndefined(writeClaim(this.ports.client, instance, lease.metadata), isConflict);
   }
 
   /**
@@ -246,7 +245,7 @@ export class LeaseBinder {
       ocpVersion: instance.status?.ocpVersion,
       topology: instance.status?.topology,
       apiEndpoint: instance.status?.apiEndpoint,
-      boundTime: isoSeconds(now),
+      boundTime: metaTime(now),
       observedGeneration: lease.metadata.generation,
       conditions: usableConditions(lease, now, name),
     };
@@ -254,7 +253,7 @@ export class LeaseBinder {
     const expiry = expiresAt({ ...lease, status });
     if (expiry) status.expiresAt = expiry;
     else delete status.expiresAt;
-    const bound = await this.ports.client.updateStatus(LEASES, { ...lease, status });
+    const bound = await writeLeaseStatus(this.ports, lease, status);
     context.logger.info({ instance: name }, 'Bound ClusterLease to ClusterInstance');
     observeBound(this.metrics, lease, now);
     void this.ports.events.record(

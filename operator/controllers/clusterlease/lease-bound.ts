@@ -1,6 +1,7 @@
 import { findCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, POOLS } from '../../api/resources.js';
+import { writeClaimReleased } from '../binding/instance-status-writes.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import { sooner } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -16,7 +17,6 @@ import {
   LeaseEvent,
   LeaseReason,
   boundTo,
-  isoSeconds,
   leaseConditions,
   usableConditions,
   writeLeaseStatus,
@@ -25,6 +25,7 @@ import type { PoolLimits, Refusal } from '../binding/lease-limits.js';
 import { isHeldLabelled, poolLimits } from '../binding/lease-limits.js';
 import { acceptedExpiry, ttlAcceptedConditions } from './lease-ttl-change.js';
 import { enforceTtl, expiryConditions } from './lease-ttl.js';
+import { metaTime } from '../../kube/meta-time.js';
 
 /**
  * A bound lease keeps telling the truth about its cluster. Every pass: claims of this lease on
@@ -66,7 +67,7 @@ export class BoundLeases {
   private async afterwards(lease: Lease, status: LeaseStatus): Promise<ReconcileResult> {
     const now = this.ports.clock.now();
     const next: LeaseStatus = { ...status, instanceRef: { ...status.instanceRef } };
-    if (!next.heldAt && isHeldLabelled(lease)) next.heldAt = isoSeconds(now);
+    if (!next.heldAt && isHeldLabelled(lease)) next.heldAt = metaTime(now);
     const limits = await this.limitsOf(lease);
     const heldAt = next.heldAt ? Date.parse(next.heldAt) : undefined;
     const decision = acceptedExpiry({ ...lease, status: next }, limits, heldAt);
@@ -182,10 +183,8 @@ export class BoundLeases {
         (i.metadata.name !== ref?.name || (!!ref.uid && i.metadata.uid !== ref.uid)),
     );
     for (const instance of stale) {
-      const status = { ...instance.status };
-      delete status.leaseRef;
       // With the instance's resourceVersion: a claim that changed meanwhile is looked at again.
-      await this.ports.client.updateStatus(INSTANCES, { ...instance, status });
+      await writeClaimReleased(this.ports.client, instance);
       context.logger.info(
         { instance: instance.metadata.name },
         'Released stale claim on ClusterInstance',

@@ -47,11 +47,6 @@ export const LeaseEvent = {
 type ConditionStatus = Condition['status'];
 type ConditionUpdate = { status: ConditionStatus; reason: string; message: string };
 
-/** RFC 3339 with whole seconds, as metav1.Time is written. */
-export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /**
  * The Bound and Ready conditions. Bound says whether the lease holds an instance; Ready whether
  * its cluster can be used now (`kubectl wait --for=condition=Ready` reads it). While the lease

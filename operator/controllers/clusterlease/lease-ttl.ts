@@ -9,7 +9,8 @@ import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
 import { leaseTtl } from '../binding/lease-limits.js';
-import { LeaseEvent, LeaseReason, isoSeconds } from './lease-status.js';
+import { LeaseEvent, LeaseReason } from './lease-status.js';
+import { metaTime } from '../../kube/meta-time.js';
 
 /** The deadline (epoch ms) spec.ttl asks for: boundTime + ttl; undefined when none applies. */
 function requestedDeadline(lease: ClusterLease): number | undefined {
@@ -40,7 +41,7 @@ function ttlWords(lease: ClusterLease): string {
 /** The expiresAt that spec.ttl asks for now: boundTime + spec.ttl, also after spec.ttl changed. */
 export function expiresAt(lease: ClusterLease): string | undefined {
   const deadline = requestedDeadline(lease);
-  return deadline === undefined ? undefined : isoSeconds(deadline);
+  return deadline === undefined ? undefined : metaTime(deadline);
 }
 
 /** When ExpiringSoon is due: lease.expiryWarning before the deadline, at most a tenth of the TTL. */
@@ -72,7 +73,7 @@ export function expiryConditions(
         type: 'ExpiringSoon',
         status: 'True',
         reason: LeaseReason.TTLExpiring,
-        message: `${ttlWords(lease)} expires at ${isoSeconds(deadline)}; the cluster will be released then unless spec.ttl is raised`,
+        message: `${ttlWords(lease)} expires at ${metaTime(deadline)}; the cluster will be released then unless spec.ttl is raised`,
       }
     : {
         type: 'ExpiringSoon',
@@ -81,7 +82,7 @@ export function expiryConditions(
         message:
           deadline === undefined
             ? 'the lease has no TTL any more'
-            : `${ttlWords(lease)} expires at ${isoSeconds(deadline)}`,
+            : `${ttlWords(lease)} expires at ${metaTime(deadline)}`,
       };
   return setCondition(
     conditions,

@@ -1,8 +1,8 @@
 import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { Stored } from '../../kube/objects.js';
-import { isInstanceOf, provisioningGrant } from '../binding/pool-membership.js';
+import { writeProvisioningGrant } from '../binding/instance-status-writes.js';
+import { isInstanceOf } from '../binding/pool-membership.js';
 
 /**
  * The instances this process created for its pools, by UID, until its cache shows their
@@ -29,10 +29,7 @@ export class OwnGrants {
   /** Records the authorization on an instance this process has just created for `pool`. */
   async grant(instance: Stored<ClusterInstance>, pool: string, now: number): Promise<void> {
     this.created.set(instance.metadata.uid, { granted: false });
-    await this.client.updateStatus(INSTANCES, {
-      ...instance,
-      status: provisioningGrant(pool, now),
-    });
+    await writeProvisioningGrant(this.client, instance, pool, now);
     this.created.set(instance.metadata.uid, { granted: true });
   }
 

@@ -3,7 +3,6 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resou
 import { INSTANCES, LEASES, NAMESPACES, POOLS, VERSION_STREAMS } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
-import { isConflict, orUndefined } from '../../kube/api-error.js';
 import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
@@ -35,6 +34,7 @@ import {
 import { replaceStale } from './stale-rollout.js';
 import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
+import { writePoolStatus } from './pool-status-write.js';
 import { OwnGrants } from './own-grants.js';
 
 /** What the pool controller takes from the operator's configuration. */
@@ -344,8 +344,6 @@ export class PoolController {
   private async writeStatus(pool: Pool, status: PoolStatus): Promise<void> {
     if (sameContent(pool.status ?? {}, status)) return;
     announceVersion(this.ports, pool, status);
-    // A conflict: the cache is behind the pool, and the newer version's watch event enqueues it
-    // again; that pass computes the status from it. Retrying with backoff would only add load.
-    await orUndefined(this.ports.client.updateStatus(POOLS, { ...pool, status }), isConflict);
+    await writePoolStatus(this.ports, pool, status);
   }
 }

@@ -1,8 +1,7 @@
 import { setCondition } from '../../api/conditions.js';
 import { FINALIZER_POOL_PROTECTION } from '../../api/labels.js';
 import { POOLS } from '../../api/resources.js';
-import { isConflict, orUndefined } from '../../kube/api-error.js';
-import { sameContent } from '../../kube/objects.js';
+import { writePoolStatus } from './pool-status-write.js';
 import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -98,12 +97,7 @@ export class PoolDeletion {
       leasedInstances: accounting.leased,
       conditions,
     };
-    if (sameContent(pool.status ?? {}, status)) return;
-    // A conflict: a newer version of the pool is on its way, and its event brings the next pass.
-    const written = await orUndefined(
-      this.ports.client.updateStatus(POOLS, { ...pool, status }),
-      isConflict,
-    );
+    const written = await writePoolStatus(this.ports, pool, status);
     if (written && previous !== message)
       void this.ports.events.record(pool, 'Normal', PoolEvent.WaitingForLeases, message);
   }

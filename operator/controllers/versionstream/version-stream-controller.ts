@@ -25,6 +25,7 @@ import { resolveStream } from './stream-resolution.js';
 import type { VersionStreamSettings } from './stream-settings.js';
 import { channelOf, invalidSpec, withDefaults } from './stream-spec.js';
 import { fetchUpdateGraph } from './update-service.js';
+import { metaTime } from '../../kube/meta-time.js';
 
 type Stream = StoredCluster<VersionStream>;
 type StreamStatus = NonNullable<VersionStream['status']>;
@@ -132,7 +133,7 @@ export class VersionStreamController {
         )
       : backoffDelay(this.settings.backoff, failures, this.random);
     if (!resolution.reached)
-      resolution.condition.message += `; asking again at ${timestamp(now + delay)}`;
+      resolution.condition.message += `; asking again at ${metaTime(now + delay)}`;
     await this.record(stream, previous, resolution, now);
     // Counted once written: a write that fails repeats the whole check.
     for (const reason of resolution.errors) this.options.errors?.inc({ stream: key, reason });
@@ -174,7 +175,7 @@ export class VersionStreamController {
         resolvedVersion: answer.resolvedVersion,
         releaseImage: answer.releaseImage,
         crcBundleVersion: answer.crcBundleVersion,
-        lastResolved: resolution.reached ? timestamp(now) : stream.status?.lastResolved,
+        lastResolved: resolution.reached ? metaTime(now) : stream.status?.lastResolved,
       },
       condition,
     );
@@ -229,7 +230,6 @@ function moved(what: string, from: string | undefined, to: string | undefined): 
 }
 
 /** RFC 3339 to the second, as Kubernetes writes times. */
-const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;

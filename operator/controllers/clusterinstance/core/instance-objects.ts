@@ -6,7 +6,8 @@ import type { ObjectSource } from '../../../reconcile/object-source.js';
 import { current } from '../../../reconcile/object-source.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import type { OwnershipRule } from './ownership.js';
-import { controlledBy, verifyOwnership } from './ownership.js';
+import { verifyOwnership } from './ownership.js';
+import { isControlledBy } from '../../../kube/ownership.js';
 
 /** The reads and writes of objects that InstanceObjects needs. */
 export type ObjectAccess = Pick<InstanceApi, 'cached' | 'get' | 'create' | 'update' | 'delete'>;
@@ -105,7 +106,7 @@ export class InstanceObjects implements ObjectSource {
 
   /** Whether the instance is the object's controller. */
   controls(object: KubeObject | undefined): boolean {
-    return controlledBy(object, this.instance);
+    return isControlledBy(object, this.instance);
   }
 
   /**

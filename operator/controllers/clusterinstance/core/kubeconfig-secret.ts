@@ -9,8 +9,9 @@ import type { ReconcileContext } from '../../../runtime/controller.js';
 import { decodeBase64, encodeBase64 } from './encoding.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import { commonLabels, kubeconfigSecretName } from './naming.js';
-import { controlledBy, instanceOwnerReference } from './ownership.js';
 import { InstanceFailure, Reason } from './reasons.js';
+import { controllerReference, isControlledBy } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 /** SHA-256 (hex) of a kubeconfig as published: what status.kubeconfigSHA256 records. */
 export const kubeconfigDigest = (kubeconfig: string): string =>
@@ -30,7 +31,7 @@ function desiredSecret(instance: Instance, data: Record<string, string>): Desire
       name: kubeconfigSecretName(instance.metadata.name),
       namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     type: 'Opaque',
     data,
@@ -68,7 +69,7 @@ export async function publishKubeconfig(
       ? undefined
       : await api.get<Secret>(SECRETS, name, namespace));
   if (!existing) return result;
-  if (!controlledBy(existing, instance))
+  if (!isControlledBy(existing, instance))
     throw new InstanceFailure(
       Reason.APIEndpointConflict,
       `kubeconfig Secret ${namespace}/${name} is not owned by ClusterInstance ${instance.metadata.name} (UID ${instance.metadata.uid})`,

@@ -1,8 +1,6 @@
-import { INSTANCES } from '../../../api/resources.js';
-import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
+import type { KubeObject } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
-import type { Instance } from './instance-api.js';
 
 /** What an ownership rule says about an object found where the instance's would be. */
 export type OwnershipVerdict =
@@ -47,25 +45,4 @@ export async function verifyOwnership(
   if (!parent || parent.metadata?.uid !== owner.uid)
     throw new OwnershipConflictError(rule.orphaned(object, actualKind, owner.uid));
   await verifyOwnership(rule, parent, owner.type.kind, read, depth + 1);
-}
-
-/**
- * Whether the instance is the object's controller (objects it may delete or adopt without doubt).
- */
-export function controlledBy(object: KubeObject | undefined, instance: Instance): boolean {
-  return !!object?.metadata?.ownerReferences?.some(
-    (ref) => ref.controller && ref.uid === instance.metadata.uid,
-  );
-}
-
-/** The owner reference of an object the instance made (its controller unless said otherwise). */
-export function instanceOwnerReference(instance: Instance, controller = true): OwnerReference {
-  return {
-    apiVersion: INSTANCES.apiVersion,
-    kind: INSTANCES.kind,
-    name: instance.metadata.name,
-    uid: instance.metadata.uid,
-    controller,
-    blockOwnerDeletion: true,
-  };
 }

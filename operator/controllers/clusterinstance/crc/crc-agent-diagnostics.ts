@@ -2,9 +2,9 @@ import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { ContainerStatus, Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { Instance } from '../core/instance-api.js';
 import type { RbacObject } from './crc-agent-builders.js';
-import { controlledBy } from '../core/ownership.js';
 import { agentAccountName, handoffSecretName } from './crc-naming.js';
 import { AGENT_ENV } from '../../../../contracts/agent-job.js';
+import { isControlledBy } from '../../../kube/ownership.js';
 
 /*
  * The CRCAgent condition (docs/reference/instances.md#crc-agent-diagnostics): what a person needs
@@ -257,7 +257,7 @@ export function agentPrerequisiteProblem(
   if (!found.serviceAccount) return `ServiceAccount ${account} is missing`;
   const bound = found.bindings.some(
     (binding) =>
-      controlledBy(binding, instance) &&
+      isControlledBy(binding, instance) &&
       binding.subjects?.some(
         (s) =>
           s.kind === 'ServiceAccount' &&

@@ -11,10 +11,11 @@ import type { Desired, DesiredMeta } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { Instance } from '../core/instance-api.js';
 import { commonLabels, endpointLabels } from '../core/naming.js';
-import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { bootKeySecretName, crcApiName, crcDiskName, crcVmName } from './crc-naming.js';
 import { atLeast, quantityBytes } from '../../../kube/quantity.js';
+import { controllerReference } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;
@@ -45,7 +46,7 @@ export function instanceMetadata(instance: Instance, name: string): DesiredMeta 
     name,
     namespace: instance.metadata.namespace,
     labels: commonLabels(instance),
-    ownerReferences: [instanceOwnerReference(instance)],
+    ownerReferences: [controllerReference(INSTANCES, instance)],
   };
 }
 

@@ -12,9 +12,10 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference } from '../core/ownership.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { identitySecretName } from './crc-naming.js';
+import { controllerReference } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 /*
  * The `<instance>-crc-identity` Secret (docs/reference/generated-objects.md#secrets): made once per
@@ -35,7 +36,7 @@ export function buildIdentitySecret(
       name: identitySecretName(instance.metadata.name),
       namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     type: 'Opaque',
     data: Object.fromEntries(

@@ -6,9 +6,10 @@ import { NETWORK_POLICIES } from '../../../api/core-resources.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference } from '../core/ownership.js';
 import { AGENT_COMPONENT, LABEL_COMPONENT } from './crc-agent-builders.js';
 import { crcVmName, guestNetworkPolicyName } from './crc-naming.js';
+import { controllerReference } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 export { NETWORK_POLICIES };
 
@@ -40,7 +41,7 @@ export function buildGuestNetworkPolicy(instance: Instance): Desired<NetworkPoli
       name: guestNetworkPolicyName(instance.metadata.name),
       namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     spec: {
       podSelector: { matchLabels: { ...LAUNCHER_LABEL, [LABEL_VM_NAME]: crcVmName(instance) } },

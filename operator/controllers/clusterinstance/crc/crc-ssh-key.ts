@@ -6,9 +6,10 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference } from '../core/ownership.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
+import { controllerReference } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */
 export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id_ed25519.pub' };
@@ -27,7 +28,7 @@ export function buildInstanceSshKeySecret(instance: Instance): Desired<Secret> {
       name: instanceSshKeySecretName(instance.metadata.name),
       namespace: instance.metadata.namespace,
       labels: commonLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     type: 'Opaque',
     data: {

@@ -3,10 +3,11 @@ import type { Desired, KubeObject, OwnerReference, StoredMeta } from '../../../k
 import type { Instance } from '../core/instance-api.js';
 import { apiRouteName, kasServingCertName } from './hcp-naming.js';
 import { endpointLabels } from '../core/naming.js';
-import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import type { KasServingCert } from './kas-serving-cert.js';
+import { controllerReference, ownerReference } from '../../../kube/ownership.js';
+import { INSTANCES } from '../../../api/resources.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;
@@ -43,7 +44,7 @@ export function buildHostedCluster(
       name: inputs.placement.hostedClusterName,
       namespace: inputs.placement.hostedClusterNamespace,
       labels: endpointLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     spec: {
       release: { image: template.releaseImage ?? '' },
@@ -122,7 +123,7 @@ export function buildNodePool(
       name: placement.nodePoolName,
       namespace: placement.hostedClusterNamespace,
       labels: endpointLabels(instance),
-      ownerReferences: [hcOwner, instanceOwnerReference(instance, false)],
+      ownerReferences: [hcOwner, ownerReference(INSTANCES, instance)],
     },
     spec: {
       clusterName: placement.hostedClusterName,
@@ -189,7 +190,7 @@ export function buildKasSecret(
       name: kasServingCertName(instance.metadata.name),
       namespace: placement.hostedClusterNamespace,
       labels: endpointLabels(instance),
-      ownerReferences: [instanceOwnerReference(instance)],
+      ownerReferences: [controllerReference(INSTANCES, instance)],
     },
     type: 'kubernetes.io/tls',
     data: { 'tls.crt': b64(cert.certificatePem), 'tls.key': b64(cert.keyPem) },
