@@ -1,9 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import ssh2 from 'ssh2';
 import { AGENT_ENV } from '../../contracts/agent-job.js';
-import { BUILD_ENV, LABEL_BUILD_ROLE } from '../../contracts/bundle-build.js';
+import { BUILD_ENV, LABEL_BUILD_ROLE, LABEL_BUILD_STEP } from '../../contracts/bundle-build.js';
 import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
-import { LABEL_BUILD_STEP } from '../../operator/controllers/crcbundle/build/build-jobs.js';
 import type { ContainerResult } from './local-pod.js';
 import type { Job } from '../../operator/kube/workloads.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';

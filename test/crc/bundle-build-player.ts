@@ -11,8 +11,8 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
 } from '../../operator/api/platform-resources.js';
-import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
-import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/bundlebuild/build-meta.js';
+import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import type { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';

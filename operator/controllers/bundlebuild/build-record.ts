@@ -1,4 +1,5 @@
-import type { CRCBundle } from '../../../api/resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import type { BuildStep, BuildStepOutputs } from '../../../contracts/bundle-build.js';
 
 /** status.build: what the build recorded (attempt, objects, steps, inputs, stage). */
 export type BuildRecord = NonNullable<NonNullable<CRCBundle['status']>['build']>;
@@ -38,9 +39,12 @@ export function withObject(build: BuildRecord, object: ObjectRecord): BuildRecor
   };
 }
 
-/** A step's key in status: its phase and name (P7 and P11 both power the guest off). */
-export function stepKey(phase: string, step: string): string {
-  return `${phase}-${step}`;
+/**
+ * A step's key in status.build.steps: the code of the stage that runs it and its name
+ * (`<code>-<step>`; the stages ReturnToPresent and ZeroAndStop both run `poweroff`).
+ */
+export function stepKey(code: string, step: BuildStep): string {
+  return `${code}-${step}`;
 }
 
 export function stepOf(build: BuildRecord | undefined, key: string): StepRecord | undefined {
@@ -51,7 +55,22 @@ export function withStep(build: BuildRecord, step: StepRecord): BuildRecord {
   return { ...build, steps: [...(build.steps ?? []).filter((s) => s.name !== step.name), step] };
 }
 
-/** An output a completed step left (P0's ISO URL, P13's disk digest). */
-export function outputOf(build: BuildRecord | undefined, key: string, name: string): string {
-  return stepOf(build, key)?.outputs?.[name] ?? '';
+/** The steps one stage alone runs: their record is found by the step, whichever stage it was. */
+export type OnceStep = Exclude<BuildStep, 'poweroff'>;
+
+/** The record of a step the build runs once, by the step's name (the part of its key after the code). */
+function onceStepOf(build: BuildRecord | undefined, step: OnceStep): StepRecord | undefined {
+  return build?.steps?.find((s) => s.name.slice(s.name.indexOf('-') + 1) === step);
+}
+
+/**
+ * An output a completed step left, as the string status keeps (resolve's ISO URL and release
+ * version, publish's disk digest); empty when the step has not left it.
+ */
+export function outputOf<S extends OnceStep>(
+  build: BuildRecord | undefined,
+  step: S,
+  name: keyof BuildStepOutputs[S] & string,
+): string {
+  return onceStepOf(build, step)?.outputs?.[name] ?? '';
 }

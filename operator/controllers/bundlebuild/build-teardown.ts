@@ -5,19 +5,19 @@ import {
   PODS,
   PVCS,
   SERVICES,
-} from '../../../api/core-resources.js';
-import { INSTANCES, SECRETS } from '../../../api/resources.js';
+} from '../../api/core-resources.js';
+import { INSTANCES, SECRETS } from '../../api/resources.js';
 import {
   DATA_VOLUMES,
   DEPLOYMENTS,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../../../api/platform-resources.js';
-import type { KubeObject, Stored } from '../../../kube/objects.js';
-import type { NamespacedType } from '../../../kube/resource-type.js';
-import type { ReconcileContext } from '../../../runtime/controller.js';
-import type { ControllerPorts } from '../../../runtime/ports.js';
-import { controlledBy } from '../bundle-owner.js';
+} from '../../api/platform-resources.js';
+import type { KubeObject, Stored } from '../../kube/objects.js';
+import type { NamespacedType } from '../../kube/resource-type.js';
+import type { ReconcileContext } from '../../runtime/controller.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import { controlledBy } from '../bundles/bundle-owner.js';
 import type { Bundle } from './build-meta.js';
 import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 

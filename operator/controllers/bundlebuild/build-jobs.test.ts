@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Job, Pod } from '../../../kube/workloads.js';
-import { DEFAULT_TIMINGS } from '../../../timings.js';
+import type { Job, Pod } from '../../kube/workloads.js';
+import { DEFAULT_TIMINGS } from '../../timings.js';
 import { BUILD_CONTAINER, stepDeadlineSeconds, stepOutcome } from './build-jobs.js';
 
 const job = (status: Job['status']): Job => ({

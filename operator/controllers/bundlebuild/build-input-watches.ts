@@ -1,9 +1,9 @@
-import { CONFIG_MAPS } from '../../../api/core-resources.js';
-import type { CRCBundle } from '../../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../../api/resources.js';
-import type { KubeObject } from '../../../kube/objects.js';
-import type { CacheReader } from '../../../runtime/cache.js';
-import type { WatchSpec } from '../../../runtime/manager.js';
+import { CONFIG_MAPS } from '../../api/core-resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import { BUNDLES, SECRETS } from '../../api/resources.js';
+import type { KubeObject } from '../../kube/objects.js';
+import type { CacheReader } from '../../runtime/cache.js';
+import type { WatchSpec } from '../../runtime/manager.js';
 
 /** The objects a build refers to, as `<kind>/<name>` (all of them in the operator namespace). */
 export function buildInputKeys(bundle: CRCBundle): string[] {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { CONFIG_MAPS } from '../../../api/core-resources.js';
-import type { CRCBundle } from '../../../api/resources.js';
-import { SECRETS } from '../../../api/resources.js';
-import type { StoredCluster } from '../../../kube/objects.js';
-import type { ConfigMap, Secret } from '../../../kube/workloads.js';
-import type { KubeClient } from '../../../kube/kube-client.js';
-import { BUILD_MOUNTS } from '../../../../contracts/bundle-build.js';
+import { CONFIG_MAPS } from '../../api/core-resources.js';
+import type { CRCBundle } from '../../api/resources.js';
+import { SECRETS } from '../../api/resources.js';
+import type { StoredCluster } from '../../kube/objects.js';
+import type { ConfigMap, Secret } from '../../kube/workloads.js';
+import type { KubeClient } from '../../kube/kube-client.js';
+import { BUILD_MOUNTS } from '../../../contracts/bundle-build.js';
 
 export type InputRecord = NonNullable<
   NonNullable<NonNullable<CRCBundle['status']>['build']>['inputs']

@@ -1,12 +1,14 @@
-import { VIRTUAL_MACHINE_INSTANCES, VIRTUAL_MACHINES } from '../../../api/platform-resources.js';
-import type { Stored } from '../../../kube/objects.js';
-import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
-import type { BuildPass, StageResult } from './build-pass.js';
-import { BuildFailure, RECORDED } from './build-pass.js';
+import { VIRTUAL_MACHINE_INSTANCES, VIRTUAL_MACHINES } from '../../api/platform-resources.js';
+import type { Stored } from '../../kube/objects.js';
+import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
+import type { BuildPass } from './build-pass.js';
 import { objectOf, ROLE, stepKey, stepOf } from './build-record.js';
-import { onTarget } from './build-stages.js';
 import { launcherPods, vmiAddress, vmiOf, vmiPhase } from './build-vmis.js';
 import { BUILD_RUN_STRATEGY, HALTED } from './build-vms.js';
+import { onTarget } from './guest-steps.js';
+import type { BuildStage } from './stage-row.js';
+import type { StageVerdict } from './stage-verdict.js';
+import { BuildFailure, HOLDS, RECORDED, waiting } from './stage-verdict.js';
 
 type Vm = Stored<PlatformObject>;
 interface VmTemplateSpec {
@@ -51,18 +53,18 @@ async function updateVm(pass: BuildPass, vm: Vm, change: (spec: Record<string, u
 }
 
 /**
- * P7: the guest powers off (its VMI ends Succeeded and RerunOnFailure does not restart it); with
+ * ReturnToPresent: the guest powers off (its VMI ends Succeeded and RerunOnFailure does not restart it); with
  * no VMI left the VM is halted, its clock offset set to 0 and the cdrom dropped; then set to
  * RerunOnFailure again once KubeVirt has seen it halted, which starts a new VMI in real time;
  * that VMI is recorded, and the certificates are rotated in it.
  */
-export async function returnToPresent(pass: BuildPass): Promise<StageResult> {
-  const poweroff = stepOf(pass.build, stepKey('P7', 'poweroff'));
-  if (!poweroff?.completedAt) return onTarget(pass, 'P7', 'ReturnToPresent', ['poweroff']);
+export async function returnToPresent(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+  const poweroff = stepOf(pass.build, stepKey(stage.code, 'poweroff'));
+  if (!poweroff?.completedAt) return onTarget(pass, stage, ['poweroff']);
   const recorded = objectOf(pass.build, ROLE.targetVmi);
   // The VMI recorded is still the one powered off: the restart in the present is to come.
   if (recorded?.uid === poweroff.vmiUID) return restartInThePresent(pass, poweroff.vmiUID);
-  return onTarget(pass, 'P7', 'ReturnToPresent', ['present']);
+  return onTarget(pass, stage, ['present']);
 }
 
 function unexpectedVmi(pass: BuildPass, uid: string): BuildFailure {
@@ -73,16 +75,16 @@ function unexpectedVmi(pass: BuildPass, uid: string): BuildFailure {
 }
 
 /**
- * P11: the guest zeroes its free space and powers off; once neither the VMI nor a launcher pod is
+ * ZeroAndStop: the guest zeroes its free space and powers off; once neither the VMI nor a launcher pod is
  * left (the disk is no longer mounted), the VM is halted so that nothing starts it again during
  * the clone.
  */
-export async function zeroAndStop(pass: BuildPass): Promise<StageResult> {
-  const steps = await onTarget(pass, 'P11', 'ZeroAndStop', ['zero', 'poweroff']);
-  if (!('done' in steps)) return steps;
+export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+  const steps = await onTarget(pass, stage);
+  if (!('holds' in steps)) return steps;
   const vm = await targetVm(pass);
   const vmi = await vmiOf(pass, pass.names.targetVm);
-  const poweredOff = stepOf(pass.build, stepKey('P11', 'poweroff'))?.vmiUID;
+  const poweredOff = stepOf(pass.build, stepKey(stage.code, 'poweroff'))?.vmiUID;
   // Nothing restarts a guest that powered off (RerunOnFailure): another VMI booted the sealed disk.
   if (vmi && vmi.metadata.uid !== poweredOff)
     throw new BuildFailure(
@@ -93,27 +95,27 @@ export async function zeroAndStop(pass: BuildPass): Promise<StageResult> {
     await updateVm(pass, vm, (spec) => {
       spec.runStrategy = HALTED;
     });
-    return { wait: 'halting the VM' };
+    return waiting('halting the VM');
   }
-  if (vmi) return { wait: `waiting for VMI ${vmi.metadata.name} to be gone` };
+  if (vmi) return waiting(`waiting for VMI ${vmi.metadata.name} to be gone`);
   const pods = await launcherPods(pass, pass.names.targetVm);
   if (pods.length)
-    return { wait: `waiting for launcher pod ${pods[0]!.metadata.name} to release the root disk` };
-  return { done: true };
+    return waiting(`waiting for launcher pod ${pods[0]!.metadata.name} to release the root disk`);
+  return HOLDS;
 }
 
 /**
- * After P7's poweroff: with the old VMI gone, the VM is halted and set to the present (clock
+ * After ReturnToPresent's poweroff: with the old VMI gone, the VM is halted and set to the present (clock
  * offset 0, no cdrom), then set to RerunOnFailure again once KubeVirt saw it halted; the new VMI
  * is recorded once it runs.
  */
 async function restartInThePresent(
   pass: BuildPass,
   poweredOff: string | undefined,
-): Promise<StageResult> {
+): Promise<StageVerdict> {
   const vmi = await vmiOf(pass, pass.names.targetVm);
   if (vmi && vmi.metadata.uid === poweredOff)
-    return { wait: `waiting for VMI ${vmi.metadata.name} to end after the guest's poweroff` };
+    return waiting(`waiting for VMI ${vmi.metadata.name} to end after the guest's poweroff`);
   const vm = await targetVm(pass);
   if (!inThePresent(vm)) {
     if (vmi) throw unexpectedVmi(pass, vmi.metadata.uid);
@@ -127,18 +129,18 @@ async function restartInThePresent(
         );
       template.volumes = (template.volumes ?? []).filter((v) => v.name !== 'cdrom');
     });
-    return { wait: 'setting the clock offset to 0 and dropping the cdrom' };
+    return waiting('setting the clock offset to 0 and dropping the cdrom');
   }
   if (runStrategyOf(vm) === HALTED) {
     if (observedRunStrategy(vm) !== HALTED)
-      return { wait: 'waiting for KubeVirt to see the VM halted' };
+      return waiting('waiting for KubeVirt to see the VM halted');
     await updateVm(pass, vm, (spec) => {
       spec.runStrategy = BUILD_RUN_STRATEGY;
     });
-    return { wait: 'starting the VM in the present' };
+    return waiting('starting the VM in the present');
   }
   if (!vmi || vmiPhase(vmi) !== 'Running' || !vmiAddress(vmi))
-    return { wait: `waiting for the VM to run in the present and report an IP` };
+    return waiting(`waiting for the VM to run in the present and report an IP`);
   const spec = vmi.spec as VmTemplateSpec | undefined;
   if (spec?.domain?.clock?.utc?.offsetSeconds) throw unexpectedVmi(pass, vmi.metadata.uid);
   pass.record(ROLE.targetVmi, VIRTUAL_MACHINE_INSTANCES, vmi);

@@ -1,13 +1,12 @@
-import { NETWORK_POLICIES } from '../../../api/core-resources.js';
-import type { Desired, KubeObject } from '../../../kube/objects.js';
-import { LABEL_BUILD_ROLE } from '../../../../contracts/bundle-build.js';
+import { NETWORK_POLICIES } from '../../api/core-resources.js';
+import type { Desired, KubeObject } from '../../kube/objects.js';
+import { LABEL_BUILD_ROLE, LABEL_BUILD_STEP } from '../../../contracts/bundle-build.js';
 import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
-import { LABEL_BUILD_STEP } from './build-jobs.js';
 import type { BuildPass } from './build-pass.js';
-import { RECORDED } from './build-pass.js';
 import { ROLE } from './build-record.js';
+import type { StageVerdict } from './stage-verdict.js';
 
 interface NetworkPolicy extends KubeObject {
   spec?: Record<string, unknown>;
@@ -60,12 +59,11 @@ export function buildGuestNetworkPolicy(
 /**
  * The guests' NetworkPolicy, made and recorded before any stage runs (so before any VM starts,
  * also for an attempt an earlier operator began without one); then only checked, as every
- * recorded object is. RECORDED when it was just recorded: the pass writes that first.
+ * recorded object is. `record` when it was just recorded: the pass writes that first.
  */
-export async function ensureGuestPolicy(pass: BuildPass): Promise<typeof RECORDED | undefined> {
+export function ensureGuestPolicy(pass: BuildPass): Promise<StageVerdict<unknown>> {
   const { bundle, attempt, namespace, names } = pass;
-  const policy = await pass.ensure(ROLE.guestPolicy, NETWORK_POLICIES, names.guests, () =>
+  return pass.ensure(ROLE.guestPolicy, NETWORK_POLICIES, names.guests, () =>
     buildGuestNetworkPolicy(bundle, attempt, namespace, names),
   );
-  return policy === RECORDED ? RECORDED : undefined;
 }

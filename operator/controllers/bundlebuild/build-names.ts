@@ -1,5 +1,5 @@
-import type { BuildStep } from '../../../../contracts/bundle-build.js';
-import { bundleNames } from '../bundle-names.js';
+import type { BuildStep } from '../../../contracts/bundle-build.js';
+import { bundleNames } from '../bundles/bundle-names.js';
 
 /**
  * The names of one build attempt's objects in the operator namespace: a prefix of the bundle
@@ -21,8 +21,8 @@ export interface BuildNames {
   guests: string;
   /** The bundle's golden disk (not of one attempt: what the bundle publishes). */
   golden: string;
-  /** A step's Job: the phase too, as P7 and P11 both run `poweroff`. */
-  job(phase: string, step: BuildStep): string;
+  /** A step's Job: the stage's code too, as two stages run `poweroff`. */
+  job(code: string, step: BuildStep): string;
 }
 
 const PREFIX_LENGTH = 36;
@@ -42,6 +42,6 @@ export function buildNames(bundleName: string, attempt: string): BuildNames {
     validation: `${base}-validate`,
     guests: `${base}-guests`,
     golden: bundleNames(bundleName).golden,
-    job: (phase, step) => `${base}-${phase.toLowerCase()}-${step}`,
+    job: (code, step) => `${base}-${code.toLowerCase()}-${step}`,
   };
 }

@@ -1,10 +1,11 @@
-import type { ClusterInstance } from '../../../api/resources.js';
-import { INSTANCES } from '../../../api/resources.js';
-import { GUESTCLUSTER_API_VERSION } from '../../../../contracts/api.js';
-import type { BuildPass, StageResult } from './build-pass.js';
-import { BuildFailure } from './build-pass.js';
+import type { ClusterInstance } from '../../api/resources.js';
+import { INSTANCES } from '../../api/resources.js';
+import { GUESTCLUSTER_API_VERSION } from '../../../contracts/api.js';
 import { buildMeta } from './build-meta.js';
-import { outputOf, ROLE, stepKey } from './build-record.js';
+import type { BuildPass } from './build-pass.js';
+import { outputOf, ROLE } from './build-record.js';
+import type { StageVerdict } from './stage-verdict.js';
+import { BuildFailure, HOLDS, onHolds, waiting } from './stage-verdict.js';
 
 const DEFAULT_ROOT_VOLUME = '35Gi';
 
@@ -25,7 +26,7 @@ function validationInstance(pass: BuildPass): ClusterInstance {
       type: 'crc',
       template: {
         crcBundleRef: { name: bundle.metadata.name },
-        ocpVersion: outputOf(pass.build, stepKey('P0', 'resolve'), 'ocpVersion') || 'unknown',
+        ocpVersion: outputOf(pass.build, 'resolve', 'ocpVersion') || 'unknown',
         memory: vm.memory ?? '14336Mi',
         cores: vm.cores ?? 6,
         rootVolumeSize: bundle.spec.goldenVolumeSize || vm.diskSize || DEFAULT_ROOT_VOLUME,
@@ -37,25 +38,29 @@ function validationInstance(pass: BuildPass): ClusterInstance {
   };
 }
 
-/** V: Ready only once the validation instance is; its failure fails the build. */
-export async function validate(pass: BuildPass): Promise<StageResult> {
+/** Validate: Ready only once the validation instance is; its failure fails the build. */
+export async function validate(pass: BuildPass): Promise<StageVerdict> {
   const instance = await pass.ensure<ClusterInstance>(
     ROLE.validation,
     INSTANCES,
     pass.names.validation,
     () => validationInstance(pass),
   );
-  if ('record' in instance) return instance;
+  return onHolds(instance, (validation) => validationOutcome(pass, validation));
+}
+
+/** The validation instance's word: Ready, Failed, or not yet (its reason only). */
+function validationOutcome(pass: BuildPass, instance: ClusterInstance): StageVerdict {
   const phase = instance.status?.phase;
   const ready = instance.status?.conditions?.find((c) => c.type === 'Ready');
-  if (phase === 'Ready') return { done: true };
+  if (phase === 'Ready') return HOLDS;
   if (phase === 'Failed')
     throw new BuildFailure(
       'ValidationFailed',
       `the validation instance ${pass.namespace}/${pass.names.validation} failed (${ready?.reason ?? 'Failed'}): ${ready?.message ?? ''}`,
     );
   // Its reason only: the instance's message may quote this bundle's own.
-  return {
-    wait: `waiting for the validation instance ${pass.namespace}/${pass.names.validation} to be Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
-  };
+  return waiting(
+    `waiting for the validation instance ${pass.namespace}/${pass.names.validation} to be Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
+  );
 }

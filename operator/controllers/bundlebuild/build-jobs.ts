@@ -1,21 +1,18 @@
-import { JOBS } from '../../../api/core-resources.js';
-import type { Desired } from '../../../kube/objects.js';
-import type { Job, Pod, Volume } from '../../../kube/workloads.js';
-import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';
-import type {
-  BuildJobSpec,
-  BuildStep,
-  BuildStepResult,
-} from '../../../../contracts/bundle-build.js';
+import { JOBS } from '../../api/core-resources.js';
+import type { Desired } from '../../kube/objects.js';
+import type { Job, Pod, Volume } from '../../kube/workloads.js';
+import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
+import type { BuildJobSpec, BuildStep, BuildStepResult } from '../../../contracts/bundle-build.js';
 import {
   BUILD_MOUNTS,
   BUILD_TERMINATION_MESSAGE_PATH,
   buildStepArgs,
   BuildJobSpec as JobSpec,
+  LABEL_BUILD_STEP,
   parseBuildStepResult,
   STEP_GUEST,
-} from '../../../../contracts/bundle-build.js';
-import type { BuildTimings } from '../../../timings.js';
+} from '../../../contracts/bundle-build.js';
+import type { BuildTimings } from '../../timings.js';
 import type { InputRecord } from './build-inputs.js';
 import { snapshotItems } from './build-inputs.js';
 import type { Bundle } from './build-meta.js';
@@ -23,8 +20,7 @@ import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 
 export const BUILD_CONTAINER = 'bundle-build';
-/** On a step's Job and pod: the step, and the VMI it is bound to. */
-export const LABEL_BUILD_STEP = 'guestcluster.opdev.io/bundle-build-step';
+/** On a step's Job and pod: the VMI it is bound to (and LABEL_BUILD_STEP, the step). */
 export const ANNOTATION_BUILD_VMI = 'guestcluster.opdev.io/bundle-build-vmi-uid';
 
 /** Steps are idempotent: one more pod after a failed one, then the step (and build) fails. */

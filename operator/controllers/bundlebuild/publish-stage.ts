@@ -1,30 +1,30 @@
-import { CONFIG_MAPS } from '../../../api/core-resources.js';
-import { SECRETS } from '../../../api/resources.js';
-import type { ConfigMap, Secret } from '../../../kube/workloads.js';
-import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../../contracts/bundle-prep.js';
-import { bundleOwnerReference, controlledBy } from '../bundle-owner.js';
+import { CONFIG_MAPS } from '../../api/core-resources.js';
+import { SECRETS } from '../../api/resources.js';
+import type { ConfigMap, Secret } from '../../kube/workloads.js';
+import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
+import { bundleOwnerReference, controlledBy } from '../bundles/bundle-owner.js';
 import { buildLabels } from './build-meta.js';
-import { bundleNames } from '../bundle-names.js';
-import type { BundleStatus } from '../bundle-status.js';
+import { bundleNames } from '../bundles/bundle-names.js';
+import type { BundleStatus } from '../bundles/bundle-status.js';
 import { SSH_KEY_FILES } from './build-keys.js';
-import type { BuildPass, StageResult } from './build-pass.js';
-import { BuildFailure } from './build-pass.js';
+import type { BuildPass } from './build-pass.js';
 import type { BuildRecord } from './build-record.js';
-import { outputOf, stepKey } from './build-record.js';
-import { stepSpec } from './build-stages.js';
-
-const PUBLISH = stepKey('P13', 'publish');
-const RESOLVE = stepKey('P0', 'resolve');
+import { outputOf } from './build-record.js';
+import { stepSpec } from './guest-steps.js';
+import type { BuildStage } from './stage-row.js';
+import { runStep } from './step-runs.js';
+import type { StageVerdict } from './stage-verdict.js';
+import { BuildFailure, HOLDS } from './stage-verdict.js';
 
 /**
- * P13: a Job reads the golden disk (its sha256 and virtual size), then the bundle's SSH key Secret
+ * Publish: a Job reads the golden disk (its sha256 and virtual size), then the bundle's SSH key Secret
  * and metadata ConfigMap are published in the shape the download source uses, so that instances
  * clone a built bundle exactly as a downloaded one.
  */
-export async function publish(pass: BuildPass): Promise<StageResult> {
-  const stepped = await pass.step('P13', 'Publish', stepSpec(pass, { step: 'publish' }));
-  if (!('done' in stepped)) return stepped;
-  const diskSha256 = outputOf(pass.build, PUBLISH, 'diskSHA256');
+export async function publish(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+  const stepped = await runStep(pass, stage, stepSpec(pass, { step: 'publish' }));
+  if (!('holds' in stepped)) return stepped;
+  const diskSha256 = outputOf(pass.build, 'publish', 'diskSHA256');
   if (!/^[0-9a-f]{64}$/.test(diskSha256))
     throw new BuildFailure('PublishFailed', 'the publish step reported no disk sha256');
   const names = bundleNames(pass.bundle.metadata.name);
@@ -55,12 +55,12 @@ export async function publish(pass: BuildPass): Promise<StageResult> {
         kind: 'ConfigMap',
         metadata: meta(names.metadataConfigMap),
         data: {
-          [METADATA_KEYS.ocpVersion]: outputOf(pass.build, RESOLVE, 'ocpVersion'),
+          [METADATA_KEYS.ocpVersion]: outputOf(pass.build, 'resolve', 'ocpVersion'),
           [METADATA_KEYS.sha256]: diskSha256,
           [METADATA_KEYS.diskSha256]: diskSha256,
           [METADATA_KEYS.diskVirtualSizeBytes]: outputOf(
             pass.build,
-            PUBLISH,
+            'publish',
             'diskVirtualSizeBytes',
           ),
         },
@@ -75,23 +75,23 @@ export async function publish(pass: BuildPass): Promise<StageResult> {
       );
     if (!existing) await pass.ports.client.create(type, object);
   }
-  return { done: true };
+  return HOLDS;
 }
 
-/** The bundle's published fields, once P13 is done: what instances clone. */
+/** The bundle's published fields, once Publish is done: what instances clone. */
 export function publishedStatus(
   build: BuildRecord,
   namespace: string,
   bundleName: string,
 ): Partial<BundleStatus> {
   const names = bundleNames(bundleName);
-  const size = Number(outputOf(build, PUBLISH, 'diskVirtualSizeBytes'));
+  const size = Number(outputOf(build, 'publish', 'diskVirtualSizeBytes'));
   return {
     qcow2PVCRef: { name: names.golden },
     qcow2PVCNamespace: namespace,
     sshKeySecretRef: { name: names.sshKeySecret },
-    ocpVersion: outputOf(build, RESOLVE, 'ocpVersion'),
-    diskSHA256: outputOf(build, PUBLISH, 'diskSHA256'),
+    ocpVersion: outputOf(build, 'resolve', 'ocpVersion'),
+    diskSHA256: outputOf(build, 'publish', 'diskSHA256'),
     ...(Number.isSafeInteger(size) && size > 0 ? { diskVirtualSizeBytes: size } : {}),
   };
 }

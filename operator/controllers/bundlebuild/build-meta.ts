@@ -1,6 +1,6 @@
-import type { CRCBundle } from '../../../api/resources.js';
-import type { DesiredMeta, StoredCluster } from '../../../kube/objects.js';
-import { bundleLabels, bundleOwnerReference } from '../bundle-owner.js';
+import type { CRCBundle } from '../../api/resources.js';
+import type { DesiredMeta, StoredCluster } from '../../kube/objects.js';
+import { bundleLabels, bundleOwnerReference } from '../bundles/bundle-owner.js';
 
 /** On every object of a build: which attempt made it. */
 export const LABEL_BUILD_ATTEMPT = 'guestcluster.opdev.io/bundle-build-attempt';

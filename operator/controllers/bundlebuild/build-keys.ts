@@ -1,7 +1,7 @@
 import ssh2 from 'ssh2';
-import { SECRETS } from '../../../api/resources.js';
-import type { Desired } from '../../../kube/objects.js';
-import type { Secret } from '../../../kube/workloads.js';
+import { SECRETS } from '../../api/resources.js';
+import type { Desired } from '../../kube/objects.js';
+import type { Secret } from '../../kube/workloads.js';
 import type { Bundle } from './build-meta.js';
 import { buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';

@@ -1,12 +1,13 @@
-import { PODS } from '../../../api/core-resources.js';
-import { LABEL_VM_NAME, VIRTUAL_MACHINE_INSTANCES } from '../../../api/platform-resources.js';
-import type { Stored } from '../../../kube/objects.js';
-import type { Pod } from '../../../kube/workloads.js';
-import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
-import type { BuildPass, StageResult } from './build-pass.js';
-import { BuildFailure, RECORDED } from './build-pass.js';
+import { PODS } from '../../api/core-resources.js';
+import { LABEL_VM_NAME, VIRTUAL_MACHINE_INSTANCES } from '../../api/platform-resources.js';
+import type { Stored } from '../../kube/objects.js';
+import type { Pod } from '../../kube/workloads.js';
+import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
+import type { BuildPass } from './build-pass.js';
 import type { Role } from './build-record.js';
 import { objectOf } from './build-record.js';
+import type { StageVerdict } from './stage-verdict.js';
+import { BuildFailure, holds, RECORDED, waiting } from './stage-verdict.js';
 
 export type Vmi = Stored<PlatformObject>;
 
@@ -28,8 +29,7 @@ export function vmiPhase(vmi: PlatformObject | undefined): string {
 
 /** The live VMI of a VM (the VMI has the VM's name), not one being deleted. */
 export async function vmiOf(pass: BuildPass, vmName: string): Promise<Vmi | undefined> {
-  const vmi = await pass.current<PlatformObject>(VIRTUAL_MACHINE_INSTANCES, vmName);
-  return vmi;
+  return pass.current<PlatformObject>(VIRTUAL_MACHINE_INSTANCES, vmName);
 }
 
 /** The launcher pods of a VM still there (any phase but gone): its disks are mounted. */
@@ -49,7 +49,7 @@ export async function runningVmi(
   pass: BuildPass,
   role: Role,
   vmName: string,
-): Promise<{ vmi: Vmi; address: string } | StageResult> {
+): Promise<StageVerdict<{ vmi: Vmi; address: string }>> {
   const vmi = await vmiOf(pass, vmName);
   const recorded = objectOf(pass.build, role);
   if (recorded?.uid && vmi && vmi.metadata.uid !== recorded.uid)
@@ -58,7 +58,7 @@ export async function runningVmi(
       `VMI ${pass.namespace}/${vmName} was replaced (UID ${vmi.metadata.uid}, the build ran in ${recorded.uid}): the guest restarted outside the build, which cannot go on`,
     );
   if (!vmi || vmi.metadata.deletionTimestamp)
-    return { wait: `waiting for VMI ${pass.namespace}/${vmName} to start` };
+    return waiting(`waiting for VMI ${pass.namespace}/${vmName} to start`);
   const phase = vmiPhase(vmi);
   if (phase === 'Failed' || phase === 'Succeeded')
     throw new BuildFailure(
@@ -67,12 +67,12 @@ export async function runningVmi(
     );
   const address = vmiAddress(vmi);
   if (phase !== 'Running' || !address)
-    return {
-      wait: `waiting for VMI ${pass.namespace}/${vmName} to run and report an IP (phase ${phase || 'none'}); a VMI that never gets one points at the pod network or the guest's boot`,
-    };
+    return waiting(
+      `waiting for VMI ${pass.namespace}/${vmName} to run and report an IP (phase ${phase || 'none'}); a VMI that never gets one points at the pod network or the guest's boot`,
+    );
   if (!recorded?.uid) {
     pass.record(role, VIRTUAL_MACHINE_INSTANCES, vmi);
     return RECORDED;
   }
-  return { vmi, address };
+  return holds({ vmi, address });
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { BUILD_STAGES } from '../../../../contracts/bundle-build.js';
 import { buildNames } from './build-names.js';
+import { BUILD_STAGES } from './build-stages.js';
 
 describe('buildNames', () => {
   it('keeps every name a DNS label for the longest bundle name, and apart between attempts', () => {
     const longest = 'b'.repeat(58);
     const names = buildNames(longest, 'abc123');
-    const jobs = BUILD_STAGES.flatMap((s) => s.steps.map((step) => names.job(s.phase, step)));
+    const jobs = BUILD_STAGES.flatMap((s) => s.steps.map((step) => names.job(s.code, step)));
     const { golden, ...attemptNames } = names;
     for (const name of [
       ...Object.values(attemptNames).filter((v) => typeof v === 'string'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ANNOTATION_CDI_DELETE_AFTER_COMPLETION } from '../../../api/platform-resources.js';
+import { ANNOTATION_CDI_DELETE_AFTER_COMPLETION } from '../../api/platform-resources.js';
 import type { Bundle } from './build-meta.js';
 import { buildNames } from './build-names.js';
 import { buildGoldenDataVolume, buildRootDisk } from './build-vms.js';

@@ -1,10 +1,10 @@
-import { CONFIG_MAPS, SERVICES } from '../../../api/core-resources.js';
-import { DEPLOYMENTS } from '../../../api/platform-resources.js';
-import type { Desired } from '../../../kube/objects.js';
-import type { ConfigMap } from '../../../kube/workloads.js';
-import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';
-import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
-import { BUILD_NODE } from '../../../../contracts/bundle-build.js';
+import { CONFIG_MAPS, SERVICES } from '../../api/core-resources.js';
+import { DEPLOYMENTS } from '../../api/platform-resources.js';
+import type { Desired } from '../../kube/objects.js';
+import type { ConfigMap } from '../../kube/workloads.js';
+import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
+import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
+import { BUILD_NODE } from '../../../contracts/bundle-build.js';
 import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';

@@ -1,17 +1,17 @@
-import { PVCS } from '../../../api/core-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+import { PVCS } from '../../api/core-resources.js';
+import { SECRETS } from '../../api/resources.js';
 import {
   ANNOTATION_CDI_DELETE_AFTER_COMPLETION,
   DATA_VOLUMES,
   VIRTUAL_MACHINES,
-} from '../../../api/platform-resources.js';
-import type { Desired, DesiredMeta } from '../../../kube/objects.js';
-import type { PersistentVolumeClaim, Secret } from '../../../kube/workloads.js';
-import type { PlatformObject } from '../../clusterinstance/core/platform-object.js';
-import { BUILD_NODE, LABEL_BUILD_ROLE } from '../../../../contracts/bundle-build.js';
-import type { BuildRole } from '../../../../contracts/bundle-build.js';
-import type { VmProfile } from '../../../api/vm-profile.js';
-import { profileVmiSpec } from '../../../api/vm-profile.js';
+} from '../../api/platform-resources.js';
+import type { Desired, DesiredMeta } from '../../kube/objects.js';
+import type { PersistentVolumeClaim, Secret } from '../../kube/workloads.js';
+import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
+import { BUILD_NODE, LABEL_BUILD_ROLE } from '../../../contracts/bundle-build.js';
+import type { BuildRole } from '../../../contracts/bundle-build.js';
+import type { VmProfile } from '../../api/vm-profile.js';
+import { profileVmiSpec } from '../../api/vm-profile.js';
 import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
