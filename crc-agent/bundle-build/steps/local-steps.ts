@@ -7,13 +7,16 @@ import { promisify } from 'node:util';
 import { BUILD_DISK_FILE, BUILD_NODE } from '../../../contracts/bundle-build.js';
 import { rawVirtualSize, sha256File } from '../../bundle-prep/disk-image.js';
 import { download } from '../../bundle-prep/download.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, isSpawnNotFound, MissingToolError } from '../../errors.js';
 import type { StepRunner } from '../step-context.js';
 import { WORK_FILES, workPath } from '../work-files.js';
 
 const run = promisify(execFile);
 
-/** Runs a tool of the image; the error names the tool, without its arguments (they hold paths to secrets). */
+/**
+ * Runs a tool of the image; the error names the tool, without its arguments (they hold paths to
+ * secrets). A tool the image lacks is a MissingToolError, which no input can fix.
+ */
 export async function tool(
   command: string,
   args: readonly string[],
@@ -27,6 +30,7 @@ export async function tool(
     });
     return stdout;
   } catch (error) {
+    if (isSpawnNotFound(error)) throw new MissingToolError(command);
     const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' | ');
     throw new Error(`${command} ${args[0] ?? ''} failed: ${stderr || errorMessage(error)}`, {
       cause: error,
@@ -119,6 +123,7 @@ export const runIso: StepRunner<'iso'> = async (context) => {
     throw context.fail(
       'EmbedFailed',
       `${errorMessage(error)}; a large ignition can overflow the ISO's embed area (spec R19)`,
+      error,
     );
   });
   return { liveIsoSha256: await sha256File(out, signal) };

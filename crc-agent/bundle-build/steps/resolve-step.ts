@@ -103,6 +103,7 @@ export const runResolve: StepRunner<'resolve'> = async (context) => {
     throw context.fail(
       'InstallerExtractFailed',
       `${errorMessage(error)}; the work volume needs about 1 GiB free`,
+      error,
     );
   });
   const stream = JSON.parse(
