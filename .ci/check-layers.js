@@ -1,11 +1,12 @@
-// Type-checks the product (operator, crc-agent, action, contracts) on its own, without the test
-// globals, and fails when it compiles anything from test/ or dev/: the images build it from those
-// four folders alone, and the Action bundle from action/.
+// Type-checks the product (operator, crc-agent, action, client, contracts) on its own, without the
+// test globals, and fails when it compiles anything from test/ or dev/: the images build it from
+// those folders alone (the operator's from operator/, client/ and contracts/; crc-agent's from
+// crc-agent/, client/ and contracts/), and the Action bundle from action/, client/ and contracts/.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const root = process.cwd();
-const product = ['action', 'operator', 'crc-agent', 'contracts'];
+const product = ['action', 'operator', 'crc-agent', 'client', 'contracts'];
 let listed;
 try {
   listed = execFileSync(

@@ -15,9 +15,3 @@ export type ActionCore = Pick<
   | 'group'
   | 'summary'
 >;
-
-/** An error's message, with its cause's (what fetch's "fetch failed" leaves out: "other side closed"). */
-export const errorMessage = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error);
-  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
-};

@@ -1,6 +1,6 @@
-import type { ClusterLease } from '../operator/api/resources.js';
-import type { Hold } from './hold-lease.js';
-import { formatSeconds } from './wait-progress.js';
+import type { ClusterLease } from '../client/api/resources.js';
+import type { Hold } from '../client/lease/hold-lease.js';
+import { formatSeconds } from '../client/lease/wait-progress.js';
 
 type Subject = NonNullable<ClusterLease['spec']['subjects']>[number];
 

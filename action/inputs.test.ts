@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { gitHubRun } from './github-run.js';
+import { gitHubRun } from '../client/lease/github-run.js';
 import { InputError, readSettings } from './inputs.js';
 
 const RUN = gitHubRun({

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
-import { MAX_LEASE_TTL_MS, parseGoDuration } from '../operator/api/duration.js';
-import type { GitHubRun } from './github-run.js';
-import { defaultLeaseName, defaultRequestedBy } from './github-run.js';
-import type { KubeconfigContext } from '../operator/kube/kubeconfig.js';
-import { KubeconfigError, parseKubeconfig } from '../operator/kube/kubeconfig.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../client/api/duration.js';
+import type { GitHubRun } from '../client/lease/github-run.js';
+import { defaultLeaseName, defaultRequestedBy } from '../client/lease/github-run.js';
+import type { KubeconfigContext } from '../client/kube/kubeconfig.js';
+import { KubeconfigError, parseKubeconfig } from '../client/kube/kubeconfig.js';
 import { MAX_KUBECONFIG_OWNER_NAME } from '../contracts/names.js';
 
 /** Everything the main step needs, validated. */

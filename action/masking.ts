@@ -1,5 +1,5 @@
 import type { ActionCore } from './action-core.js';
-import { kubeconfigCredentials } from '../operator/kube/kubeconfig.js';
+import { kubeconfigCredentials } from '../client/kube/kubeconfig.js';
 
 /** Registers a kubeconfig and each credential in it as secrets, so the runner masks them. */
 export function maskKubeconfig(actions: Pick<ActionCore, 'setSecret'>, text: string): void {

@@ -1,9 +1,9 @@
-import { ApiClient } from '../operator/kube/api-client.js';
-import { clusterAccess } from '../operator/kube/cluster-access.js';
+import { ApiClient } from '../client/kube/api-client.js';
+import { clusterAccess } from '../client/kube/cluster-access.js';
 import type { ActionCore } from './action-core.js';
-import { errorMessage } from './action-core.js';
-import { stepRun } from './github-run.js';
-import { holdLease } from './hold-lease.js';
+import { errorMessage } from '../client/lease/lease-ui.js';
+import { stepRun } from '../client/lease/github-run.js';
+import { holdLease } from '../client/lease/hold-lease.js';
 import { holdInstructions } from './hold-summary.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';

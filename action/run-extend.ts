@@ -1,9 +1,9 @@
 import * as core from '@actions/core';
-import { ApiClient } from '../operator/kube/api-client.js';
-import { clusterAccess } from '../operator/kube/cluster-access.js';
+import { ApiClient } from '../client/kube/api-client.js';
+import { clusterAccess } from '../client/kube/cluster-access.js';
 import type { ActionCore } from './action-core.js';
-import { errorMessage } from './action-core.js';
-import { extendLease } from './extend-lease.js';
+import { errorMessage } from '../client/lease/lease-ui.js';
+import { extendLease } from '../client/lease/extend-lease.js';
 import { InputError, readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
 

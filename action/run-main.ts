@@ -1,40 +1,34 @@
 import * as core from '@actions/core';
-import type { ClusterLease } from '../operator/api/resources.js';
-import { ApiClient } from '../operator/kube/api-client.js';
-import { LeaseConflictError, createOrAdoptLease } from './acquire-lease.js';
+import type { ClusterLease } from '../client/api/resources.js';
+import { ApiClient } from '../client/kube/api-client.js';
+import { clusterAccess } from '../client/kube/cluster-access.js';
+import { acquireLease } from '../client/lease/acquire.js';
+import { cancelSignal } from '../client/lease/cancel-signal.js';
+import { LeaseConflictError, createOrAdoptLease } from '../client/lease/create-lease.js';
+import type { GitHubRun } from '../client/lease/github-run.js';
+import { stepRun } from '../client/lease/github-run.js';
+import type { LeaseUi } from '../client/lease/lease-ui.js';
+import { errorMessage } from '../client/lease/lease-ui.js';
+import type { LeaseSubject } from '../client/lease/own-identity.js';
+import { ownSubject } from '../client/lease/own-identity.js';
+import { formatSeconds } from '../client/lease/wait-progress.js';
 import type { ActionCore } from './action-core.js';
-import { errorMessage } from './action-core.js';
-import { cancelSignal } from './cancel-signal.js';
-import { clusterAccess } from '../operator/kube/cluster-access.js';
-import { mismatches } from './expectations.js';
-import type { GitHubRun } from './github-run.js';
-import { stepRun } from './github-run.js';
-import { readGuestKubeconfig } from './guest-kubeconfig.js';
-import { writePrivateFile } from './private-file.js';
 import type { Settings } from './inputs.js';
 import { readSettings } from './inputs.js';
-import { maskKubeconfig, maskManagementInputs } from './masking.js';
-import type { LeaseSubject } from './own-identity.js';
-import { ownSubject } from './own-identity.js';
-import { releaseLease } from './release-lease.js';
+import { maskManagementInputs } from './masking.js';
 import { forgetLease, saveLease } from './state.js';
 import { writeSummary } from './summary.js';
-import type { WaitOutcome } from './wait-for-lease.js';
-import { waitForLease } from './wait-for-lease.js';
-import { formatSeconds, leaseState, WaitProgress } from './wait-progress.js';
 
-const HEARTBEAT_MS = 30_000;
-/** How long a lease may wait for a pool that does not exist before the step fails (README). */
-const POOL_MISSING_GRACE_MS = 15_000;
-/** A cancelled run is killed a few seconds after its first signal: release without waiting long. */
-const CANCEL_RELEASE_WAIT_MS = 5_000;
-const RELEASE_WAIT_MS = 60_000;
-
-interface Step {
-  actions: ActionCore;
-  settings: Settings;
-  api: ApiClient;
-  lease: ClusterLease;
+/** The lease client reports into the job's log: groups, masked secrets, warnings. */
+function actionUi(actions: ActionCore): LeaseUi {
+  return {
+    info: (line) => actions.info(line),
+    warning: (line) => actions.warning(line),
+    group: (title, work) => actions.group(title, work),
+    secret: (value) => {
+      if (value) actions.setSecret(value);
+    },
+  };
 }
 
 /** The main step: lease a cluster, wait until it is bound, hand its kubeconfig to the job. */
@@ -49,15 +43,26 @@ export async function runMain(actions: ActionCore = core, env = process.env): Pr
     const lease = await actions.group('Create the ClusterLease', () =>
       createLease(actions, settings, api!, run),
     );
-    const step: Step = { actions, settings, api, lease };
-    const startedAt = Date.now();
-    const outcome = await actions.group('Wait until it is bound', () =>
-      waitWithProgress(step, cancel.signal, startedAt),
-    );
-    if (outcome.kind !== 'bound') return await giveUp(step, outcome);
-    await actions.group('Hand the cluster to the job', () =>
-      handOver({ ...step, lease: outcome.lease }, (Date.now() - startedAt) / 1000),
-    );
+    const result = await acquireLease({
+      api,
+      ui: actionUi(actions),
+      lease,
+      timeoutMs: settings.timeoutMs,
+      cancelled: cancel.signal,
+      kubeconfigPath: settings.kubeconfigPath,
+      kubeconfigRoot: settings.kubeconfigRoot,
+      expected: {
+        expectedTopology: settings.expectedTopology,
+        expectedOcpVersion: settings.expectedOcpVersion,
+        onMismatch: settings.onMismatch,
+        failSetting: 'input "on-mismatch" is fail',
+      },
+      // Post releases the lease whatever main did.
+      releaseUnreachable: false,
+      wording: { timeout: 'input "timeout"', cancelled: 'The run was cancelled' },
+      handedOver: (bound, waitedSeconds) => exportCluster(actions, settings, bound, waitedSeconds),
+    });
+    if (result.kind !== 'bound') actions.setFailed(result.message);
   } catch (error) {
     actions.setFailed(errorMessage(error));
   } finally {
@@ -125,91 +130,13 @@ async function leaseSubjects(actions: ActionCore, api: ApiClient): Promise<Lease
   return [];
 }
 
-async function waitWithProgress(
-  step: Step,
-  cancelled: AbortSignal,
-  startedAt: number,
-): Promise<WaitOutcome> {
-  const progress = new WaitProgress(step.api, (line) => step.actions.info(line), startedAt);
-  await progress.update(step.lease);
-  const beat = (): void => void progress.heartbeat(Date.now());
-  const timer = setInterval(beat, HEARTBEAT_MS);
-  try {
-    return await waitForLease(step.api, step.lease, {
-      timeoutMs: step.settings.timeoutMs,
-      poolMissingGraceMs: POOL_MISSING_GRACE_MS,
-      signal: cancelled,
-      onUpdate: (lease) => void progress.update(lease),
-      onRetry: (error) =>
-        step.actions.info(`Watching the lease failed (${errorMessage(error)}); retrying`),
-    });
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-function failureMessage(step: Step, outcome: Exclude<WaitOutcome, { kind: 'bound' }>): string {
-  const where = `ClusterLease ${step.settings.namespace}/${step.settings.leaseName}`;
-  switch (outcome.kind) {
-    case 'failed':
-      return `${where} failed: ${outcome.reason}: ${outcome.message}`;
-    case 'timed-out':
-      return `${where} was not bound within ${formatSeconds(Math.round(step.settings.timeoutMs / 1000))} (input "timeout"); it was ${leaseState(outcome.lease)}`;
-    case 'cancelled':
-      return `The run was cancelled while ${where} waited to be bound`;
-    case 'deleted':
-      return `${where} was deleted by someone else while it waited to be bound`;
-  }
-}
-
-/** The lease will not be bound: release it now (a job that failed needs no cluster) and fail. */
-async function giveUp(step: Step, outcome: Exclude<WaitOutcome, { kind: 'bound' }>): Promise<void> {
-  const message = failureMessage(step, outcome);
-  if (outcome.kind !== 'deleted')
-    await releaseNow(step, outcome.kind === 'cancelled' ? CANCEL_RELEASE_WAIT_MS : RELEASE_WAIT_MS);
-  step.actions.setFailed(message);
-}
-
-async function releaseNow(step: Step, waitMs: number): Promise<void> {
-  const { leaseName: name, namespace } = step.settings;
-  try {
-    const result = await releaseLease(
-      step.api,
-      { name, namespace, uid: step.lease.metadata?.uid },
-      {
-        budgetMs: waitMs,
-        onRetry: (error) =>
-          step.actions.info(
-            `Releasing ClusterLease ${namespace}/${name} failed (${errorMessage(error)}); retrying`,
-          ),
-      },
-    );
-    step.actions.info(`Released ClusterLease ${namespace}/${name} (${result})`);
-  } catch (error) {
-    step.actions.warning(
-      `Could not release ClusterLease ${namespace}/${name}: ${errorMessage(error)}`,
-    );
-  }
-}
-
-async function handOver(step: Step, waitedSeconds: number): Promise<void> {
-  const { actions, settings, lease } = step;
-  const kubeconfig = await readGuestKubeconfig(step.api, lease);
-  maskKubeconfig(actions, kubeconfig);
-  const problems = mismatches(settings, lease);
-  if (problems.length > 0) {
-    const message = `The leased cluster does not match: ${problems.join('; ')}`;
-    if (settings.onMismatch === 'fail') {
-      await releaseNow(step, RELEASE_WAIT_MS);
-      throw new Error(`${message} (input "on-mismatch" is fail; released the lease)`);
-    }
-    actions.warning(message);
-  }
-  await writePrivateFile(settings.kubeconfigPath, kubeconfig, settings.kubeconfigRoot).catch(
-    (error: unknown) => {
-      throw new Error(`Could not write the guest kubeconfig: ${errorMessage(error)}`);
-    },
-  );
+/** The bound cluster for the job's later steps: KUBECONFIG, the outputs, the run's summary. */
+async function exportCluster(
+  actions: ActionCore,
+  settings: Settings,
+  lease: ClusterLease,
+  waitedSeconds: number,
+): Promise<void> {
   actions.exportVariable('KUBECONFIG', settings.kubeconfigPath);
   const status = lease.status ?? {};
   const outputs = {

@@ -1,18 +1,18 @@
 import * as core from '@actions/core';
-import { ApiClient } from '../operator/kube/api-client.js';
+import { ApiClient } from '../client/kube/api-client.js';
 import type { ActionCore } from './action-core.js';
-import { errorMessage } from './action-core.js';
-import { clusterAccess } from '../operator/kube/cluster-access.js';
-import { stepRun } from './github-run.js';
-import { removeFile } from './private-file.js';
+import { errorMessage } from '../client/lease/lease-ui.js';
+import { clusterAccess } from '../client/kube/cluster-access.js';
+import { stepRun } from '../client/lease/github-run.js';
+import { removeFile } from '../client/lease/private-file.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
 import { holdOnFailure, shouldHold } from './post-hold.js';
-import { releaseLease } from './release-lease.js';
-import { RetriesExhaustedError } from './retry.js';
+import { releaseLease } from '../client/lease/release-lease.js';
+import { RetriesExhaustedError } from '../client/lease/retry.js';
 import type { SavedLease } from './state.js';
 import { loadLease } from './state.js';
-import { formatSeconds } from './wait-progress.js';
+import { formatSeconds } from '../client/lease/wait-progress.js';
 
 /**
  * How long post keeps trying to release the lease, waiting for the operator to let go of its

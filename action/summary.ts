@@ -1,5 +1,5 @@
 import type { ActionCore } from './action-core.js';
-import { errorMessage } from './action-core.js';
+import { errorMessage } from '../client/lease/lease-ui.js';
 import type { Settings } from './inputs.js';
 
 function releaseText(settings: Settings): string {

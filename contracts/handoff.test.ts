@@ -4,7 +4,6 @@ import type { ClusterInstance } from '../operator/api/resources.js';
 import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { handoffFrom } from '../operator/controllers/clusterinstance/crc/crc-handoff.js';
 import type { Stored } from '../operator/kube/objects.js';
-import type { Secret } from '../operator/kube/workloads.js';
 import { handoffLabels, handoffSecretName, handoffSelector } from './handoff.js';
 
 const instance: Stored<ClusterInstance> = {
@@ -36,14 +35,14 @@ describe('the handoff contract', () => {
     const written = desiredHandoffSecret(handoff);
     expect(prepared.metadata.name).toBe(handoffSecretName('pool-0', 'vmi-1'));
     expect(written.metadata!.name).toBe(prepared.metadata.name);
-    expect(() => checkExistingHandoff(prepared as never, handoff)).not.toThrow();
+    expect(() => checkExistingHandoff(prepared, handoff)).not.toThrow();
     expect(written.metadata!.labels).toEqual(prepared.metadata.labels);
     expect(prepared.metadata.labels).toEqual(handoffLabels('pool-0'));
     expect(selects(handoffSelector('pool-0'), prepared.metadata.labels)).toBe(true);
   });
 
   it("is read back by the operator for the agent's VMI only", () => {
-    const written = desiredHandoffSecret(handoff) as Secret;
+    const written = desiredHandoffSecret(handoff);
     expect(handoffFrom(written, 'vmi-1')).toEqual({
       kubeconfig: handoff.kubeconfig,
       ocpVersion: '4.16.0',

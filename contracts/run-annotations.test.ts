@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { leaseObject } from '../action/acquire-lease.js';
-import { gitHubRun, runAnnotations } from '../action/github-run.js';
+import { leaseObject } from '../client/lease/create-lease.js';
+import { gitHubRun, runAnnotations } from '../client/lease/github-run.js';
 import { ANNOTATION_KEEP_AFTER_JOB, RUN_ANNOTATIONS } from './run-annotations.js';
 
 describe('run annotations', () => {

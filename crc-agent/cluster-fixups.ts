@@ -1,6 +1,6 @@
 import { retry } from './retry.js';
 import type { RetryOptions } from './retry.js';
-import { isAlreadyExists, isNotFound } from './rest-client.js';
+import { isAlreadyExists, isNotFound } from '../client/kube/api-error.js';
 import type { RestClient } from './rest-client.js';
 import { buildHtpasswd, randomKubeadminPassword } from './htpasswd.js';
 import type { Logger } from './logger.js';

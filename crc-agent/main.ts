@@ -4,7 +4,8 @@ import { loadBundlePrepConfig } from './bundle-prep/config.js';
 import { runBundlePrep } from './bundle-prep/run-bundle-prep.js';
 import { ConfigError, loadAgentConfig, parseArgs } from './config.js';
 import { createLogger } from './logger.js';
-import { loadManagementConfig } from './management-client.js';
+import type { ApiClient } from '../client/kube/api-client.js';
+import { managementClient } from './management-client.js';
 import { runAgent } from './run-agent.js';
 
 const log = createLogger();
@@ -27,9 +28,11 @@ async function main(): Promise<number> {
   }
   try {
     const { mode, overrides } = parseArgs(argv);
+    // One client for the run, made on first use: a missing configuration fails where it is needed.
+    let api: ApiClient | undefined;
     const deps = {
       log,
-      loadKubeConfig: () => loadManagementConfig(process.env),
+      managementApi: () => (api ??= managementClient(process.env)),
       signal: controller.signal,
     };
     if (mode === 'bundle-prep') {

@@ -1,21 +1,29 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { ApiClient } from '../client/kube/api-client.js';
+import { clusterAccess, inClusterContext } from '../client/kube/cluster-access.js';
+import type { KubeconfigContext } from '../client/kube/kubeconfig.js';
+import { parseKubeconfig } from '../client/kube/kubeconfig.js';
 import { AgentError, errorMessage } from './errors.js';
 
-/** In-cluster configuration first (the Job's ServiceAccount), then KUBECONFIG for local runs. */
-export function loadManagementConfig(env: Record<string, string | undefined>): KubeConfig {
-  const kubeConfig = new KubeConfig();
+/**
+ * The management cluster, through the client the operator uses: in-cluster configuration first
+ * (the Job's ServiceAccount), then KUBECONFIG for local runs.
+ */
+export function managementClient(env: Record<string, string | undefined>): ApiClient {
+  return new ApiClient(clusterAccess(managementContext(env)));
+}
+
+function managementContext(env: Record<string, string | undefined>): KubeconfigContext {
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
     try {
-      kubeConfig.loadFromCluster();
-      return kubeConfig;
+      return inClusterContext(env);
     } catch {
       // Fall through to KUBECONFIG.
     }
   }
   if (env.KUBECONFIG) {
     try {
-      kubeConfig.loadFromFile(env.KUBECONFIG);
-      return kubeConfig;
+      return parseKubeconfig(readFileSync(env.KUBECONFIG, 'utf8'));
     } catch (error) {
       throw new AgentError(
         `loading KUBECONFIG ${env.KUBECONFIG} failed: ${errorMessage(error)}`,

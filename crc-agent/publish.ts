@@ -1,5 +1,7 @@
-import type { CoreV1Api, V1OwnerReference, V1Secret } from '@kubernetes/client-node';
-import { ApiException } from '@kubernetes/client-node';
+import { SECRETS } from '../client/api/resources.js';
+import type { ApiClient } from '../client/kube/api-client.js';
+import { isNotFound, ApiError } from '../client/kube/api-error.js';
+import type { KubeObject, OwnerReference } from '../client/kube/objects.js';
 import { GUESTCLUSTER_API_VERSION, KINDS } from '../contracts/api.js';
 import {
   HANDOFF_KEYS,
@@ -27,12 +29,18 @@ export class HandoffConflictError extends Error {
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
+/** A Secret as it travels on the wire. */
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
 /**
  * The Secret the agent creates (docs/reference/agent-protocol.md#handoff-secret); no
  * blockOwnerDeletion, so no extra permission.
  */
-export function desiredHandoffSecret(handoff: Handoff): V1Secret {
-  const ownerReferences: V1OwnerReference[] = handoff.instanceUid
+export function desiredHandoffSecret(handoff: Handoff): SecretObject {
+  const ownerReferences: OwnerReference[] = handoff.instanceUid
     ? [
         {
           apiVersion: GUESTCLUSTER_API_VERSION,
@@ -63,7 +71,7 @@ export function desiredHandoffSecret(handoff: Handoff): V1Secret {
 }
 
 /** Throws unless an existing Secret of that name may be updated by this run. */
-export function checkExistingHandoff(existing: V1Secret, handoff: Handoff): void {
+export function checkExistingHandoff(existing: SecretObject, handoff: Handoff): void {
   const name = `Secret ${handoff.namespace}/${existing.metadata?.name}`;
   const owners = existing.metadata?.ownerReferences ?? [];
   if (handoff.instanceUid) {
@@ -96,14 +104,14 @@ function sameData(a: Record<string, string> | undefined, b: Record<string, strin
 
 /** The existing handoff Secret, or undefined when there is none. */
 async function readHandoff(
-  core: CoreV1Api,
+  api: ApiClient,
   namespace: string,
   name: string,
-): Promise<V1Secret | undefined> {
+): Promise<SecretObject | undefined> {
   try {
-    return await core.readNamespacedSecret({ namespace, name });
+    return await api.get<SecretObject>(SECRETS, name, namespace);
   } catch (error) {
-    if (error instanceof ApiException && error.code === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -115,28 +123,24 @@ async function readHandoff(
  * create instead.
  */
 export async function publishHandoff(
-  core: CoreV1Api,
+  api: ApiClient,
   handoff: Handoff,
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const desired = desiredHandoffSecret(handoff);
   const name = desired.metadata!.name!;
-  let existing = await readHandoff(core, handoff.namespace, name);
+  let existing = await readHandoff(api, handoff.namespace, name);
   if (!existing) {
     try {
-      await core.createNamespacedSecret({ namespace: handoff.namespace, body: desired });
+      await api.create(SECRETS, desired);
       return 'created';
     } catch (error) {
-      if (!(error instanceof ApiException && error.code === 409)) throw error;
+      if (!(error instanceof ApiError && error.status === 409)) throw error;
     }
-    existing = await core.readNamespacedSecret({ namespace: handoff.namespace, name });
+    existing = await api.get<SecretObject>(SECRETS, name, handoff.namespace);
   }
   checkExistingHandoff(existing, handoff);
   if (existing.type === desired.type && sameData(existing.data, desired.data!)) return 'unchanged';
-  await core.replaceNamespacedSecret({
-    namespace: handoff.namespace,
-    name,
-    body: { ...existing, type: desired.type, data: desired.data },
-  });
+  await api.update(SECRETS, { ...existing, type: desired.type, data: desired.data });
   return 'updated';
 }
 
@@ -146,11 +150,11 @@ export async function publishHandoff(
  * a later run for this VMI then refuses any other key. The kubeconfig stays empty until the end.
  */
 export async function publishHostKey(
-  core: CoreV1Api,
+  api: ApiClient,
   handoff: Omit<Handoff, 'kubeconfig' | 'ocpVersion'> & { sshHostKey: string },
 ): Promise<void> {
   const name = handoffSecretName(handoff.instanceName, handoff.vmiUid);
-  const existing = await readHandoff(core, handoff.namespace, name);
+  const existing = await readHandoff(api, handoff.namespace, name);
   if (!existing) throw new Error(`Secret ${handoff.namespace}/${name} does not exist yet`);
   checkExistingHandoff(existing, { ...handoff, kubeconfig: '', ocpVersion: '' });
   const data = {
@@ -159,9 +163,5 @@ export async function publishHostKey(
     [HANDOFF_KEYS.sshHostKey]: b64(handoff.sshHostKey),
   };
   if (sameData(existing.data, data)) return;
-  await core.replaceNamespacedSecret({
-    namespace: handoff.namespace,
-    name,
-    body: { ...existing, data },
-  });
+  await api.update(SECRETS, { ...existing, data });
 }

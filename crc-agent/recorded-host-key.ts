@@ -1,10 +1,10 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { INSTANCES } from '../client/api/resources.js';
+import type { ApiClient } from '../client/kube/api-client.js';
+import type { KubeObject } from '../client/kube/objects.js';
 import type { AgentConfig } from './config.js';
 import { AgentError, errorMessage } from './errors.js';
 
-interface InstanceRecord {
-  metadata?: { uid?: string };
+interface InstanceRecord extends KubeObject {
   status?: { crc?: { sshHostKey?: { vmiUID?: string; publicKey?: string } } };
 }
 
@@ -14,20 +14,18 @@ interface InstanceRecord {
  * a legacy run, which has no ClusterInstance to read.
  */
 export async function recordedHostKey(
-  kubeConfig: KubeConfig,
+  api: ApiClient,
   config: AgentConfig,
 ): Promise<string | undefined> {
   if (!config.instanceUid) return undefined;
   const where = `ClusterInstance ${config.instanceNamespace}/${config.instanceName}`;
   let instance: InstanceRecord;
   try {
-    instance = (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-      group: 'guestcluster.opdev.io',
-      version: 'v1alpha1',
-      namespace: config.instanceNamespace,
-      plural: 'clusterinstances',
-      name: config.instanceName,
-    })) as InstanceRecord;
+    instance = await api.get<InstanceRecord>(
+      INSTANCES,
+      config.instanceName,
+      config.instanceNamespace,
+    );
   } catch (error) {
     throw new AgentError(
       `reading ${where} for the recorded SSH host key failed: ${errorMessage(error)}`,

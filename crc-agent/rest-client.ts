@@ -1,5 +1,9 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+// One error type for every Kubernetes API the product talks to, the operator's client's too.
+import { ApiError } from '../client/kube/api-error.js';
+
+export { isAlreadyExists, isNotFound } from '../client/kube/api-error.js';
 
 /** Opens one connection (already TLS where needed) to the API server. */
 export type ConnectionFactory = () => Promise<Duplex>;
@@ -16,23 +20,6 @@ export interface RestRequest {
   contentType?: string;
   signal?: AbortSignal;
 }
-
-/** A Kubernetes API error with the server's own message (a Status object's `message`). */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const isNotFound = (error: unknown): boolean =>
-  error instanceof ApiError && error.status === 404;
-export const isAlreadyExists = (error: unknown): boolean =>
-  error instanceof ApiError && error.status === 409 && error.reason === 'AlreadyExists';
 
 /**
  * A minimal JSON REST client for the few calls the agent makes to the guest API. Every request
@@ -106,9 +93,12 @@ function apiError(request: RestRequest, response: RestResponse): ApiError {
   } catch {
     // Not a Status object; keep the start of the body.
   }
+  const path = request.path.split('?')[0] ?? '';
   return new ApiError(
     response.status,
     reason,
-    `${request.method} ${request.path.split('?')[0]}: ${response.status} ${message}`.trim(),
+    `${request.method} ${path}: ${response.status} ${message}`.trim(),
+    request.method,
+    path,
   );
 }

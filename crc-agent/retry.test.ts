@@ -67,4 +67,28 @@ describe('retry', () => {
       'timed out after 1ms waiting for the guest kubeconfig; last error: cat: No such file',
     );
   });
+
+  test('on timeout names the last real error, not the attempt the deadline cut short', async () => {
+    let calls = 0;
+    const run = retry({
+      what: 'SSH on 127.0.0.1:22 to accept connections',
+      intervalMs: 1,
+      timeoutMs: 500,
+      signal: new AbortController().signal,
+      attempt: (signal) => {
+        calls++;
+        if (calls === 1) return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:22'));
+        // The next probe is still under way when the deadline passes, and is cancelled.
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('probe cancelled')), {
+            once: true,
+          }),
+        );
+      },
+    });
+    await expect(run).rejects.toThrow(
+      'timed out after 500ms waiting for SSH on 127.0.0.1:22 to accept connections; last error: connect ECONNREFUSED 127.0.0.1:22',
+    );
+    expect(calls).toBe(2);
+  });
 });

@@ -38,7 +38,9 @@ export async function retry<T>(options: RetryOptions<T>): Promise<T> {
       lastError = undefined;
     } catch (error) {
       if (options.signal.aborted) throw new CancelledError(options.signal.reason);
-      lastError = errorMessage(error);
+      // An attempt the deadline cut short tells nothing about what was awaited: a busy machine
+      // can start one just before the deadline. The error before it says why.
+      if (!deadline.aborted || lastError === undefined) lastError = errorMessage(error);
     }
     options.onNotYet?.(attempt, lastError);
     try {

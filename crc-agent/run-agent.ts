@@ -1,5 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
+import type { ApiClient } from '../client/kube/api-client.js';
 import { handoffSecretName } from '../contracts/handoff.js';
 import type { AgentConfig } from './config.js';
 import { AgentError, errorMessage, VmiNotCurrentError } from './errors.js';
@@ -15,7 +14,7 @@ import { VmiMonitor } from './vmi-monitor.js';
 export interface AgentDeps {
   log: Logger;
   /** The management cluster (in-cluster config, else KUBECONFIG). */
-  loadKubeConfig: () => KubeConfig;
+  managementApi: () => ApiClient;
   /** Fires on SIGINT/SIGTERM. */
   signal: AbortSignal;
 }
@@ -39,13 +38,13 @@ function fail(log: Logger, error: unknown): number {
  * to record. A failure only costs the record (the next run trusts first contact again): warn.
  */
 async function recordFirstContact(
-  kubeConfig: KubeConfig,
+  api: ApiClient,
   config: AgentConfig,
   sshHostKey: string,
   log: Logger,
 ): Promise<void> {
   try {
-    await publishHostKey(kubeConfig.makeApiClient(CoreV1Api), {
+    await publishHostKey(api, {
       instanceName: config.instanceName,
       namespace: config.instanceNamespace,
       instanceUid: config.instanceUid,
@@ -77,12 +76,12 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
   let hostKeys: HostKeys;
   try {
     inputs = await preflight(config);
-    const kubeConfig = deps.loadKubeConfig();
+    const api = deps.managementApi();
     hostKeys = {
-      policy: new HostKeyPolicy(await recordedHostKey(kubeConfig, config)),
-      firstContact: (key) => recordFirstContact(kubeConfig, config, key, log),
+      policy: new HostKeyPolicy(await recordedHostKey(api, config)),
+      firstContact: (key) => recordFirstContact(api, config, key, log),
     };
-    monitor = new VmiMonitor(kubeConfig, vmi, log, config.timings.vmiWatchRetryMs);
+    monitor = new VmiMonitor(api, vmi, log, config.timings.vmiWatchRetryMs);
     await monitor.check().catch((error: unknown) => {
       throw new AgentError(
         `start-up VMI check failed: ${errorMessage(error)}`,
@@ -135,8 +134,7 @@ export async function runAgent(config: AgentConfig, deps: AgentDeps): Promise<nu
 
   const name = handoffSecretName(config.instanceName, config.vmiUid);
   try {
-    const kubeConfig = deps.loadKubeConfig();
-    const outcome = await publishHandoff(kubeConfig.makeApiClient(CoreV1Api), {
+    const outcome = await publishHandoff(deps.managementApi(), {
       instanceName: config.instanceName,
       namespace: config.instanceNamespace,
       instanceUid: config.instanceUid,

@@ -1,5 +1,7 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ApiException, CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import type { ApiClient } from '../client/kube/api-client.js';
+import { isNotFound } from '../client/kube/api-error.js';
+import type { KubeObject } from '../client/kube/objects.js';
+import { resourceType } from '../client/kube/resource-type.js';
 import { sleep } from './abort.js';
 import { errorMessage, VmiNotCurrentError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -10,14 +12,11 @@ export interface VmiRef {
   uid: string;
 }
 
-interface Vmi {
-  metadata?: { uid?: string; resourceVersion?: string };
+interface Vmi extends KubeObject {
   status?: { phase?: string };
 }
 
-const GROUP = 'kubevirt.io';
-const VERSION = 'v1';
-const PLURAL = 'virtualmachineinstances';
+const VMIS = resourceType('kubevirt.io/v1', 'VirtualMachineInstance', 'virtualmachineinstances');
 
 /** Why a VMI state is not the current one for this run, or undefined when it is. */
 export function notCurrentReason(vmi: Vmi, ref: VmiRef): string | undefined {
@@ -36,32 +35,22 @@ export function notCurrentReason(vmi: Vmi, ref: VmiRef): string | undefined {
  * deleted, replaced or not Running.
  */
 export class VmiMonitor {
-  private readonly api: CustomObjectsApi;
   private readonly stopped = new AbortController();
-  private currentWatch: AbortController | undefined;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly api: ApiClient,
     private readonly ref: VmiRef,
     private readonly log: Logger,
     private readonly retryMs: number,
-  ) {
-    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
-  }
+  ) {}
 
   /** One GET. Throws VmiNotCurrentError when not current; other errors pass through. */
   async check(): Promise<string> {
     let vmi: Vmi;
     try {
-      vmi = (await this.api.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        namespace: this.ref.namespace,
-        name: this.ref.name,
-      })) as Vmi;
+      vmi = await this.api.get<Vmi>(VMIS, this.ref.name, this.ref.namespace);
     } catch (error) {
-      if (error instanceof ApiException && error.code === 404)
+      if (isNotFound(error))
         throw new VmiNotCurrentError(
           `VirtualMachineInstance ${this.ref.namespace}/${this.ref.name} was deleted`,
         );
@@ -81,7 +70,6 @@ export class VmiMonitor {
 
   stop(): void {
     this.stopped.abort();
-    this.currentWatch?.abort();
   }
 
   private async loop(watched: AbortController): Promise<void> {
@@ -112,52 +100,37 @@ export class VmiMonitor {
   }
 
   /** Watches until the stream ends (undefined) or the VMI stops being current (the error). */
-  private watchOnce(resourceVersion: string): Promise<VmiNotCurrentError | undefined> {
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (result: VmiNotCurrentError | undefined): void => {
-        if (done) return;
-        done = true;
-        this.currentWatch?.abort();
-        resolve(result);
-      };
-      const onEvent = (phase: string, object: Vmi): void => {
-        if (phase === 'DELETED')
-          finish(
-            new VmiNotCurrentError(
-              `VirtualMachineInstance ${this.ref.namespace}/${this.ref.name} was deleted or replaced`,
-            ),
-          );
-        if (phase !== 'ADDED' && phase !== 'MODIFIED') return;
-        const reason = notCurrentReason(object, this.ref);
-        if (reason) finish(new VmiNotCurrentError(reason));
-      };
-      new Watch(this.kubeConfig)
-        .watch(
-          `/apis/${GROUP}/${VERSION}/namespaces/${this.ref.namespace}/${PLURAL}`,
-          {
-            fieldSelector: `metadata.name=${this.ref.name}`,
-            resourceVersion,
-            allowWatchBookmarks: true,
-          },
-          onEvent,
-          (error: unknown) => {
-            if (error && !this.stopped.signal.aborted)
-              this.log.warn({ error: errorMessage(error) }, 'VMI watch ended; re-listing');
-            finish(undefined);
-          },
-        )
-        .then(
-          (controller) => {
-            this.currentWatch = controller;
-            if (done || this.stopped.signal.aborted) controller.abort();
-          },
-          (error: unknown) => {
-            this.log.warn({ error: errorMessage(error) }, 'Unable to watch the VMI; retrying');
-            finish(undefined);
-          },
+  private async watchOnce(resourceVersion: string): Promise<VmiNotCurrentError | undefined> {
+    const seen = new AbortController();
+    let sentinel: VmiNotCurrentError | undefined;
+    const onEvent = (type: string, object: Vmi): void => {
+      if (type === 'DELETED')
+        sentinel = new VmiNotCurrentError(
+          `VirtualMachineInstance ${this.ref.namespace}/${this.ref.name} was deleted or replaced`,
         );
-      this.stopped.signal.addEventListener('abort', () => finish(undefined), { once: true });
-    });
+      else if (type === 'ADDED' || type === 'MODIFIED') {
+        const reason = notCurrentReason(object, this.ref);
+        if (reason) sentinel = new VmiNotCurrentError(reason);
+      }
+      if (sentinel) seen.abort();
+    };
+    try {
+      await this.api.watch<Vmi>(
+        VMIS,
+        {
+          namespace: this.ref.namespace,
+          fieldSelector: `metadata.name=${this.ref.name}`,
+          resourceVersion,
+        },
+        (event) => {
+          if (!sentinel) onEvent(event.type, event.object);
+        },
+        AbortSignal.any([seen.signal, this.stopped.signal]),
+      );
+    } catch (error) {
+      if (!sentinel && !this.stopped.signal.aborted)
+        this.log.warn({ error: errorMessage(error) }, 'VMI watch ended; re-listing');
+    }
+    return sentinel;
   }
 }

@@ -329,6 +329,16 @@ describe('loadOperatorConfig', () => {
     expect(runtimeOptions(standalone).leaderElection).toBeUndefined();
   });
 
+  it('serves everything unless --scope-labels names what this operator serves', () => {
+    expect(loadOperatorConfig({}, {}, noPodFile).scope).toBeUndefined();
+    expect(loadOperatorConfig({ scopeLabels: 'team=a,tier=ci' }, {}, noPodFile).scope).toEqual({
+      labels: { team: 'a', tier: 'ci' },
+    });
+    expect(() => loadOperatorConfig({ scopeLabels: 'team' }, {}, noPodFile)).toThrow(
+      '--scope-labels must be key=value pairs',
+    );
+  });
+
   it('reports every problem at once', () => {
     const error = (() => {
       try {

@@ -4,6 +4,8 @@ import type { GitHubFlags, GitHubReclaimSettings } from './controllers/cirun/git
 import { gitHubReclaimSettings } from './controllers/cirun/github-settings.js';
 import type { CrcBounds } from './crc-bounds.js';
 import { crcBounds } from './crc-bounds.js';
+import type { OperatorScope } from './operator-scope.js';
+import { scopeFromFlag } from './operator-scope.js';
 import type { ListenAddress } from './runtime/http-endpoints.js';
 import type { LogLevel } from './runtime/logger.js';
 import { LOG_LEVELS } from './runtime/logger.js';
@@ -44,6 +46,8 @@ export interface OperatorConfig {
   workersPerController: number;
   /** Act on pools, leases and instances of this namespace only; all namespaces when unset. */
   watchNamespace?: string;
+  /** What this operator serves beside others on the cluster (--scope-labels); everything when unset. */
+  scope?: OperatorScope;
   /** The controllers this process runs (all by default). */
   controllers: ControllerName[];
   /** Which CRC versions tenants may use, and how many bundles are prepared at once. */
@@ -80,6 +84,7 @@ export interface OperatorFlags extends GitHubFlags, VersionStreamFlags {
   logLevel?: string;
   workers?: string;
   watchNamespace?: string;
+  scopeLabels?: string;
   controllers?: string;
   allowedCrcVersions?: string;
   maxPreparingBundles?: string;
@@ -284,6 +289,7 @@ export function loadOperatorConfig(
     watchNamespace: flags.watchNamespace
       ? check.namespaceName('--watch-namespace', flags.watchNamespace)
       : undefined,
+    scope: scopeFromFlag(flags.scopeLabels, check.problems),
     controllers: controllerNames(check, flags.controllers),
     crc: crcBounds(flags, env, check.problems),
     timings: loadTimings(flags, env, check.problems),

@@ -89,7 +89,7 @@ describe('bundle outputs', () => {
   test('taking over keeps other labels and non-controller owners, and replaces the controller', () => {
     const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'keep', uid: 'k' };
     const stale = { ...OWNER, uid: 'old' };
-    const desired = desiredSshKeySecret(OUTPUTS).metadata!;
+    const desired = desiredSshKeySecret(OUTPUTS).metadata;
     expect(
       takeOverMetadata(
         { name: 'x', labels: { team: 'a' }, ownerReferences: [other, stale], resourceVersion: '7' },

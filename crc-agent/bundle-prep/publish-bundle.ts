@@ -1,11 +1,15 @@
+import { SECRETS } from '../../client/api/resources.js';
+import { CONFIG_MAPS } from '../../client/api/core-resources.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import type {
-  CoreV1Api,
-  V1ConfigMap,
-  V1ObjectMeta,
-  V1OwnerReference,
-  V1Secret,
-} from '@kubernetes/client-node';
-import { ApiException } from '@kubernetes/client-node';
+  Desired,
+  DesiredMeta,
+  KubeObject,
+  ObjectMeta,
+  OwnerReference,
+} from '../../client/kube/objects.js';
+import type { NamespacedType } from '../../client/kube/resource-type.js';
 import { KINDS } from '../../contracts/api.js';
 import {
   bundleLabels,
@@ -33,7 +37,13 @@ export class BundleOwnerConflictError extends Error {
   override name = 'BundleOwnerConflictError';
 }
 
-function metadata(outputs: BundleOutputs, name: string): V1ObjectMeta {
+/** A Secret or ConfigMap as it travels on the wire. */
+export interface DataObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+function metadata(outputs: BundleOutputs, name: string): DesiredMeta {
   return {
     name,
     namespace: outputs.namespace,
@@ -43,7 +53,7 @@ function metadata(outputs: BundleOutputs, name: string): V1ObjectMeta {
 }
 
 /** `<bundle>-ssh-key`: the bundle's private key under `id_ecdsa`, owned by the CRCBundle. */
-export function desiredSshKeySecret(outputs: BundleOutputs): V1Secret {
+export function desiredSshKeySecret(outputs: BundleOutputs): Desired<DataObject> {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -54,7 +64,7 @@ export function desiredSshKeySecret(outputs: BundleOutputs): V1Secret {
 }
 
 /** `<bundle>-metadata`: what the controller copies into the CRCBundle status. */
-export function desiredMetadataConfigMap(outputs: BundleOutputs): V1ConfigMap {
+export function desiredMetadataConfigMap(outputs: BundleOutputs): Desired<DataObject> {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -73,7 +83,7 @@ export function desiredMetadataConfigMap(outputs: BundleOutputs): V1ConfigMap {
  * to a CRCBundle of the same name but another UID is a deleted predecessor (names of cluster-scoped
  * objects are unique), so it is replaced by this bundle's.
  */
-export function checkTakeOver(existing: V1ObjectMeta | undefined, bundleName: string): void {
+export function checkTakeOver(existing: ObjectMeta | undefined, bundleName: string): void {
   const controller = existing?.ownerReferences?.find((o) => o.controller === true);
   if (controller && !(controller.kind === KINDS.bundle && controller.name === bundleName))
     throw new BundleOwnerConflictError(
@@ -86,7 +96,7 @@ export function checkTakeOver(existing: V1ObjectMeta | undefined, bundleName: st
  * reference to this very bundle (its UID) is kept as it is: the operator made it with
  * blockOwnerDeletion, which the prep account may not set, and needs not change.
  */
-export function takeOverMetadata(existing: V1ObjectMeta, desired: V1ObjectMeta): V1ObjectMeta {
+export function takeOverMetadata(existing: ObjectMeta, desired: ObjectMeta): ObjectMeta {
   const wanted = desired.ownerReferences?.[0];
   const refs = existing.ownerReferences ?? [];
   const labels = { ...existing.labels, ...desired.labels };
@@ -100,26 +110,18 @@ function sameRecord(a: Record<string, string> | undefined, b: Record<string, str
   return Object.keys(a ?? {}).length === keys.length && keys.every((key) => a?.[key] === b[key]);
 }
 
-function sameOwner(existing: V1OwnerReference[] | undefined, desired: V1OwnerReference): boolean {
+function sameOwner(existing: OwnerReference[] | undefined, desired: OwnerReference): boolean {
   return (existing ?? []).some(
     (o) => o.controller === true && o.uid === desired.uid && o.kind === desired.kind,
   );
 }
 
-function labelsPresent(existing: V1ObjectMeta, desired: V1ObjectMeta): boolean {
+function labelsPresent(existing: ObjectMeta, desired: ObjectMeta): boolean {
   return Object.entries(desired.labels ?? {}).every(([k, v]) => existing.labels?.[k] === v);
 }
 
-interface Ops<T> {
-  create(body: T): Promise<unknown>;
-  read(): Promise<T>;
-  replace(body: T): Promise<unknown>;
-}
-
-type Published = { metadata?: V1ObjectMeta; data?: Record<string, string>; type?: string };
-
-const isCode = (error: unknown, code: number): boolean =>
-  error instanceof ApiException && error.code === code;
+const isStatus = (error: unknown, status: number): boolean =>
+  error instanceof ApiError && error.status === status;
 
 /**
  * Reads first: the operator makes both objects empty and grants get and update on exactly them
@@ -127,22 +129,25 @@ const isCode = (error: unknown, code: number): boolean =>
  * one is created (AlreadyExists: read again), for an operator that grants create. Replaces only
  * when something differs.
  */
-async function createOrUpdate<T extends Published>(
-  ops: Ops<T>,
-  desired: T,
+async function createOrUpdate(
+  api: ApiClient,
+  type: NamespacedType,
+  desired: Desired<DataObject>,
   bundleName: string,
 ): Promise<PublishOutcome> {
-  let existing: T;
+  const read = (): Promise<DataObject> =>
+    api.get<DataObject>(type, desired.metadata.name, desired.metadata.namespace);
+  let existing: DataObject;
   try {
-    existing = await ops.read();
+    existing = await read();
   } catch (error) {
-    if (!isCode(error, 404)) throw error;
+    if (!isStatus(error, 404)) throw error;
     try {
-      await ops.create(desired);
+      await api.create(type, desired);
       return 'created';
     } catch (createError) {
-      if (!isCode(createError, 409)) throw createError;
-      existing = await ops.read();
+      if (!isStatus(createError, 409)) throw createError;
+      existing = await read();
     }
   }
   const meta = existing.metadata ?? {};
@@ -150,14 +155,14 @@ async function createOrUpdate<T extends Published>(
   const unchanged =
     existing.type === desired.type &&
     sameRecord(existing.data, desired.data ?? {}) &&
-    labelsPresent(meta, desired.metadata!) &&
-    sameOwner(meta.ownerReferences, desired.metadata!.ownerReferences![0]!);
+    labelsPresent(meta, desired.metadata) &&
+    sameOwner(meta.ownerReferences, desired.metadata.ownerReferences![0]!);
   if (unchanged) return 'unchanged';
-  await ops.replace({
+  await api.update(type, {
     ...existing,
     type: desired.type,
     data: desired.data,
-    metadata: takeOverMetadata(meta, desired.metadata!),
+    metadata: takeOverMetadata(meta, desired.metadata),
   });
   return 'updated';
 }
@@ -169,27 +174,18 @@ export interface PublishResult {
 
 /** Publishes the SSH key Secret, then the metadata ConfigMap (the controller waits for both). */
 export async function publishBundleOutputs(
-  core: CoreV1Api,
+  api: ApiClient,
   outputs: BundleOutputs,
 ): Promise<PublishResult> {
-  const namespace = outputs.namespace;
-  const secret = await createOrUpdate<V1Secret>(
-    {
-      create: (body) => core.createNamespacedSecret({ namespace, body }),
-      read: () => core.readNamespacedSecret({ namespace, name: outputs.sshSecretName }),
-      replace: (body) =>
-        core.replaceNamespacedSecret({ namespace, name: outputs.sshSecretName, body }),
-    },
+  const secret = await createOrUpdate(
+    api,
+    SECRETS,
     desiredSshKeySecret(outputs),
     outputs.bundleName,
   );
-  const configMap = await createOrUpdate<V1ConfigMap & { type?: string }>(
-    {
-      create: (body) => core.createNamespacedConfigMap({ namespace, body }),
-      read: () => core.readNamespacedConfigMap({ namespace, name: outputs.metadataConfigMapName }),
-      replace: (body) =>
-        core.replaceNamespacedConfigMap({ namespace, name: outputs.metadataConfigMapName, body }),
-    },
+  const configMap = await createOrUpdate(
+    api,
+    CONFIG_MAPS,
     desiredMetadataConfigMap(outputs),
     outputs.bundleName,
   );

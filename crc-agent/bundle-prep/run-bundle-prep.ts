@@ -1,8 +1,7 @@
 import { constants } from 'node:fs';
 import { access, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readOpenshiftVersion } from './bundle-info.js';
@@ -26,7 +25,7 @@ import { publishBundleOutputs } from './publish-bundle.js';
 export interface BundlePrepDeps {
   log: Logger;
   /** The management cluster (in-cluster config, else KUBECONFIG). */
-  loadKubeConfig: () => KubeConfig;
+  managementApi: () => ApiClient;
   /** Fires on SIGINT/SIGTERM. */
   signal: AbortSignal;
 }
@@ -107,7 +106,7 @@ async function readSmallFile(file: string, what: string): Promise<string> {
   return readFile(file, 'utf8');
 }
 
-async function preflight(config: BundlePrepConfig, deps: BundlePrepDeps): Promise<CoreV1Api> {
+async function preflight(config: BundlePrepConfig, deps: BundlePrepDeps): Promise<ApiClient> {
   const { signal } = deps;
   await step('Preflight', HINTS.dirs, signal, async () => {
     for (const [variable, dir] of [
@@ -119,9 +118,7 @@ async function preflight(config: BundlePrepConfig, deps: BundlePrepDeps): Promis
       });
   });
   await step('Preflight', HINTS.qemuImg, signal, () => qemuImg(['--version'], signal));
-  return step('Preflight', HINTS.kube, signal, () =>
-    Promise.resolve(deps.loadKubeConfig().makeApiClient(CoreV1Api)),
-  );
+  return step('Preflight', HINTS.kube, signal, () => Promise.resolve(deps.managementApi()));
 }
 
 /** Downloads the checksum file first (small), so a bundle without an entry is never downloaded. */

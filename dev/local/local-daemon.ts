@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
-import { TestMirror } from '../platform/bundle-fixtures.js';
+import { TestMirror } from '../platform/bundles/bundle-fixtures.js';
 import {
   SimulatedPlatform,
   simulatedBuilds,

@@ -1,5 +1,5 @@
-import type { StandInRelease } from '../platform/update-service-stand-in.js';
-import { UpdateServiceStandIn } from '../platform/update-service-stand-in.js';
+import type { StandInRelease } from '../platform/update-service/update-service-stand-in.js';
+import { UpdateServiceStandIn } from '../platform/update-service/update-service-stand-in.js';
 
 /** The local VersionStream (dev/local/version-stream.yaml) and what the stand-in offers it. */
 export const LOCAL_STREAM = {

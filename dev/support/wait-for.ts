@@ -46,9 +46,13 @@ export async function waitFor<T extends Watched>(
 
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // A finalizer that holds a deletion up is what a timed-out wait most often needs.
+      const meta = (last?.metadata ?? {}) as { deletionTimestamp?: unknown; finalizers?: unknown };
       const state = last
         ? JSON.stringify({
             resourceVersion: last.metadata?.resourceVersion,
+            deletionTimestamp: meta.deletionTimestamp,
+            finalizers: meta.finalizers,
             status: (last as { status?: unknown }).status,
           })
         : 'absent';

@@ -1,12 +1,8 @@
-/** A status condition (metav1.Condition). */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+import type { Condition } from '../../client/api/conditions.js';
+
+// A condition and how to find one are shared with the lease client (client/api/conditions.ts).
+export type { Condition } from '../../client/api/conditions.js';
+export { findCondition } from '../../client/api/conditions.js';
 
 export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
 
@@ -30,11 +26,4 @@ export function setCondition(
   if (index >= 0) list[index] = next;
   else list.push(next);
   return list;
-}
-
-export function findCondition(
-  conditions: readonly Condition[] | undefined,
-  type: string,
-): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
 }

@@ -5,7 +5,7 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { generateApiTypes, kindFileName } from './type-generation.js';
 
 const root = projectRoot();
-const generatedDir = path.join(root, 'operator', 'api', 'generated');
+const generatedDir = path.join(root, 'client', 'api', 'generated');
 
 describe('generated API types', () => {
   it('match the CRDs in crds/ (run `npm run generate:types` after changing a CRD)', async () => {

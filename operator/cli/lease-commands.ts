@@ -19,8 +19,9 @@ function withManagement(command: Command): Command {
 }
 
 /**
- * `guestcluster lease …`: lease guest clusters from any CI or a terminal with the Action's own
- * code. Each verb is loaded when used, so `guestcluster operator` starts as before.
+ * `guestcluster lease …`: lease guest clusters from any CI or a terminal with the lease client the
+ * Action uses (client/lease). Each verb is loaded when used, so `guestcluster operator` starts as
+ * before.
  */
 export function addLeaseCommands(program: Command): void {
   const lease = program

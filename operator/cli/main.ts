@@ -66,6 +66,10 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
       'act on pools, leases and instances of this namespace only (default: all namespaces)',
     )
     .option(
+      '--scope-labels <key=value,...>',
+      'serve only namespaces, CRCBundles and VersionStreams carrying these labels, beside other operators (default: all)',
+    )
+    .option(
       '--controllers <names>',
       'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream); default all',
     )
@@ -145,7 +149,7 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
   local
     .command('lease')
     .description(
-      "Lease a guest cluster from the local environment with the Action's own code; print how to use it",
+      'Lease a guest cluster from the local environment with the lease client the Action uses; print how to use it',
     )
     .option('--pool <name>', 'the pool to lease from (default: the first of the environment)')
     .action(async (options: { pool?: string }) => (await loadLocalEnvironment()).lease(options));

@@ -2,12 +2,12 @@ import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
 import { SECRETS } from '../api/resources.js';
 import type { ControllerName, OperatorConfig } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
-import { splitKey } from '../kube/objects.js';
 import type { Controller } from '../runtime/controller.js';
 import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { PolicyKeeper } from './admission/policy-keeper.js';
+import { scopedTo, servesCachedNamespace } from './scope-filter.js';
 import { ReclaimController } from './cirun/reclaim-controller.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
@@ -27,12 +27,6 @@ export interface RegisterOptions {
   controllers?: readonly ControllerName[];
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
-  /**
-   * Limits the pool, lease and instance controllers to objects in these namespaces (default: all)
-   * while their caches still see every namespace (hcp control planes live in namespaces of their
-   * own). Tests that share one control plane use it to stay out of each other's objects.
-   */
-  namespaces?: readonly string[];
   bundles?: BundleControllerOptions;
   versionStreams?: VersionStreamControllerOptions;
 }
@@ -46,7 +40,9 @@ export const MANAGED_SECRETS = `${LABEL_MANAGED_BY} in (${MANAGED_BY_OPERATOR},$
 
 /**
  * Adds the operator's controllers to the manager, in one place: each acts through the manager's
- * ports, with its settings from the configuration.
+ * ports, with its settings from the configuration. Those of namespaced kinds serve the namespaces
+ * of the operator's scope (--scope-labels), while their caches see every namespace (hcp control
+ * planes live in namespaces of their own); those of cluster-scoped kinds read the scope themselves.
  */
 export function registerControllers(
   manager: Manager,
@@ -55,16 +51,23 @@ export function registerControllers(
 ): void {
   manager.restrictCache(SECRETS, MANAGED_SECRETS);
   const enabled = new Set(options.controllers ?? config.controllers);
-  const add = (registration: ControllerRegistration): void =>
-    void manager.addController(limitedTo(registration, options.namespaces));
+  const served = { scope: config.scope, operatorNamespace: config.operatorNamespace };
+  const add = (registration: ControllerRegistration): Controller =>
+    manager.addController(scopedTo(registration, manager.ports, served));
   const { crc, timings } = config;
   const metricsRegistry = manager.metrics.registry;
   if (enabled.has('clusterpool')) {
-    add(new PoolController(manager.ports, { timings: timings.pool, crc }).registration());
+    add(
+      new PoolController(manager.ports, {
+        timings: timings.pool,
+        crc,
+        scope: config.scope,
+      }).registration(),
+    );
     registerPoolMetrics(metricsRegistry, {
       cache: manager.ports.cache,
       synced: () => manager.synced,
-      namespaces: options.namespaces,
+      serves: (namespace) => servesCachedNamespace(manager.ports.cache, served, namespace),
     });
   }
   if (enabled.has('clusterlease'))
@@ -84,7 +87,7 @@ export function registerControllers(
       manager.logger,
       (key) => queue.controller?.enqueue(key),
     );
-    queue.controller = manager.addController(limitedTo(reclaim.registration(), options.namespaces));
+    queue.controller = add(reclaim.registration());
   }
   if (enabled.has('clusterinstance'))
     add(
@@ -102,31 +105,20 @@ export function registerControllers(
     manager.addController(new BundleController(manager.ports, config, bundles).registration());
     manager.addController(new BuildController(manager.ports, config, bundles).registration());
   }
-  // Cluster-scoped: not limited to namespaces.
+  // Cluster-scoped and one for the cluster: not limited to a scope.
   if (enabled.has('admissionpolicy'))
     manager.addController(new PolicyKeeper(manager.ports).registration());
-  // Cluster-scoped like bundles: not limited to namespaces.
+  // Cluster-scoped like bundles: the streams that carry the scope's labels.
   if (enabled.has('versionstream'))
     manager.addController(
       new VersionStreamController(
         manager.ports,
-        { ...config.versionStreams, crcBundleMirrorUrl: config.crcBundleMirrorUrl },
+        {
+          ...config.versionStreams,
+          crcBundleMirrorUrl: config.crcBundleMirrorUrl,
+          scope: config.scope,
+        },
         { ...options.versionStreams, errors: streamResolutionErrors(metricsRegistry) },
       ).registration(),
     );
-}
-
-/** A controller that leaves objects outside `namespaces` alone. */
-function limitedTo(
-  registration: ControllerRegistration,
-  namespaces: readonly string[] | undefined,
-): ControllerRegistration {
-  if (!namespaces) return registration;
-  return {
-    ...registration,
-    reconcile: async (key, context) =>
-      namespaces.includes(splitKey(key).namespace ?? '')
-        ? registration.reconcile(key, context)
-        : {},
-  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import { issueCertificate } from '../../crc-agent/certificates.js';
+import { issueCertificate } from '../../contracts/certificates.js';
 import type { KubeconfigRejectedError } from './strict-kubeconfig.js';
 import { readStrictKubeconfig, writeKubeconfig } from './strict-kubeconfig.js';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { pino } from 'pino';
 import { ApiError } from '../kube/api-error.js';
 import { systemClock } from './clock.js';
-import { Controller } from './controller.js';
+import { Controller, sooner } from './controller.js';
 import { RuntimeMetrics } from './metrics.js';
 
 describe('Controller with a coalescing window', () => {
@@ -105,5 +105,44 @@ describe('Controller retries', () => {
     expect(passes).toBe(2);
     expect(warnings).toEqual(['Reconcile failed; retrying with backoff']);
     expect(metrics).toMatch(/guestcluster_reconcile_errors_total\{controller="leases"\} 1/);
+  });
+});
+
+describe('Controller deadlines', () => {
+  beforeEach(() => void jest.useFakeTimers());
+  afterEach(() => void jest.useRealTimers());
+
+  it('passes again at a deadline that time reached while the pass was under way', async () => {
+    const deadline = Date.now() + 60_000;
+    const passes: number[] = [];
+    const controller = new Controller({
+      name: 'leases',
+      reconcile: async () => {
+        passes.push(Date.now());
+        // The pass takes its time: the deadline it names is past once it returns.
+        if (passes.length === 1) await jest.advanceTimersByTimeAsync(61_000);
+        return passes.length === 1 ? { requeueAt: deadline } : {};
+      },
+      workers: 1,
+      logger: pino({ level: 'silent' }),
+      metrics: new RuntimeMetrics(),
+      clock: systemClock,
+    });
+    controller.start();
+    controller.enqueue('ns/a');
+    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(passes).toHaveLength(2);
+    // The second pass came at once, not a minute after the first one ended.
+    expect(passes[1]! - passes[0]!).toBeLessThan(62_000);
+    await controller.stop();
+  });
+
+  it('takes the sooner of a delay and a deadline', () => {
+    expect(sooner({ requeueAt: 5 }, { requeueAt: 3, requeueAfterMs: 10 })).toEqual({
+      requeueAt: 3,
+      requeueAfterMs: 10,
+    });
+    expect(sooner({}, {})).toEqual({});
   });
 });

@@ -5,9 +5,24 @@ import type { RuntimeMetrics } from './metrics.js';
 import { WorkQueue } from './work-queue.js';
 import type { BackoffPolicy } from './backoff.js';
 
-/** What a reconcile asks for next: nothing (wait for the next event) or another pass after a delay. */
+/**
+ * What a reconcile asks for next: nothing (wait for the next event), another pass after a delay,
+ * or another pass at a moment on the runtime clock (a deadline). A deadline is turned into a delay
+ * only when the pass is over, so time that moved on during the pass is not waited twice.
+ */
 export interface ReconcileResult {
   requeueAfterMs?: number;
+  requeueAt?: number;
+}
+
+/** The sooner of two requests for the next pass (either may ask for none). */
+export function sooner(a: ReconcileResult, b: ReconcileResult): ReconcileResult {
+  const at = Math.min(a.requeueAt ?? Infinity, b.requeueAt ?? Infinity);
+  const after = Math.min(a.requeueAfterMs ?? Infinity, b.requeueAfterMs ?? Infinity);
+  return {
+    ...(at !== Infinity ? { requeueAt: at } : {}),
+    ...(after !== Infinity ? { requeueAfterMs: after } : {}),
+  };
 }
 
 export interface ReconcileContext {
@@ -98,8 +113,12 @@ export class Controller {
     try {
       const result = (await this.options.reconcile(key, { logger })) ?? {};
       this.queue.forget(key);
-      if (result.requeueAfterMs !== undefined) {
-        this.queue.addAfter(key, result.requeueAfterMs);
+      const delay = Math.min(
+        result.requeueAfterMs ?? Infinity,
+        result.requeueAt === undefined ? Infinity : result.requeueAt - clock.now(),
+      );
+      if (delay !== Infinity) {
+        this.queue.addAfter(key, delay);
         metrics.reconcileTotal.inc({ controller: name, result: 'requeue' });
       } else {
         metrics.reconcileTotal.inc({ controller: name, result: 'success' });

@@ -109,12 +109,8 @@ export interface ManagerOptions {
  * Events recorder. Controllers act through `ports`.
  */
 export class Manager {
-  /**
-   * The raw API client, for the simulated platform controllers of the local environment (dev/),
-   * which act as the real ones do: patches, and writes of objects they did not read typed.
-   * Product controllers act through `ports`.
-   */
-  readonly client: ApiClient;
+  /** The raw API client under the caches, Events and ports; controllers act through `ports`. */
+  private readonly client: ApiClient;
   readonly metrics = new RuntimeMetrics();
   readonly logger: Logger;
   /** The API, caches, Events and clock, as controllers get them. */
@@ -195,8 +191,8 @@ export class Manager {
 
   /**
    * The shared cache of a kind (all namespaces, or the manager's one), created on first use and
-   * started at once when the manager runs already. For the simulated platform controllers
-   * (dev/) and the runtime's own tests; product controllers read `ports.cache`.
+   * started at once when the manager runs already. For the runtime's own tests and benchmarks;
+   * product controllers read `ports.cache`.
    */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     return this.cache.informer<T>(type);

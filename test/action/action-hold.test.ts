@@ -11,13 +11,13 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
-import { TestClock } from '../operator/test-clock.js';
+} from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 import { useWorld } from '../support/world.js';
 import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { canI } from '../support/tenant.js';
 import { testEnv } from '../support/test-env.js';
-import { ActionJob } from './action-runner.js';
+import { ActionJob } from '../support/runners/action-runner.js';
 import type { CiAccess } from './ci-identity.js';
 import { actionInputs, ciIdentity } from './ci-identity.js';
 

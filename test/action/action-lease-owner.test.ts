@@ -10,11 +10,11 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
-import { ActionJob } from './action-runner.js';
+import { ActionJob } from '../support/runners/action-runner.js';
 import type { CiAccess } from './ci-identity.js';
 import { actionInputs, ciIdentity } from './ci-identity.js';
 

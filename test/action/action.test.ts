@@ -14,14 +14,14 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { ApiProxy } from '../support/api-proxy.js';
-import type { StepResult } from './action-runner.js';
-import { ActionJob } from './action-runner.js';
+import type { StepResult } from '../support/runners/action-runner.js';
+import { ActionJob } from '../support/runners/action-runner.js';
 import type { CiAccess } from './ci-identity.js';
 import { ciIdentity } from './ci-identity.js';
 

@@ -13,7 +13,7 @@ import {
   poolInstance,
   fillPool,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';
 

@@ -3,7 +3,12 @@ import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { releaseLeasesAndPools, hcpPool, lease, fillPool } from '../operator/pool-fixtures.js';
+import {
+  releaseLeasesAndPools,
+  hcpPool,
+  lease,
+  fillPool,
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';

@@ -4,7 +4,12 @@ import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import { fillPool, hcpPool, lease, releaseLeasesAndPools } from '../operator/pool-fixtures.js';
+import {
+  fillPool,
+  hcpPool,
+  lease,
+  releaseLeasesAndPools,
+} from '../support/fixtures/pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';

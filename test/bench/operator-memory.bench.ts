@@ -2,9 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, POOLS } from '../../operator/api/resources.js';
-import { hcpPool, lease, poolInstance, createPoolInstance } from '../operator/pool-fixtures.js';
-import type { OperatorProcess } from '../operator/operator-process.js';
-import { startOperatorProcess } from '../operator/operator-process.js';
+import {
+  hcpPool,
+  lease,
+  poolInstance,
+  createPoolInstance,
+} from '../support/fixtures/pool-fixtures.js';
+import type { OperatorProcess } from '../support/runners/operator-process.js';
+import { startOperatorProcess } from '../support/runners/operator-process.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { reportBench } from './bench-report.js';

@@ -7,8 +7,8 @@ import type { ClusterInstance, ClusterLease } from '../../operator/api/resources
 import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitForList } from '../../dev/support/wait-for.js';
-import { createPullSecret } from '../hcp/hcp-fixtures.js';
-import { hcpPool } from '../operator/pool-fixtures.js';
+import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
+import { hcpPool } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';

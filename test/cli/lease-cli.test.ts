@@ -11,7 +11,7 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';

@@ -7,16 +7,21 @@ import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node
 import { ApiException, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { useWorld } from '../support/world.js';
-import type { AgentOutput } from './agent-run.js';
-import { failureLine, runAgentProcess, secretFragments, writeTempFile } from './agent-run.js';
-import type { FileServer, TestBundle } from '../../dev/platform/test-bundle.js';
+import type { AgentOutput } from '../support/runners/agent-run.js';
+import {
+  failureLine,
+  runAgentProcess,
+  secretFragments,
+  writeTempFile,
+} from '../support/runners/agent-run.js';
+import type { FileServer, TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import {
   makeTestBundle,
   MARKER_OFFSETS,
   serveFolder,
   TEST_DISK_BYTES,
   writeChecksumFile,
-} from '../../dev/platform/test-bundle.js';
+} from '../../dev/platform/bundles/test-bundle.js';
 
 const { ns } = useWorld({ namespace: 'bundle-prep' });
 const OTHER_DIGEST = 'ab'.repeat(32);

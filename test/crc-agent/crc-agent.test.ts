@@ -33,7 +33,7 @@ import { testEnv } from '../support/test-env.js';
 import { GuestApiServer } from '../../dev/guest/guest-api.js';
 import { AUTHORIZED_KEYS } from '../../dev/guest/guest-machine.js';
 import { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
-import type { AgentFiles, AgentOutput } from './agent-run.js';
+import type { AgentFiles, AgentOutput } from '../support/runners/agent-run.js';
 import {
   createClusterInstance,
   createRunningVmi,
@@ -41,7 +41,7 @@ import {
   secretFragments,
   writeAgentFiles,
   writeTempFile,
-} from './agent-run.js';
+} from '../support/runners/agent-run.js';
 
 const { ns } = useWorld({ namespace: 'crc-agent' });
 const INSTANCE = 'crc-e2e';

@@ -2,14 +2,14 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
 import { freePort } from '../../dev/control-plane/free-port.js';
 import { useWorld } from '../support/world.js';
-import type { AgentOutput, RunSetup } from './agent-run.js';
+import type { AgentOutput, RunSetup } from '../support/runners/agent-run.js';
 import {
   failureLine,
   prepareRun,
   runAgentProcess,
   secretFragments,
   TEST_PULL_SECRET,
-} from './agent-run.js';
+} from '../support/runners/agent-run.js';
 
 const { ns } = useWorld({ namespace: 'crc-fail' });
 let setup: RunSetup | undefined;

@@ -3,7 +3,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { publishHandoff } from '../../crc-agent/publish.js';
 import type { Handoff } from '../../crc-agent/publish.js';
 import { useWorld } from '../support/world.js';
-import { createClusterInstance } from './agent-run.js';
+import { createClusterInstance } from '../support/runners/agent-run.js';
 
 const { ns } = useWorld({ namespace: 'crc-publish' });
 
@@ -22,7 +22,7 @@ function handoff(overrides: Partial<Handoff>): Handoff {
 describe('publishing the handoff Secret', () => {
   test('creates with a controller owner (no blockOwnerDeletion), then updates only on change', async () => {
     const uid = await createClusterInstance(ns.objects, ns.name, 'pub');
-    expect(await publishHandoff(ns.core, handoff({ instanceUid: uid }))).toBe('created');
+    expect(await publishHandoff(ns.api, handoff({ instanceUid: uid }))).toBe('created');
     const name = 'pub-crc-raw-kubeconfig-vmi-1';
     const created = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
     expect(created.metadata?.ownerReferences).toEqual([
@@ -34,8 +34,8 @@ describe('publishing the handoff Secret', () => {
         controller: true,
       },
     ]);
-    expect(await publishHandoff(ns.core, handoff({ instanceUid: uid }))).toBe('unchanged');
-    expect(await publishHandoff(ns.core, handoff({ instanceUid: uid, ocpVersion: '4.16.1' }))).toBe(
+    expect(await publishHandoff(ns.api, handoff({ instanceUid: uid }))).toBe('unchanged');
+    expect(await publishHandoff(ns.api, handoff({ instanceUid: uid, ocpVersion: '4.16.1' }))).toBe(
       'updated',
     );
     const updated = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
@@ -65,7 +65,7 @@ describe('publishing the handoff Secret', () => {
         type: 'Opaque',
       },
     });
-    expect(await publishHandoff(ns.core, handoff({ instanceName: 'made', instanceUid: uid }))).toBe(
+    expect(await publishHandoff(ns.api, handoff({ instanceName: 'made', instanceUid: uid }))).toBe(
       'updated',
     );
     const filled = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
@@ -103,7 +103,7 @@ describe('publishing the handoff Secret', () => {
     };
     const before = await ns.core.createNamespacedSecret({ namespace: ns.name, body: existing });
     const attempt = publishHandoff(
-      ns.core,
+      ns.api,
       handoff({
         instanceName: 'taken',
         instanceUid: 'expected-uid',
@@ -116,9 +116,9 @@ describe('publishing the handoff Secret', () => {
   });
 
   test('a legacy run (no instance UID) updates only an unowned Secret with both agent labels', async () => {
-    expect(await publishHandoff(ns.core, handoff({ instanceName: 'legacy' }))).toBe('created');
+    expect(await publishHandoff(ns.api, handoff({ instanceName: 'legacy' }))).toBe('created');
     expect(
-      await publishHandoff(ns.core, handoff({ instanceName: 'legacy', ocpVersion: '4.17.0' })),
+      await publishHandoff(ns.api, handoff({ instanceName: 'legacy', ocpVersion: '4.17.0' })),
     ).toBe('updated');
     await ns.core.patchNamespacedSecret({
       namespace: ns.name,
@@ -128,7 +128,7 @@ describe('publishing the handoff Secret', () => {
       ],
     });
     await expect(
-      publishHandoff(ns.core, handoff({ instanceName: 'legacy', ocpVersion: '4.18.0' })),
+      publishHandoff(ns.api, handoff({ instanceName: 'legacy', ocpVersion: '4.18.0' })),
     ).rejects.toThrow('has no verified agent identity');
   });
 });

@@ -2,8 +2,13 @@ import { ApiException } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { useWorld } from '../support/world.js';
-import type { RunSetup } from './agent-run.js';
-import { createRunningVmi, prepareRun, runAgentProcess, setVmiStatus } from './agent-run.js';
+import type { RunSetup } from '../support/runners/agent-run.js';
+import {
+  createRunningVmi,
+  prepareRun,
+  runAgentProcess,
+  setVmiStatus,
+} from '../support/runners/agent-run.js';
 
 const { ns } = useWorld({ namespace: 'crc-fence' });
 let setup: RunSetup | undefined;

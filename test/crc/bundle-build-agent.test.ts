@@ -7,20 +7,20 @@ import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.
 import { BUNDLES, INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { instancesTornDown } from '../operator/pool-fixtures.js';
+import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
 import { PVCS } from '../../operator/api/core-resources.js';
 import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/bundlebuild/build-meta.js';
 import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_STAGES } from '../../operator/controllers/bundlebuild/build-stages.js';
-import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { SimulatedBuildGuests } from '../../dev/platform/simulated-build-guests.js';
+import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { SimulatedBuildGuests } from '../../dev/platform/build/simulated-build-guests.js';
 import {
   playIso,
   playResolve,
   SIMULATED_RELEASE,
-} from '../../dev/platform/simulated-build-tools.js';
-import { DISK_FILE } from '../../dev/platform/simulated-disk.js';
+} from '../../dev/platform/build/simulated-build-tools.js';
+import { DISK_FILE } from '../../dev/platform/disks/simulated-disk.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';
@@ -31,7 +31,7 @@ import {
   createBuildInputs,
   leftOf as leftOfBuild,
   played,
-} from './bundle-build-player.js';
+} from '../support/fixtures/bundle-build-player.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there, and it is not opted in (a validation instance needs no opt-in). The consumers are a
@@ -102,7 +102,7 @@ describe('CRCBundle build with crc-agent', () => {
     });
     await world.startOperator({
       config: { operatorNamespace: ops.name },
-      bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
+      bundles: true,
     });
     await createBuildInputs(ops.api, ops.name);
   });
@@ -139,7 +139,7 @@ describe('CRCBundle build with crc-agent', () => {
     // The validation instance and its VM go with the build's cleanup: their history stays.
     const vms = await ObjectHistory.start<Vm>(ops.api, VIRTUAL_MACHINES, ops.name);
     const instances = await ObjectHistory.start<ClusterInstance>(ops.api, INSTANCES, ops.name);
-    await ops.api.create(BUNDLES, bundle(name));
+    await ops.api.create(BUNDLES, bundle(name, {}, world.scopeLabels));
     const ready = await waitForBundle(
       name,
       (b) => ['Ready', 'Failed'].includes(b?.status?.phase ?? ''),

@@ -6,10 +6,15 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { OperatorProcess } from '../operator/operator-process.js';
-import { startOperatorProcess } from '../operator/operator-process.js';
+import type { OperatorProcess } from '../support/runners/operator-process.js';
+import { startOperatorProcess } from '../support/runners/operator-process.js';
 import { useWorld } from '../support/world.js';
-import { buildBundle, condition, createBuildInputs, playBuild } from './bundle-build-player.js';
+import {
+  buildBundle,
+  condition,
+  createBuildInputs,
+  playBuild,
+} from '../support/fixtures/bundle-build-player.js';
 
 // A control plane of the file's own: the operator process builds every CRCBundle it sees, and
 // bundles are cluster-scoped. Its namespace is the operator's, enabled for the validation

@@ -35,8 +35,8 @@ import {
   playBuild,
   PULL_SECRET,
   RELEASE,
-} from './bundle-build-player.js';
-import type { ContainerResult } from '../../dev/platform/local-pod.js';
+} from '../support/fixtures/bundle-build-player.js';
+import type { ContainerResult } from '../../dev/platform/jobs/local-pod.js';
 
 // The file's namespace is the operator's: the build's objects and the validation instance live
 // there (instances need it enabled), as on a cluster where the operator serves its own namespace.
@@ -68,7 +68,11 @@ const waitForBundle = (
       `${String(error)}; the bundle is ${now?.status?.phase}: ${ready?.reason}: ${ready?.message}`,
     );
   });
-const bundle = buildBundle;
+/** The label of a bundle meant for an operator of its own (operatorFor), not the world's. */
+const OWN_OPERATOR = 'test.guestcluster.opdev.io/operator';
+/** A build bundle for the world's operator, or, named `…-own`, for an operator of its own. */
+const bundle = (name: string, build?: Parameters<typeof buildBundle>[1]): CRCBundle =>
+  buildBundle(name, build, name.endsWith('-own') ? { [OWN_OPERATOR]: name } : world.scopeLabels);
 const leftOf = (attempt: string) => leftOfBuild(ops.api, ops.name, attempt);
 /** Plays every step of a build (the failure tests: each then fails one). */
 const play = (name: string): void => void playBuild(world.platform, ops.api, ops.name, name);
@@ -154,20 +158,20 @@ describe('CRCBundle build', () => {
   const created: string[] = [];
   let failures = 0;
   /**
-   * An operator of the same world for one bundle (its name does not end with the suffix the
-   * file's operator takes), with these timings: one a test can stop and start again.
+   * An operator of the same world for one bundle (named `…-own`: it carries that operator's
+   * label, not the world's), with these timings: one a test can stop and start again.
    */
   const operatorFor = (name: string, timings = DEFAULT_TIMINGS) =>
     world.startOperator({
       controllers: ['crcbundle'],
       config: { operatorNamespace: ops.name, timings },
-      bundles: { accept: (b) => b.metadata?.name === name },
+      scope: { [OWN_OPERATOR]: name },
     });
 
   beforeAll(async () => {
     await world.startOperator({
       config: { operatorNamespace: ops.name },
-      bundles: { accept: (b) => b.metadata?.name?.endsWith(suffix) ?? false },
+      bundles: true,
     });
     await createBuildInputs(ops.api, ops.name);
   });

@@ -11,18 +11,18 @@ import { SECRETS } from '../../operator/api/resources.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { createClusterInstance } from '../crc-agent/agent-run.js';
+import { createClusterInstance } from '../support/runners/agent-run.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
 import {
   DATA_VOLUMES,
   SERVICES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../../dev/platform/kubevirt-resources.js';
-import { createCrcPrerequisites, TEST_AGENT_IMAGE } from './crc-prerequisites.js';
+} from '../../dev/platform/host/platform-kinds.js';
+import { createCrcPrerequisites, TEST_AGENT_IMAGE } from '../support/fixtures/crc-prerequisites.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 
 const world = useWorld({ namespace: 'crc-agent-job', platform: { crc: {} } });

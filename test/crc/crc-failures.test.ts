@@ -7,17 +7,17 @@ import { INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Job } from '../../operator/kube/workloads.js';
-import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/host/platform-kinds.js';
 import {
   DATA_VOLUMES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../../dev/platform/kubevirt-resources.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+} from '../../dev/platform/host/platform-kinds.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { useWorld } from '../support/world.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { createCrcPrerequisites } from './crc-prerequisites.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 
 /*
  * The crc topology when the platform does not play along: each test injects one failure into

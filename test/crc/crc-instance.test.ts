@@ -33,17 +33,17 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../operator/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { lease } from '../operator/pool-fixtures.js';
+import { lease } from '../support/fixtures/pool-fixtures.js';
 import type {
   DataVolumeObject,
   VirtualMachineObject,
   VmiObject,
-} from '../../dev/platform/kubevirt-resources.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+} from '../../dev/platform/host/platform-kinds.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { createCrcPrerequisites } from './crc-prerequisites.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 import { ObjectHistory } from './object-history.js';
 
 const world = useWorld({

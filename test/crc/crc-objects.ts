@@ -1,15 +1,15 @@
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import type {
   DataVolumeObject,
   ServiceObject,
   VirtualMachineObject,
-} from '../../dev/platform/kubevirt-resources.js';
+} from '../../dev/platform/host/platform-kinds.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
   VIRTUAL_MACHINES,
-} from '../../dev/platform/kubevirt-resources.js';
+} from '../../dev/platform/host/platform-kinds.js';
 
 /**
  * The crc objects of docs/reference/generated-objects.md (DataVolume to API Route) as the operator

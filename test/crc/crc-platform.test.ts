@@ -14,19 +14,19 @@ import type {
   PodStatusIp,
   VirtualMachineObject,
   VmiObject,
-} from '../../dev/platform/kubevirt-resources.js';
+} from '../../dev/platform/host/platform-kinds.js';
 import {
   DATA_VOLUMES,
   SERVICES,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
-} from '../../dev/platform/kubevirt-resources.js';
+} from '../../dev/platform/host/platform-kinds.js';
 import {
   DISK_FILE,
   readAuthorizedKeys,
   writeSimulatedDisk,
-} from '../../dev/platform/simulated-disk.js';
-import type { RouteObject } from '../../dev/platform/simulated-router.js';
+} from '../../dev/platform/disks/simulated-disk.js';
+import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
 import type { DiskSource } from './crc-objects.js';
 

@@ -5,14 +5,14 @@ import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api
 import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
-import { quantityBytes } from '../../operator/controllers/clusterinstance/crc/quantity.js';
+import { quantityBytes } from '../../operator/kube/quantity.js';
 import type { Job, PersistentVolumeClaim, Secret } from '../../operator/kube/workloads.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
-import { TestMirror } from '../../dev/platform/bundle-fixtures.js';
-import { instancesTornDown } from '../operator/pool-fixtures.js';
-import type { DataVolumeObject, VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/kubevirt-resources.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
+import { TestMirror } from '../../dev/platform/bundles/bundle-fixtures.js';
+import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
+import type { DataVolumeObject, VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { DATA_VOLUMES, VIRTUAL_MACHINE_INSTANCES } from '../../dev/platform/host/platform-kinds.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { createPullSecret } from '../support/pull-secret.js';
@@ -58,7 +58,7 @@ describe('turnkey crc pools clone the golden disk of one CRCBundle', () => {
     await createPullSecret(ns.api, ns.name);
     await world.startOperator({
       config: { crcBundleMirrorUrl: mirror.baseUrl },
-      bundles: { accept: (bundle) => bundle.metadata!.name === bundleName },
+      bundles: true,
     });
   });
 

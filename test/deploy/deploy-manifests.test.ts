@@ -11,7 +11,7 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import { clusterAccess } from '../../operator/kube/cluster-access.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
-import { createPullSecret } from '../hcp/hcp-fixtures.js';
+import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import {
   hcpPool,
@@ -19,7 +19,7 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
 import { testEnv } from '../support/test-env.js';

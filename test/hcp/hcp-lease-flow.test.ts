@@ -9,14 +9,14 @@ import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/
 import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/guest-api-probe.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { hcpPool, lease } from '../operator/pool-fixtures.js';
+import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { createPullSecret, readyCondition } from './hcp-fixtures.js';
+import { createPullSecret, readyCondition } from '../support/fixtures/hcp-fixtures.js';
 
 const world = useWorld({
   namespace: 'hcp',

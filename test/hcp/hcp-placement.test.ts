@@ -6,10 +6,10 @@ import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resourc
 import { hostedClusterName } from '../../operator/controllers/clusterinstance/hcp/hcp-naming.js';
 import { isNotFound } from '../../operator/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { enableNamespace } from '../operator/pool-fixtures.js';
+import { enableNamespace } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { createPullSecret, readyCondition } from './hcp-fixtures.js';
+import { createPullSecret, readyCondition } from '../support/fixtures/hcp-fixtures.js';
 
 const world = useWorld({
   namespace: 'place',

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { buildBundle, createBuildInputs } from '../crc/bundle-build-player.js';
+import { buildBundle, createBuildInputs } from '../support/fixtures/bundle-build-player.js';
 
 /**
  * A tenant who can create pools makes the operator create cluster-scoped CRCBundles, each with two
@@ -36,7 +36,7 @@ beforeAll(async () => {
       operatorNamespace: ns.name,
       crc: { allowedVersions: ['4.16.0'], maxPreparing: 1, maxBuilding: 1 },
     },
-    bundles: { accept: (bundle) => bundle.metadata!.name!.startsWith(`bounds-${tag}-`) },
+    bundles: true,
   });
 });
 
@@ -117,7 +117,7 @@ describe('the admin bounds of CRC bundles', () => {
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName(suffix) },
+        metadata: { name: bundleName(suffix), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
     const phases = (items: CRCBundle[]): (string | undefined)[] =>
@@ -175,18 +175,18 @@ describe('the admin bounds of CRC bundles', () => {
     await createBuildInputs(ns.api, ns.name);
     const suffixes = ['build-1', 'download', 'build-2'];
     try {
-      await ns.api.create(BUNDLES, buildBundle(bundleName('build-1')));
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-1'), {}, world.scopeLabels));
       await building('build-1');
       // A download starts while a build runs, with --max-preparing-bundles at 1.
       await ns.api.create(BUNDLES, {
         apiVersion: BUNDLES.apiVersion,
         kind: BUNDLES.kind,
-        metadata: { name: bundleName('download') },
+        metadata: { name: bundleName('download'), labels: world.scopeLabels },
         spec: { version: '4.16.0' },
       });
       await bundleWhen('download', (b) => b?.status?.phase === 'Preparing', 'to start downloading');
       // A second build waits for the first, naming the bound.
-      await ns.api.create(BUNDLES, buildBundle(bundleName('build-2')));
+      await ns.api.create(BUNDLES, buildBundle(bundleName('build-2'), {}, world.scopeLabels));
       const waiting = await bundleWhen(
         'build-2',
         (b) => readyReason(b) === 'WaitingForBuildSlot',

@@ -10,7 +10,7 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { canI } from '../support/tenant.js';
 import { waitFor } from '../../dev/support/wait-for.js';

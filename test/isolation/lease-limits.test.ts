@@ -15,8 +15,8 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from '../operator/pool-fixtures.js';
-import { TestClock } from '../operator/test-clock.js';
+} from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 /**
  * A pool's limits on its leases (spec.maxLeaseDuration, spec.maxHoldDuration) hold on every path

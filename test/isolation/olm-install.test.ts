@@ -35,7 +35,7 @@ import {
   lease,
   poolInstance,
   settleInstance,
-} from '../operator/pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 /**
  * An OperatorHub install, as a tenant meets it: OLM v0 makes, for every CRD the CSV owns, the
@@ -363,7 +363,14 @@ describe('holding a lease, at the door', () => {
     await expect(label(HELD)).rejects.toThrow(
       'guestcluster.opdev.io/held=true may be set only on a bound ClusterLease',
     );
-    await createPoolInstance(ns.api, poolInstance(ns.name, 'holds', 'holds-0'));
+    // The waiting lease is demand: the pool makes its instance, which the test settles.
+    await waitFor<ClusterInstance>(ns.kubeConfig, {
+      type: INSTANCES,
+      namespace: ns.name,
+      name: 'holds-0',
+      until: (i) => !!i?.status?.provisioning,
+      description: "the pool's instance for the lease",
+    });
     await settleInstance(ns.api, ns.name, 'holds-0');
     await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,

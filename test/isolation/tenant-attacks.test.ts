@@ -12,13 +12,13 @@ import { handoffSecretName } from '../../operator/controllers/clusterinstance/cr
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import type { Secret } from '../../operator/kube/workloads.js';
-import { hcpPool, lease } from '../operator/pool-fixtures.js';
+import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { CredentialListener } from '../support/credential-listener.js';
 import { Tenant } from '../support/tenant.js';
 import { sshLogin } from '../../dev/guest/ssh-login.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { createCrcPrerequisites } from '../crc/crc-prerequisites.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 
 /**
  * What a tenant who may only read and write Secrets in the namespace can do to the operator's

@@ -6,8 +6,8 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { CommandFailedError, runCommand } from '../../dev/control-plane/run-command.js';
 
 /**
- * `guestcluster local …` loads the local environment from dev/ at run time. What the images
- * carry (dist/operator, dist/contracts, dist/crc-agent, dist/action) must still run the operator and answer
+ * `guestcluster local …` loads the local environment from dev/ at run time. What the operator's
+ * image carries (dist/operator, dist/client, dist/contracts) must still run the operator and answer
  * `local` with a clear error; a build with dev/ runs the local commands.
  */
 const root = projectRoot();
@@ -33,7 +33,7 @@ async function guestcluster(
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'guestcluster-cli-'));
   productOnly = path.join(workDir, 'image');
-  for (const part of ['operator', 'contracts', 'crc-agent', 'action'])
+  for (const part of ['operator', 'client', 'contracts'])
     await cp(path.join(root, 'dist', part), path.join(productOnly, 'dist', part), {
       recursive: true,
     });
@@ -58,7 +58,7 @@ describe('the guestcluster CLI without dev/', () => {
     expect(result.output).toContain('--leader-elect');
   });
 
-  it("offers the lease commands, which load the Action's lease code", async () => {
+  it('offers the lease commands, which load the lease client', async () => {
     const result = await guestcluster(
       productOnly,
       ...['lease', 'acquire', '--pool', 'p', '--kubeconfig', path.join(workDir, 'absent')],

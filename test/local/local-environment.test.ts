@@ -16,13 +16,13 @@ import {
 } from '../../operator/api/resources.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import { LOCAL_STREAM } from '../../dev/local/local-update-service.js';
-import { releaseImage } from '../../dev/platform/update-service-stand-in.js';
+import { releaseImage } from '../../dev/platform/update-service/update-service-stand-in.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { ActionJob } from '../action/action-runner.js';
+import { ActionJob } from '../support/runners/action-runner.js';
 import { CommandFailedError, runCommand } from '../../dev/control-plane/run-command.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import { hcpPool, lease } from '../operator/pool-fixtures.js';
+import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { LocalState } from '../../dev/local/local-state.js';
 

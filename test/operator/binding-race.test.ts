@@ -4,7 +4,12 @@ import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
-import { fillPool, hcpPool, lease, releaseLeasesAndPools } from './pool-fixtures.js';
+import {
+  fillPool,
+  hcpPool,
+  lease,
+  releaseLeasesAndPools,
+} from '../support/fixtures/pool-fixtures.js';
 import { inBatches } from '../support/batches.js';
 
 const world = useWorld({ namespace: 'race', enabled: true });

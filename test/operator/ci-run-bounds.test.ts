@@ -15,7 +15,7 @@ import { kubectl } from '../support/kubectl.js';
 import { Tenant } from '../support/tenant.js';
 import { useWorld } from '../support/world.js';
 import { MINUTE, POLL, REPO, ReclaimWorld } from './ci-run-fixtures.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'cirun-bounds' });
 const { ns } = world;

@@ -12,8 +12,8 @@ import type { Manager } from '../../operator/runtime/manager.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { World } from '../support/world.js';
 import type { GitHubStandIn } from '../support/github-stand-in.js';
-import { hcpPool, lease } from './pool-fixtures.js';
-import type { TestClock } from './test-clock.js';
+import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
+import type { TestClock } from '../support/fixtures/test-clock.js';
 
 export const MINUTE = 60_000;
 export const POLL = 10 * MINUTE;

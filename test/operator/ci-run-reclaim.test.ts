@@ -10,7 +10,7 @@ import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
 import { GitHubStandIn } from '../support/github-stand-in.js';
 import { HOLD, MINUTE, POLL, REPO, ReclaimWorld, secret } from './ci-run-fixtures.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'cirun' });
 const { ns } = world;
@@ -57,8 +57,11 @@ describe('releasing leases whose GitHub job has completed', () => {
       { name: 'held', namespace: ns.name },
       { metadata: { labels: { [LABEL_LEASE_HELD]: 'true' } } },
     );
-    reclaim.clock.advance(2 * MINUTE);
     await reclaim.createBound(kept);
+    // Each says why GitHub is not asked; then the held one is past its binding too.
+    await reclaim.runCondition('held', 'KeptPastItsJob', 'held (label');
+    await reclaim.runCondition('kept', 'KeptPastItsJob', "the Action's release: false");
+    reclaim.clock.advance(2 * MINUTE);
     await reclaim.settled();
     expect(await reclaim.exists('held')).toBe(true);
     expect(await reclaim.exists('kept')).toBe(true);

@@ -26,22 +26,22 @@ import type {
 } from '../../operator/kube/workloads.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import type { OperatorConfig } from '../../operator/config.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
-import { TEST_DISK_BYTES } from '../../dev/platform/test-bundle.js';
-import type { TestBundle } from '../../dev/platform/test-bundle.js';
+import { testConfig } from '../support/test-config.js';
+import { TEST_DISK_BYTES } from '../../dev/platform/bundles/test-bundle.js';
+import type { TestBundle } from '../../dev/platform/bundles/test-bundle.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import type { BundlePlatform } from '../../dev/platform/bundle-fixtures.js';
+import type { BundlePlatform } from '../../dev/platform/bundles/bundle-fixtures.js';
 import {
   crcBundle,
   startBundlePlatform,
   TEST_AGENT_IMAGE,
   TestMirror,
-} from '../../dev/platform/bundle-fixtures.js';
-import { enableNamespace, releaseLeasesAndPools } from './pool-fixtures.js';
+} from '../../dev/platform/bundles/bundle-fixtures.js';
+import { enableNamespace, releaseLeasesAndPools } from '../support/fixtures/pool-fixtures.js';
 import { ApiClient } from '../../operator/kube/api-client.js';
 import { impersonating } from '../support/tenant.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'bundles' });
 const { ns } = world;
@@ -64,7 +64,7 @@ describe('CRCBundle download and prepare', () => {
 
   const createBundle = async (name: string, spec: CRCBundle['spec']): Promise<CRCBundle> => {
     created.push(name);
-    return ns.api.create(BUNDLES, crcBundle(name, spec));
+    return ns.api.create(BUNDLES, crcBundle(name, spec, world.scopeLabels));
   };
   const waitForBundle = (name: string, until: (b: CRCBundle | undefined) => boolean) =>
     waitFor<CRCBundle>(ns.kubeConfig, { type: BUNDLES, name, until, timeoutMs: 90_000 });
@@ -115,7 +115,7 @@ describe('CRCBundle download and prepare', () => {
     manager = await world.startOperator({
       clock,
       config,
-      bundles: { accept: (bundle) => bundle.metadata!.name!.includes(suffix) },
+      bundles: true,
     });
   });
 
@@ -203,7 +203,7 @@ describe('CRCBundle download and prepare', () => {
   it('changes nothing when a Ready bundle is reconciled again, twice', async () => {
     const { name } = ready;
     const before = await ns.api.get<CRCBundle>(BUNDLES, name);
-    const controller = new BundleController(manager.ports, operatorConfig, { accept: () => true });
+    const controller = new BundleController(manager.ports, operatorConfig);
     const logger = pino({ level: 'silent' });
     await controller.reconcile(name, { logger });
     await controller.reconcile(name, { logger });
@@ -429,7 +429,7 @@ describe('CRCBundle download and prepare', () => {
     await ns.api.create(BUNDLES, {
       apiVersion: BUNDLES.apiVersion,
       kind: BUNDLES.kind,
-      metadata: { name },
+      metadata: { name, labels: world.scopeLabels },
       spec: {
         arch: 'amd64',
         storageClassName: 'fast-storage',

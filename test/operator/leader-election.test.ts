@@ -12,8 +12,8 @@ import { ApiProxy } from '../support/api-proxy.js';
 import { useWorld } from '../support/world.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { OperatorProcess } from './operator-process.js';
-import { startOperatorProcess } from './operator-process.js';
+import type { OperatorProcess } from '../support/runners/operator-process.js';
+import { startOperatorProcess } from '../support/runners/operator-process.js';
 
 const { ns } = useWorld({ namespace: 'leader' });
 const LEASES = resourceType('coordination.k8s.io/v1', 'Lease', 'leases');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
-import { extendLease } from '../../action/extend-lease.js';
+import { extendLease } from '../../client/lease/extend-lease.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../operator/api/resources.js';
 import { LEASES, POOLS } from '../../operator/api/resources.js';
@@ -18,8 +18,8 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
-import { TestClock } from './test-clock.js';
+} from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'extend', enabled: true });
 const { ns } = world;

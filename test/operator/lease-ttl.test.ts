@@ -13,8 +13,8 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
-import { TestClock } from './test-clock.js';
+} from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'ttl', enabled: true });
 const { ns } = world;

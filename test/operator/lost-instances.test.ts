@@ -16,8 +16,8 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
-import { TestClock } from './test-clock.js';
+} from '../support/fixtures/pool-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 const world = useWorld({ namespace: 'lost' });
 const { ns } = world;

@@ -17,7 +17,7 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 const world = useWorld({ namespace: 'manual', enabled: true });
 const { ns } = world;

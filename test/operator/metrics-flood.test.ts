@@ -14,8 +14,8 @@ import { waitFor } from '../../dev/support/wait-for.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { kubectl } from '../support/kubectl.js';
 import { useWorld } from '../support/world.js';
-import type { OperatorProcess } from './operator-process.js';
-import { startOperatorProcess } from './operator-process.js';
+import type { OperatorProcess } from '../support/runners/operator-process.js';
+import { startOperatorProcess } from '../support/runners/operator-process.js';
 
 /**
  * Anonymous traffic on the secure metrics endpoint: 20,000 requests with random bearer tokens

@@ -9,7 +9,12 @@ import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
-import { hcpPool, lease, releaseLeasesAndPools, settleInstance } from './pool-fixtures.js';
+import {
+  hcpPool,
+  lease,
+  releaseLeasesAndPools,
+  settleInstance,
+} from '../support/fixtures/pool-fixtures.js';
 
 /**
  * The operator's /metrics as a cluster admin scrapes it: over HTTPS, for tokens the apiserver

@@ -14,7 +14,7 @@ import {
   poolInstance,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 const world = useWorld({ namespace: 'pools' });
 const { ns } = world;
@@ -385,7 +385,10 @@ describe('pools and leases', () => {
 
   it('provisions nothing in a namespace that has not opted in', async () => {
     const optOut = `${ns.name}-optout`;
-    await ns.core.createNamespace({ body: { metadata: { name: optOut } } });
+    // In the world's scope, as its operators serve only that, but not opted in.
+    await ns.core.createNamespace({
+      body: { metadata: { name: optOut, labels: { ...world.scopeLabels } } },
+    });
     try {
       await ns.api.create(POOLS, hcpPool(optOut, 'idle', { warmSpares: 1 }));
       await start(optOut);

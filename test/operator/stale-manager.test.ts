@@ -18,7 +18,7 @@ import {
   releaseLeasesAndPools,
   settleInstance,
   createPoolInstance,
-} from './pool-fixtures.js';
+} from '../support/fixtures/pool-fixtures.js';
 
 const world = useWorld({ namespace: 'stale', enabled: true });
 const { ns } = world;

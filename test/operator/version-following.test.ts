@@ -21,7 +21,12 @@ import { isNotFound } from '../../operator/kube/api-error.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { eventFor } from '../support/events.js';
 import { useWorld } from '../support/world.js';
-import { hcpPool, lease, releaseLeasesAndPools, settleInstance } from './pool-fixtures.js';
+import {
+  hcpPool,
+  lease,
+  releaseLeasesAndPools,
+  settleInstance,
+} from '../support/fixtures/pool-fixtures.js';
 
 // The pool and lease controllers only (the world's default without a platform): the test writes
 // the streams' answers itself, as the VersionStream controller would, and plays the instance

@@ -8,14 +8,17 @@ import { EVENTS } from '../../operator/api/core-resources.js';
 import type { VersionStream } from '../../operator/api/resources.js';
 import { VERSION_STREAMS } from '../../operator/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
-import type { FileServer } from '../../dev/platform/test-bundle.js';
-import { serveFolder, writeChecksumFile } from '../../dev/platform/test-bundle.js';
-import type { StandInRelease } from '../../dev/platform/update-service-stand-in.js';
-import { releaseImage, UpdateServiceStandIn } from '../../dev/platform/update-service-stand-in.js';
+import type { FileServer } from '../../dev/platform/bundles/test-bundle.js';
+import { serveFolder, writeChecksumFile } from '../../dev/platform/bundles/test-bundle.js';
+import type { StandInRelease } from '../../dev/platform/update-service/update-service-stand-in.js';
+import {
+  releaseImage,
+  UpdateServiceStandIn,
+} from '../../dev/platform/update-service/update-service-stand-in.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import type { CoreEvent } from '../support/events.js';
 import { useWorld } from '../support/world.js';
-import { TestClock } from './test-clock.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
 
 /**
  * The VersionStream controller against a local update service (the graph API's JSON) and a
@@ -73,7 +76,6 @@ describe('version streams', () => {
           backoff: BACKOFF,
         },
       },
-      versionStreams: { accept: (stream) => stream.metadata?.name?.startsWith(ns.name) ?? false },
     });
   });
   afterAll(async () => {
@@ -93,7 +95,7 @@ describe('version streams', () => {
     ns.api.create(VERSION_STREAMS, {
       apiVersion: VERSION_STREAMS.apiVersion,
       kind: VERSION_STREAMS.kind,
-      metadata: { name: name(suffix) },
+      metadata: { name: name(suffix), labels: world.scopeLabels },
       spec,
     });
   const patchSpec = (suffix: string, spec: Partial<VersionStream['spec']>): Promise<unknown> =>

@@ -11,17 +11,17 @@ import { SEAL_CHECKS } from '../../crc-agent/bundle-build/seal-checklist.js';
 import ssh2 from 'ssh2';
 import type { SimulatedCrcGuest } from '../../dev/guest/simulated-crc-guest.js';
 import { sshLogin } from '../../dev/guest/ssh-login.js';
-import type { VmiObject } from '../../dev/platform/kubevirt-resources.js';
-import { SimulatedCrcGuests } from '../../dev/platform/simulated-crc-guests.js';
+import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
+import { SimulatedCrcGuests } from '../../dev/platform/kubevirt/simulated-crc-guests.js';
 import {
   DISK_FILE,
   readAuthorizedKeys,
   readInstalledMachine,
   writeSimulatedDisk,
-} from '../../dev/platform/simulated-disk.js';
-import { vmiMachine } from '../../dev/platform/vmi-machine.js';
+} from '../../dev/platform/disks/simulated-disk.js';
+import { vmiMachine } from '../../dev/platform/disks/vmi-machine.js';
 import { CRC_KUBEVIRT_V1, profileVmiSpec } from '../../operator/api/vm-profile.js';
-import { playIso } from '../../dev/platform/simulated-build-tools.js';
+import { playIso } from '../../dev/platform/build/simulated-build-tools.js';
 import { BUILD_PULL_SECRET_TOKEN, BuildBench, outputsOf } from './build-steps.js';
 
 const DAY = 86_400;

@@ -6,8 +6,8 @@ import { SECRETS } from '../../operator/api/resources.js';
 import type { Job, Pod } from '../../operator/kube/workloads.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
-import { SimulatedJobRunner } from '../../dev/platform/simulated-job-runner.js';
-import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
+import { SimulatedJobRunner } from '../../dev/platform/jobs/simulated-job-runner.js';
+import { SimulatedStorage } from '../../dev/platform/storage/simulated-storage.js';
 
 const { ns } = useWorld({ namespace: 'job-runner' });
 const IMAGE = 'example.test/script:1';

@@ -4,7 +4,7 @@ import { PVCS } from '../../operator/api/core-resources.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
 import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import { SimulatedStorage } from '../../dev/platform/simulated-storage.js';
+import { SimulatedStorage } from '../../dev/platform/storage/simulated-storage.js';
 
 const { ns } = useWorld({ namespace: 'storage' });
 

@@ -11,11 +11,11 @@ import type { CrdManifest } from '../../dev/control-plane/platform-crds/crd-mani
 import { upstreamFolderCrds } from '../../dev/control-plane/platform-crds/upstream-folder-crds.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
-import type { HostedClusterObject } from '../../dev/platform/hosted-cluster-status.js';
+import type { HostedClusterObject } from '../../dev/platform/hypershift/hosted-cluster-status.js';
 import {
   hostedClusterConditions,
   hostedClusterVersion,
-} from '../../dev/platform/hosted-cluster-status.js';
+} from '../../dev/platform/hypershift/hosted-cluster-status.js';
 import { HYPERSHIFT_STAND_INS } from '../../dev/control-plane/platform-crds/stand-in/hypershift.js';
 import { OPERAND_STAND_INS } from '../../dev/control-plane/platform-crds/stand-in/operands.js';
 import { standInCrd } from '../../dev/control-plane/platform-crds/stand-in/schema.js';

@@ -3,11 +3,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
+import { testConfig } from './test-config.js';
 import type { ControllerRegistration } from '../../operator/runtime/manager.js';
 import { Manager } from '../../operator/runtime/manager.js';
-
-export { testConfig };
 
 /** Records every reconcile and lets a test wait for the next one of a key. */
 export class ReconcileRecorder {

@@ -2,15 +2,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ControllerName, OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
-import { guestApiProbe } from '../../operator/controllers/clusterinstance/guest-api-probe.js';
-import type { BundleControllerOptions } from '../../operator/controllers/crcbundle/bundle-controller.js';
-import type { VersionStreamControllerOptions } from '../../operator/controllers/versionstream/version-stream-controller.js';
+import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/guest-api-probe.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
 import type { ClusterAccess } from '../../operator/kube/api-client.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';
-import { testConfig } from '../../dev/platform/manager-config.js';
+import { testConfig } from './test-config.js';
 import type { SimulatedPlatform } from '../../dev/platform/simulated-platform.js';
 import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { TEST_INSTANCE_TIMINGS } from './test-timings.js';
@@ -33,22 +31,27 @@ export interface TestOperatorOptions {
   config?: Partial<OperatorConfig>;
   /** Collects the operator's log; silent unless OPERATOR_TEST_LOG_LEVEL says otherwise. */
   logger?: Logger;
+  /** Runs the CRCBundle controller too, for the bundles that carry the scope's labels. */
+  bundles?: true;
   /**
-   * Runs the CRCBundle controller for these bundles only: they are cluster-scoped, and another
-   * test file's bundles are not this operator's.
+   * The labels the operator serves (--scope-labels), if not the world's: its namespaces carry
+   * those, and so must the cluster-scoped objects (CRCBundles, VersionStreams) meant for it.
    */
-  bundles?: BundleControllerOptions;
-  /** Resolves these VersionStreams only (with `controllers` naming versionstream): they are cluster-scoped too. */
-  versionStreams?: VersionStreamControllerOptions;
+  scope?: Record<string, string>;
 }
 
-/** Where the operator acts: the namespace of a file without a platform, or the platform's. */
-export type OperatorScope =
+/**
+ * Where the operator acts: the namespace of a file without a platform, or the platform's; and
+ * the labels of the world, which its namespaces carry.
+ */
+export type OperatorPlace = (
   | { namespace: string; platform?: undefined }
-  | { namespace?: undefined; platform: SimulatedPlatform };
+  | { namespace?: undefined; platform: SimulatedPlatform }
+) & { scope: Record<string, string> };
 
 /**
- * The real operator in the test's process. Without a simulated platform it runs the pool and
+ * The real operator in the test's process, serving the world's labels (--scope-labels): other
+ * files' operators share the control plane. Without a simulated platform it runs the pool and
  * lease controllers for one namespace (its caches see that namespace only), and the test plays
  * the instance controller's part (settleInstance, fillPool). With one it runs the instance
  * controller too, for the platform's namespaces (its caches see them all: hcp control planes
@@ -56,10 +59,10 @@ export type OperatorScope =
  */
 export async function startTestOperator(
   kubeConfig: KubeConfig,
-  scope: OperatorScope,
+  place: OperatorPlace,
   options: TestOperatorOptions = {},
 ): Promise<Manager> {
-  const { platform } = scope;
+  const { platform } = place;
   const defaults = testConfig();
   const config = testConfig({
     workersPerController: 2,
@@ -72,7 +75,8 @@ export async function startTestOperator(
           },
           ...(platform.operatorNamespace ? { operatorNamespace: platform.operatorNamespace } : {}),
         }
-      : { watchNamespace: scope.namespace }),
+      : { watchNamespace: place.namespace }),
+    scope: { labels: options.scope ?? place.scope },
     ...options.config,
   });
   const manager = new Manager({
@@ -97,20 +101,9 @@ export async function startTestOperator(
     const probe = guestApiProbe((host, port) =>
       host.endsWith(`.${platform.domain}`) ? platform.router.address : { host, port },
     );
-    registerControllers(manager, config, {
-      controllers,
-      bundles: options.bundles,
-      versionStreams: options.versionStreams,
-      namespaces: platform.namespaces,
-      crc: { probe },
-      hcp: { probe },
-    });
+    registerControllers(manager, config, { controllers, crc: { probe }, hcp: { probe } });
   } else {
-    registerControllers(manager, config, {
-      controllers,
-      bundles: options.bundles,
-      versionStreams: options.versionStreams,
-    });
+    registerControllers(manager, config, { controllers });
   }
   await manager.start();
   return manager;

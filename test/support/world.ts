@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import { LocalControlPlane } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
@@ -18,6 +19,8 @@ import type { TestOperatorOptions } from './test-operator.js';
 import { startTestOperator } from './test-operator.js';
 
 const ENABLED = { [LABEL_NAMESPACE_ENABLED]: 'true' };
+/** The label that puts a world's namespaces and cluster-scoped objects in its operators' scope. */
+export const WORLD_LABEL = 'test.guestcluster.opdev.io/world';
 
 export interface WorldOptions {
   /** The file's namespace: this prefix and a random suffix. */
@@ -66,6 +69,13 @@ export class World {
   private simulated: SimulatedPlatform | undefined;
   private readonly operators: Manager[] = [];
   private readonly added: TestNamespace[] = [];
+  /**
+   * The labels of this world (--scope-labels of its operators): its namespaces carry them, and
+   * so must the CRCBundles and VersionStreams its tests make for its operators.
+   */
+  readonly scopeLabels: Readonly<Record<string, string>> = {
+    [WORLD_LABEL]: randomBytes(4).toString('hex'),
+  };
 
   constructor(private readonly options: WorldOptions) {
     // The same objects from the start, so that a file can keep them in constants; a file with
@@ -114,7 +124,7 @@ export class World {
    */
   async addNamespace(name: string, options: { enabled?: boolean } = {}): Promise<TestNamespace> {
     const added = namespaceClients(this.ns.kubeConfig);
-    await createNamespace(added, name, options.enabled ? ENABLED : {});
+    await createNamespace(added, name, this.namespaceLabels(options.enabled));
     this.added.push(added);
     this.simulated?.namespaces.push(name);
     return added;
@@ -125,10 +135,11 @@ export class World {
    * the test does not stop it first.
    */
   async startOperator(options: TestOperatorOptions = {}): Promise<Manager> {
-    const scope = this.simulated
-      ? { platform: this.simulated }
-      : { namespace: options.namespace ?? this.ns.name };
-    const manager = await startTestOperator(this.ns.kubeConfig, scope, options);
+    const scope = { ...this.scopeLabels };
+    const place = this.simulated
+      ? { platform: this.simulated, scope }
+      : { namespace: options.namespace ?? this.ns.name, scope };
+    const manager = await startTestOperator(this.ns.kubeConfig, place, options);
     this.operators.push(manager);
     return manager;
   }
@@ -167,12 +178,17 @@ export class World {
       Object.assign(this.ns, namespaceClients(kubeConfig));
       Object.assign(this.operatorNs, namespaceClients(kubeConfig));
     }
-    await createTestNamespace(this.ns, options.namespace, options.enabled ? ENABLED : {});
+    await createTestNamespace(this.ns, options.namespace, this.namespaceLabels(options.enabled));
     if (options.operatorNamespace)
-      await createTestNamespace(this.operatorNs, options.operatorNamespace);
+      await createTestNamespace(this.operatorNs, options.operatorNamespace, this.scopeLabels);
     if (options.platform) await this.startPlatform(options.platform);
     if (options.operator)
       await this.startOperator(options.operator === true ? {} : options.operator);
+  }
+
+  /** The labels of a namespace of the world's: its own, and the opt-in when `enabled`. */
+  namespaceLabels(enabled = false): Record<string, string> {
+    return { ...this.scopeLabels, ...(enabled ? ENABLED : {}) };
   }
 
   /**

@@ -1,25 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { leaseObject } from '../../../action/acquire-lease.js';
-import { cancelSignal } from '../../../action/cancel-signal.js';
-import { gitHubRun } from '../../../action/github-run.js';
-import { readGuestKubeconfig } from '../../../action/guest-kubeconfig.js';
-import { writePrivateFile } from '../../../action/private-file.js';
-import { ownSubject } from '../../../action/own-identity.js';
-import type { WaitOutcome } from '../../../action/wait-for-lease.js';
-import { waitForLease } from '../../../action/wait-for-lease.js';
-import { formatSeconds, leaseState, WaitProgress } from '../../../action/wait-progress.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
-import { isAlreadyExists, isInvalid } from '../../kube/api-error.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
+import { isAlreadyExists, isInvalid } from '../../../client/kube/api-error.js';
+import type { AcquireResult } from '../../../client/lease/acquire.js';
+import { acquireLease } from '../../../client/lease/acquire.js';
+import { cancelSignal } from '../../../client/lease/cancel-signal.js';
+import { leaseObject } from '../../../client/lease/create-lease.js';
+import { gitHubRun } from '../../../client/lease/github-run.js';
+import type { LeaseUi } from '../../../client/lease/lease-ui.js';
+import { ownSubject } from '../../../client/lease/own-identity.js';
+import { formatSeconds } from '../../../client/lease/wait-progress.js';
 import { badInput, CommandExit, EXIT } from './exit-codes.js';
 import type { OutputFormat } from './lease-flags.js';
 import { durationFlag, leaseNameFlag, outputFormat, ttlFlag } from './lease-flags.js';
 import { leaseSummary } from './lease-summary.js';
 import type { Management, ManagementFlags } from './management-access.js';
 import { managementAccess } from './management-access.js';
-import { releaseCreated } from './release-created.js';
 import { requestedBy } from './requested-by.js';
 import { say, tell } from './terminal.js';
 
@@ -33,20 +31,25 @@ export interface AcquireFlags extends ManagementFlags {
   output?: string;
 }
 
-const HEARTBEAT_MS = 30_000;
-/** As the Action: a pool still missing after this long fails the lease (PoolNotFound). */
-const POOL_MISSING_GRACE_MS = 15_000;
+/** The lease client tells its progress on stderr; stdout stays for the answer. */
+const terminalUi: LeaseUi = {
+  info: tell,
+  warning: tell,
+  group: (_title, work) => work(),
+  // Nothing secret is ever told here: the kubeconfig goes to its file only.
+  secret: () => undefined,
+};
 
-interface Acquisition {
-  management: Management;
-  lease: ClusterLease;
-  timeoutMs: number;
-  kubeconfigOut: string;
-  output: OutputFormat;
-}
+/** How a lease that was not bound ends the command (docs/reference/cli.md). */
+const EXIT_OF: Record<Exclude<AcquireResult['kind'], 'bound'>, number> = {
+  failed: EXIT.leaseFailed,
+  deleted: EXIT.leaseFailed,
+  'timed-out': EXIT.timeout,
+  cancelled: EXIT.interrupted,
+};
 
 /**
- * `guestcluster lease acquire`: creates a lease, waits with the Action's progress lines (on
+ * `guestcluster lease acquire`: creates a lease, waits with the lease client's progress lines (on
  * stderr) until it is bound, writes the guest kubeconfig (mode 0600) and prints its path (or the
  * lease as JSON). A lease that will not be bound (failed, timed out, interrupted) is deleted.
  */
@@ -72,11 +75,20 @@ export async function acquire(flags: AcquireFlags): Promise<void> {
       ttl,
       requestedBy: flags.requestedBy || requestedBy(),
     });
-    const acquisition = { management, lease, timeoutMs, kubeconfigOut, output };
-    const startedAt = Date.now();
-    const outcome = await waitWithProgress(acquisition, cancel.signal, startedAt);
-    if (outcome.kind !== 'bound') return await giveUp(acquisition, outcome);
-    await handOver({ ...acquisition, lease: outcome.lease }, (Date.now() - startedAt) / 1000);
+    const result = await acquireLease({
+      api: management.api,
+      ui: terminalUi,
+      lease,
+      timeoutMs,
+      cancelled: cancel.signal,
+      kubeconfigPath: kubeconfigOut,
+      // Whoever ran this gets no cluster: do not keep it from the pool.
+      releaseUnreachable: true,
+      wording: { timeout: '--timeout', cancelled: 'Interrupted' },
+      handedOver: (bound, waitedSeconds) =>
+        Promise.resolve(answer(bound, waitedSeconds, kubeconfigOut, output)),
+    });
+    if (result.kind !== 'bound') throw new CommandExit(EXIT_OF[result.kind], result.message);
   } finally {
     cancel.dispose();
     await management.api.close();
@@ -115,74 +127,18 @@ async function createLease(
   return lease;
 }
 
-async function waitWithProgress(
-  acquisition: Acquisition,
-  cancelled: AbortSignal,
-  startedAt: number,
-): Promise<WaitOutcome> {
-  const { api } = acquisition.management;
-  const progress = new WaitProgress(api, tell, startedAt);
-  await progress.update(acquisition.lease);
-  const timer = setInterval(() => void progress.heartbeat(Date.now()), HEARTBEAT_MS);
-  try {
-    return await waitForLease(api, acquisition.lease, {
-      timeoutMs: acquisition.timeoutMs,
-      poolMissingGraceMs: POOL_MISSING_GRACE_MS,
-      signal: cancelled,
-      onUpdate: (lease) => void progress.update(lease),
-      onRetry: (error) => tell(`Watching the lease failed (${(error as Error).message}); retrying`),
-    });
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/** Deletes the lease that will not be bound, then exits with the code that says why. */
-async function giveUp(
-  acquisition: Acquisition,
-  outcome: Exclude<WaitOutcome, { kind: 'bound' }>,
-): Promise<never> {
-  const lease = acquisition.lease;
-  const where = `ClusterLease ${lease.metadata!.namespace}/${lease.metadata!.name}`;
-  if (outcome.kind === 'deleted')
-    throw new CommandExit(
-      EXIT.leaseFailed,
-      `${where} was deleted by someone else while it waited to be bound`,
-    );
-  await releaseCreated(acquisition.management.api, lease, outcome.kind === 'cancelled');
-  switch (outcome.kind) {
-    case 'failed':
-      throw new CommandExit(
-        EXIT.leaseFailed,
-        `${where} failed: ${outcome.reason}: ${outcome.message}`,
-      );
-    case 'timed-out':
-      throw new CommandExit(
-        EXIT.timeout,
-        `${where} was not bound within ${formatSeconds(Math.round(acquisition.timeoutMs / 1000))} (--timeout); it was ${leaseState(outcome.lease)}`,
-      );
-    case 'cancelled':
-      throw new CommandExit(EXIT.interrupted, `Interrupted while ${where} waited to be bound`);
-  }
-}
-
-async function handOver(acquisition: Acquisition, waitedSeconds: number): Promise<void> {
-  const { lease, kubeconfigOut } = acquisition;
-  try {
-    await writePrivateFile(
-      kubeconfigOut,
-      await readGuestKubeconfig(acquisition.management.api, lease),
-    );
-  } catch (error) {
-    // Whoever ran this gets no cluster: do not keep it from the pool.
-    await releaseCreated(acquisition.management.api, lease, false);
-    throw error;
-  }
+/** The command's answer on stdout: the kubeconfig's path, or the lease as JSON. */
+function answer(
+  lease: ClusterLease,
+  waitedSeconds: number,
+  kubeconfigOut: string,
+  output: OutputFormat,
+): void {
   const status = lease.status ?? {};
   tell(
     `Bound to ClusterInstance ${status.instanceRef?.name} (${status.topology}, OpenShift ${status.ocpVersion}) after ${formatSeconds(Math.round(waitedSeconds))}`,
   );
-  if (acquisition.output === 'json')
+  if (output === 'json')
     say(
       JSON.stringify(
         {

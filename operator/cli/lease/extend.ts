@@ -1,4 +1,4 @@
-import { ExtendError, extendLease } from '../../../action/extend-lease.js';
+import { ExtendError, extendLease } from '../../../client/lease/extend-lease.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import type { ApiClient } from '../../kube/api-client.js';

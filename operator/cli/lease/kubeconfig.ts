@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { readGuestKubeconfig } from '../../../action/guest-kubeconfig.js';
-import { writePrivateFile } from '../../../action/private-file.js';
+import { readGuestKubeconfig } from '../../../client/lease/guest-kubeconfig.js';
+import { writePrivateFile } from '../../../client/lease/private-file.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import { isNotFound } from '../../kube/api-error.js';

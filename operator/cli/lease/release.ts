@@ -1,4 +1,4 @@
-import { releaseLease } from '../../../action/release-lease.js';
+import { releaseLease } from '../../../client/lease/release-lease.js';
 import type { ClusterLease } from '../../api/resources.js';
 import { LEASES } from '../../api/resources.js';
 import { isNotFound } from '../../kube/api-error.js';

@@ -17,6 +17,7 @@ import {
 } from '../../api/platform-resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -66,7 +67,7 @@ export class BuildController {
     private readonly settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
+    this.accept = (bundle) => carriesScope(settings.scope, bundle);
     this.env = { ports, settings, failures: options.failures };
     // The admin's cap on builds at once (--max-building-bundles).
     this.slots = new PreparationSlots(

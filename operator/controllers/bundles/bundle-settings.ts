@@ -1,5 +1,5 @@
-import type { CRCBundle } from '../../api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
+import type { OperatorScope } from '../../operator-scope.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import type { BuildTimings } from '../../timings.js';
 import type { BundleFailures } from './bundle-metrics.js';
@@ -13,14 +13,11 @@ export interface BundleSettings {
   crc: CrcBounds;
   /** The build's step deadlines. */
   timings: { build: BuildTimings };
+  /** Which bundles this operator prepares: those that carry its scope's labels (all when unset). */
+  scope?: OperatorScope;
 }
 
 export interface BundleControllerOptions {
-  /**
-   * Which bundles this manager prepares; all by default. CRCBundles are cluster-scoped, so tests
-   * that share one control plane use it to keep to the bundles they create.
-   */
-  accept?: (bundle: CRCBundle) => boolean;
   retryBackoff?: BackoffPolicy;
   /** Where failed preparations are counted (guestcluster_bundle_failures_total); none when unset. */
   failures?: BundleFailures;

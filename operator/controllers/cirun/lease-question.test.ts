@@ -52,7 +52,15 @@ describe('whether a lease is asked about', () => {
     expect(leaseQuestion(notReady, settings, poolExists)).toMatchObject({ kind: 'ask' });
   });
 
-  it('costs nothing for a lease that waits, lost its cluster, is held, or names no pool that exists', () => {
+  it('only tells a lease kept past its job why GitHub is not asked', () => {
+    const held = leaseOf({ labels: { [LABEL_LEASE_HELD]: 'true' } });
+    expect(leaseQuestion(held, settings, poolExists)).toMatchObject({
+      kind: 'tell',
+      verdict: { reason: 'KeptPastItsJob', message: expect.stringContaining('held') },
+    });
+  });
+
+  it('costs nothing for a lease that waits, lost its cluster, or names no pool that exists', () => {
     for (const lease of [
       leaseOf({ status: undefined }),
       leaseOf({ status: { phase: 'Pending' } }),
@@ -64,7 +72,6 @@ describe('whether a lease is asked about', () => {
         },
       }),
       leaseOf({ pool: 'no-such-pool' }),
-      leaseOf({ labels: { [LABEL_LEASE_HELD]: 'true' } }),
     ])
       expect(leaseQuestion(lease, settings, poolExists)).toEqual({ kind: 'none' });
   });

@@ -36,7 +36,17 @@ export function leaseQuestion(
   poolExists: (namespace: string, name: string) => boolean,
 ): LeaseQuestion {
   const run = leaseRun(lease);
-  if (!run || lease.metadata?.deletionTimestamp || outlivesItsJob(lease)) return { kind: 'none' };
+  if (!run || lease.metadata?.deletionTimestamp) return { kind: 'none' };
+  const kept = outlivesItsJob(lease);
+  if (kept)
+    return {
+      kind: 'tell',
+      verdict: {
+        status: 'Unknown',
+        reason: RunReason.KeptPastItsJob,
+        message: `the lease is ${kept}: GitHub is not asked about its job, and it is released at its TTL or when deleted`,
+      },
+    };
   if ('invalid' in run)
     return {
       kind: 'tell',
@@ -74,10 +84,14 @@ function holdingSince(lease: ClusterLease): number | undefined {
   return holding && boundTime > 0 ? boundTime : undefined;
 }
 
-/** Kept past its job on purpose: held after a failure, or made with the Action's `release: false`. */
-function outlivesItsJob(lease: ClusterLease): boolean {
-  return (
-    lease.metadata?.labels?.[LABEL_LEASE_HELD] === 'true' ||
-    lease.metadata?.annotations?.[ANNOTATION_KEEP_AFTER_JOB] === 'true'
-  );
+/**
+ * Why the lease is kept past its job on purpose, if it is: held after a failure, or made with the
+ * Action's `release: false`.
+ */
+function outlivesItsJob(lease: ClusterLease): string | undefined {
+  if (lease.metadata?.labels?.[LABEL_LEASE_HELD] === 'true')
+    return `held (label ${LABEL_LEASE_HELD})`;
+  if (lease.metadata?.annotations?.[ANNOTATION_KEEP_AFTER_JOB] === 'true')
+    return `kept after its job (annotation ${ANNOTATION_KEEP_AFTER_JOB}, the Action's release: false)`;
+  return undefined;
 }

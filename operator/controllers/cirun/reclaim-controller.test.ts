@@ -110,9 +110,11 @@ describe('the reclaim controller on fake ports', () => {
       fake.api.peek<ClusterLease>(LEASES, name, namespace)?.status?.conditions,
       'RunCompleted',
     );
+  /** The next pass asked for, `ms` from now on the fake clock. */
+  const passIn = (ms: number) => ({ requeueAt: fake.clock.now() + ms });
   /** A pass that sends a request, and the pass it wakes once GitHub answered. */
   const reconcileAsking = async (key: string) => {
-    expect(await controller.reconcile(key)).toEqual({ requeueAfterMs: REQUEST_TIMEOUT_MS });
+    expect(await controller.reconcile(key)).toEqual(passIn(REQUEST_TIMEOUT_MS));
     await controller.idle();
     expect(woken).toContain(key);
     return controller.reconcile(key);
@@ -125,9 +127,9 @@ describe('the reclaim controller on fake ports', () => {
     ]);
     seedLease('a', 501);
     seedLease('b', 501);
-    expect(await reconcileAsking(`${NS}/a`)).toEqual({ requeueAfterMs: 2 * MINUTE });
+    expect(await reconcileAsking(`${NS}/a`)).toEqual(passIn(2 * MINUTE));
     const writes = [...fake.api.writes];
-    expect(await controller.reconcile(`${NS}/a`)).toEqual({ requeueAfterMs: 2 * MINUTE });
+    expect(await controller.reconcile(`${NS}/a`)).toEqual(passIn(2 * MINUTE));
     expect(fake.api.writes).toEqual(writes);
     await controller.reconcile(`${NS}/b`);
     expect(condition('b')).toMatchObject({ status: 'False', reason: 'AttemptInProgress' });
@@ -158,7 +160,7 @@ describe('the reclaim controller on fake ports', () => {
 
   it('without the credentials Secret asks nothing and says CredentialInvalid', async () => {
     seedLease('nosecret', 503);
-    expect(await reconcileAsking(`${NS}/nosecret`)).toEqual({ requeueAfterMs: MINUTE });
+    expect(await reconcileAsking(`${NS}/nosecret`)).toEqual(passIn(MINUTE));
     expect(condition('nosecret')).toMatchObject({
       status: 'Unknown',
       reason: 'CredentialInvalid',
@@ -173,7 +175,7 @@ describe('the reclaim controller on fake ports', () => {
       { id: 4, name: 'e2e', status: 'completed', conclusion: 'success' },
     ]);
     seedLease('refused', 504);
-    expect(await reconcileAsking(`${NS}/refused`)).toEqual({ requeueAfterMs: MINUTE });
+    expect(await reconcileAsking(`${NS}/refused`)).toEqual(passIn(MINUTE));
     expect(condition('refused')).toMatchObject({
       status: 'Unknown',
       reason: 'CredentialRejected',
@@ -216,7 +218,7 @@ describe('the reclaim controller on fake ports', () => {
     seedLease('second', 506);
     seedLease('elsewhere', 507, 'other');
     await reconcileAsking(`${NS}/first`);
-    expect(await controller.reconcile(`${NS}/second`)).toEqual({ requeueAfterMs: 60 * MINUTE });
+    expect(await controller.reconcile(`${NS}/second`)).toEqual(passIn(60 * MINUTE));
     expect(condition('second')).toMatchObject({
       status: 'Unknown',
       reason: 'RequestBudgetExhausted',

@@ -108,10 +108,10 @@ export class ReclaimController {
     if (capped) {
       const retryAtMs = now + this.settings.github.pollIntervalMs;
       await this.tell(lease, overRunCap(question.run, namespace, capped, retryAtMs));
-      return { requeueAfterMs: retryAtMs - now };
+      return { requeueAt: retryAtMs };
     }
     const state = this.stateFor(question, { namespace, leaseKey: key });
-    if (state.kind === 'asking') return { requeueAfterMs: Math.max(0, state.retryAtMs - now) };
+    if (state.kind === 'asking') return { requeueAt: state.retryAtMs };
     const verdict =
       state.kind === 'jobs' ? judgeJobs(question.run, state.jobs, state.complete) : state;
     const told = await this.tell(lease, verdict);
@@ -126,7 +126,7 @@ export class ReclaimController {
       await this.ports.client.deleteIfExists(LEASES, told, { unchanged: true });
       return {};
     }
-    return { requeueAfterMs: Math.max(0, state.retryAtMs - this.ports.clock.now()) };
+    return { requeueAt: state.retryAtMs };
   }
 
   /**

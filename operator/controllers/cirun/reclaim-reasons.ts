@@ -32,6 +32,8 @@ export const RunReason = {
   RunCapReached: 'RunCapReached',
   /** The namespace has used its requests to GitHub for this hour. */
   RequestBudgetExhausted: 'RequestBudgetExhausted',
+  /** Held after a failure, or made with the Action's `release: false`: GitHub is not asked. */
+  KeptPastItsJob: 'KeptPastItsJob',
 } as const;
 export type RunReason = (typeof RunReason)[keyof typeof RunReason];
 

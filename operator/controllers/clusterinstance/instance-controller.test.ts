@@ -12,6 +12,7 @@ import {
   MULTICLUSTERENGINES,
   NODE_POOLS,
   PERSISTENT_VOLUME_CLAIMS,
+  ROUTES,
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { ClusterInstance } from '../../api/resources.js';
@@ -20,6 +21,7 @@ import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';
 import { fakePorts } from '../../../test/support/fake-ports.js';
+import { apiHostname } from './core/naming.js';
 import type { InstanceTimings } from './core/timings.js';
 import { DEFAULT_INSTANCE_TIMINGS } from './core/timings.js';
 import type { InstanceController } from './instance-controller.js';
@@ -442,6 +444,53 @@ describe('InstanceController.reconcile', () => {
       reason: 'ProvisioningAuthorized',
     });
     expect(instance('named')?.status?.provisioning).toMatchObject({ pool: 'pool' });
+  });
+
+  /** A pass that fails the instance: its error is thrown on, to be retried with backoff. */
+  async function failingPass(name: string, reason: string): Promise<string[]> {
+    const before = ports.api.writes.length;
+    await expect(controller.reconcile(`${NS}/${name}`, context)).rejects.toMatchObject({ reason });
+    return ports.api.writes.slice(before);
+  }
+
+  it("fails a crc instance whose VirtualMachine is another owner's, creating nothing", async () => {
+    seed(VIRTUAL_MACHINES, { metadata: { name: 'taken', namespace: NS } });
+    const seeded = seedCrc('taken');
+    await pass('taken');
+
+    expect(await failingPass('taken', 'ResourceOwnershipConflict')).toEqual([
+      'status ClusterInstance tenant/taken',
+    ]);
+    expect(instance('taken')?.status?.phase).toBe('Failed');
+    expect(condition('taken', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ResourceOwnershipConflict',
+      message: `CRC resource VirtualMachine tenant/taken is not owned by ClusterInstance taken (UID ${seeded.metadata?.uid})`,
+    });
+    // Retried, it fails the same way and writes nothing more.
+    expect(await failingPass('taken', 'ResourceOwnershipConflict')).toEqual([]);
+    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
+  });
+
+  it('fails an hcp instance whose API host another Route serves, after recording its placement', async () => {
+    const host = apiHostname('taken', NS, DOMAIN);
+    seed(ROUTES, { metadata: { name: 'squatter', namespace: 'other' }, spec: { host } });
+    seedHcp('taken');
+    await pass('taken');
+    expect(await pass('taken')).toEqual(['status ClusterInstance tenant/taken']);
+
+    expect(await failingPass('taken', 'APIEndpointConflict')).toEqual([
+      'status ClusterInstance tenant/taken',
+    ]);
+    expect(instance('taken')?.status?.hyperShift?.hostedClusterName).toMatch(/^gc-taken-/);
+    expect(instance('taken')?.status?.apiEndpoint).toBeUndefined();
+    expect(condition('taken', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'APIEndpointConflict',
+      message: `API hostname "${host}" is already used by Route other/squatter`,
+    });
+    expect(await failingPass('taken', 'APIEndpointConflict')).toEqual([]);
+    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
   });
 
   it('holds an instance of a namespace that has not opted in, creating nothing', async () => {

@@ -2,6 +2,7 @@ import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../api/resources.js';
 import { metaTime } from '../../kube/meta-time.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import { namesPool } from '../binding/pool-membership.js';
@@ -13,7 +14,7 @@ import type { InstanceTimings } from './core/timings.js';
 import { instanceKeys } from './core/watches.js';
 import { writeInstanceStatus } from './core/write-status.js';
 import { readPlatformReadiness } from './platform-readiness.js';
-import type { TeardownOutcome, Topology } from './topology.js';
+import type { TeardownOutcome, Topology } from './core/topology.js';
 
 type ClusterType = ClusterInstance['spec']['type'];
 
@@ -67,13 +68,11 @@ export class InstanceController {
       await writeInstanceStatus(this.api, draft);
       return result;
     } catch (error) {
-      if (!(error instanceof InstanceFailure)) throw error;
+      if (!(error instanceof StepFailure)) throw error;
       // Marked Failed and retried with backoff (docs/reference/instances.md#reconcile-order: Failed
       // is not terminal); the pool replaces failed instances nobody claims.
-      await writeInstanceStatus(
-        this.api,
-        draft.failed(error.reason, error.message, error.conditions),
-      );
+      const conditions = error instanceof InstanceFailure ? error.conditions : [];
+      await writeInstanceStatus(this.api, draft.failed(error.reason, error.message, conditions));
       context.logger.warn({ reason: error.reason, err: error }, 'ClusterInstance failed');
       throw error;
     }

@@ -7,7 +7,7 @@ import {
 } from '../../api/platform-resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import type { InstanceApi } from './core/instance-api.js';
-import type { Topology } from './topology.js';
+import type { Topology } from './core/topology.js';
 import type { IngressControllerObject } from './wildcard-routes-readiness.js';
 import {
   DEFAULT_INGRESS_CONTROLLER,

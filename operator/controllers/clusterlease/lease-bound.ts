@@ -2,6 +2,7 @@ import { findCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
 import { INSTANCES, POOLS } from '../../api/resources.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import { sooner } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
@@ -53,10 +54,8 @@ export class BoundLeases {
       await this.secrets.verify(lease, bound.instance, context);
     const status = this.healthStatus(lease, bound);
     const written = await this.afterwards(lease, status);
-    if (bound.state === 'not-ready' && !bound.lasting) {
-      const dueIn = bound.since + this.timings.notReadyGraceMs - this.ports.clock.now();
-      written.requeueAfterMs = Math.min(written.requeueAfterMs ?? Infinity, Math.max(1, dueIn));
-    }
+    if (bound.state === 'not-ready' && !bound.lasting)
+      return sooner(written, { requeueAt: bound.since + this.timings.notReadyGraceMs });
     return written;
   }
 

@@ -118,7 +118,7 @@ export async function enforceTtl(
   const expiring = (l: Lease): boolean =>
     findCondition(l.status?.conditions, 'ExpiringSoon')?.status === 'True';
   // Not yet due, or due since this pass wrote the status: the next pass sets the condition.
-  if (now < warnAt || !expiring(lease)) return { requeueAfterMs: Math.max(0, warnAt - now) };
+  if (now < warnAt || !expiring(lease)) return { requeueAt: warnAt };
   if (!expiring(before))
     await ports.events.record(
       lease,
@@ -126,8 +126,7 @@ export async function enforceTtl(
       LeaseEvent.ExpiringSoon,
       `${ttlWords(lease)} expires at ${new Date(deadline).toISOString()}; the cluster will be released then`,
     );
-  // Measured after the write: time moves on while it is under way.
-  return { requeueAfterMs: Math.max(0, deadline - ports.clock.now()) };
+  return { requeueAt: deadline };
 }
 
 /** Deletes this very lease; gone already, or its name taken by a newer one, is fine. */

@@ -2,18 +2,20 @@ import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES } from '../../api/resources.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
+import type { OperatorScope } from '../../operator-scope.js';
 import { crcBundleName, DEFAULT_CRC_ARCH } from '../../../contracts/names.js';
 import type { Pool } from './pool-conditions.js';
 
 /**
  * The CRCBundle `crc-<version>-<arch>` that a crc pool's instances clone (the template's
  * crcVersion, or the bundle version of the stream it follows): created once with no owner, never
- * updated or adopted, shared by every pool of that version.
+ * updated or adopted, shared by every pool of that version. It carries the labels of the
+ * operator's scope, so that this operator prepares it.
  */
 export async function ensureBundle(
   ports: ControllerPorts,
   pool: Pool,
-  version: string,
+  { version, scope }: { version: string; scope?: OperatorScope },
   context: ReconcileContext,
 ): Promise<void> {
   const arch = pool.spec.template.crcArch || DEFAULT_CRC_ARCH;
@@ -22,7 +24,7 @@ export async function ensureBundle(
   const created = await ports.client.createIfAbsent<CRCBundle>(BUNDLES, {
     apiVersion: BUNDLES.apiVersion,
     kind: BUNDLES.kind,
-    metadata: { name },
+    metadata: scope ? { name, labels: { ...scope.labels } } : { name },
     spec: {
       version,
       arch,

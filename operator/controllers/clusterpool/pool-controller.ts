@@ -18,6 +18,7 @@ import { namespacePolicyFrom } from '../namespace-policy.js';
 import { bundleConsumersWatch, refusedBundle } from './crc-bundle-gate.js';
 import { refusedCrcVersion } from './crc-version-gate.js';
 import { ensureBundle } from './pool-bundle.js';
+import type { OperatorScope } from '../../operator-scope.js';
 import type { PoolAccounting } from './pool-accounting.js';
 import { accountPool } from './pool-accounting.js';
 import type { Pool } from './pool-conditions.js';
@@ -41,6 +42,8 @@ export interface PoolSettings {
   timings: PoolTimings;
   /** The admin's bounds on CRC versions (--allowed-crc-versions). */
   crc: CrcBounds;
+  /** The operator's scope (--scope-labels): the CRCBundles it creates for pools carry its labels. */
+  scope?: OperatorScope;
 }
 /**
  * A pool summarises all its instances and leases: while leases bind, every one of them changes
@@ -186,7 +189,12 @@ export class PoolController {
     const crcVersion = pool.spec.type === 'crc' ? template.crcVersion : undefined;
     const allowed = !crcVersionRefusal(this.settings.crc, crcVersion);
     if (policy.enabled && allowed && crcVersion)
-      await ensureBundle(this.ports, pool, crcVersion, context);
+      await ensureBundle(
+        this.ports,
+        pool,
+        { version: crcVersion, scope: this.settings.scope },
+        context,
+      );
     return (
       refusedCrcVersion(this.ports, this.settings.crc, pool, crcVersion, status()) ??
       (await refusedBundle(this.ports, pool, template, status()))

@@ -70,8 +70,8 @@ export interface PoolMetricsSource {
   cache: CacheReader;
   /** False until the caches hold the cluster's objects (and on a standby): nothing is reported. */
   synced: () => boolean;
-  /** Report only pools in these namespaces (default: all the cache holds). */
-  namespaces?: readonly string[];
+  /** Report only pools of the namespaces this says the operator serves (default: all the cache holds). */
+  serves?: (namespace: string) => boolean;
 }
 
 /**
@@ -84,7 +84,7 @@ function allPools(source: PoolMetricsSource): PoolFigures[] {
   const instances = source.cache.view<ClusterInstance>(INSTANCES);
   const leases = source.cache.view<ClusterLease>(LEASES);
   return pools
-    .filter((p) => !source.namespaces || source.namespaces.includes(p.metadata.namespace))
+    .filter((p) => !source.serves || source.serves(p.metadata.namespace))
     .map((pool) => {
       const { namespace, name } = pool.metadata;
       return poolFigures(

@@ -44,7 +44,7 @@ export class FailedReplacement {
     }
     const state = this.failures.get(key) ?? { attempts: 0, nextAt: now, lastFailure: '' };
     state.lastFailure = `${failed.metadata.name}: ${readyMessage(failed)}`;
-    if (now < state.nextAt) return { requeueAfterMs: state.nextAt - now };
+    if (now < state.nextAt) return { requeueAt: state.nextAt };
     state.attempts += 1;
     const backoff = {
       baseMs: this.timings.replaceFailedBaseMs,

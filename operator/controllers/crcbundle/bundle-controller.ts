@@ -1,6 +1,7 @@
 import { CONFIG_MAPS, JOBS, PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import { BUNDLES, SECRETS } from '../../api/resources.js';
+import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -33,7 +34,7 @@ export class BundleController {
     settings: BundleSettings,
     options: BundleControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
+    this.accept = (bundle) => carriesScope(settings.scope, bundle);
     const slots = new PreparationSlots(
       ports.client,
       DOWNLOAD_SLOTS,

@@ -4,6 +4,8 @@ import type { VersionStream } from '../../api/resources.js';
 import { VERSION_STREAMS } from '../../api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
+import type { OperatorScope } from '../../operator-scope.js';
+import { carriesScope } from '../../operator-scope.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
@@ -30,11 +32,6 @@ type StreamStatus = NonNullable<VersionStream['status']>;
 export const VERSION_STREAM_CONTROLLER = 'versionstream';
 
 export interface VersionStreamControllerOptions {
-  /**
-   * Which streams this manager resolves; all by default. Streams are cluster-scoped, so tests
-   * that share one control plane use it to keep to the streams they create.
-   */
-  accept?: (stream: VersionStream) => boolean;
   /** guestcluster_version_stream_resolution_errors_total; none when unset. */
   errors?: StreamResolutionErrors;
   http?: HttpGetter;
@@ -56,16 +53,18 @@ interface Schedule {
  */
 export class VersionStreamController {
   private readonly schedules = new Map<string, Schedule>();
-  private readonly accept: (stream: VersionStream) => boolean;
   private readonly http: HttpGetter;
   private readonly random: () => number;
 
   constructor(
     private readonly ports: ControllerPorts,
-    private readonly settings: VersionStreamSettings & { crcBundleMirrorUrl: string },
+    /** With the operator's scope: it resolves the streams that carry the scope's labels (all when unset). */
+    private readonly settings: VersionStreamSettings & {
+      crcBundleMirrorUrl: string;
+      scope?: OperatorScope;
+    },
     private readonly options: VersionStreamControllerOptions = {},
   ) {
-    this.accept = options.accept ?? (() => true);
     this.http = options.http ?? httpGetter(settings.requestTimeoutMs);
     this.random = options.random ?? Math.random;
   }
@@ -86,7 +85,7 @@ export class VersionStreamController {
       for (const reason of ERROR_REASONS) this.options.errors?.remove({ stream: key, reason });
       return {};
     }
-    if (!this.accept(stream)) return {};
+    if (!carriesScope(this.settings.scope, stream)) return {};
     const now = this.ports.clock.now();
     const schedule = this.schedules.get(key);
     const wait = waitFor(schedule, stream.metadata.generation, now);
@@ -220,7 +219,7 @@ function waitFor(
 ): ReconcileResult | undefined {
   if (!schedule || schedule.generation !== generation) return undefined;
   if (schedule.dueAt === Infinity) return {};
-  return now < schedule.dueAt ? { requeueAfterMs: schedule.dueAt - now } : undefined;
+  return now < schedule.dueAt ? { requeueAt: schedule.dueAt } : undefined;
 }
 
 /** "moved from 4.19.6 to 4.19.7", or undefined when it did not move. */

@@ -1,7 +1,7 @@
 import { INGRESS_CONFIGS, ROUTES } from '../../../api/platform-resources.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import { apiHostname, NamingError } from './naming.js';
-import { OwnershipConflictError } from './ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { PlatformObject } from './platform-object.js';
 import { InstanceFailure, Reason } from './reasons.js';
 

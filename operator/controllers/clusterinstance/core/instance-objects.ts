@@ -2,6 +2,8 @@ import type { DeleteOptions } from '../../../kube/kube-client.js';
 import { isAlreadyExists } from '../../../kube/api-error.js';
 import type { Desired, KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
 import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
+import type { ObjectSource } from '../../../reconcile/object-source.js';
+import { current } from '../../../reconcile/object-source.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import type { OwnershipRule } from './ownership.js';
 import { controlledBy, verifyOwnership } from './ownership.js';
@@ -26,7 +28,7 @@ export interface RemoveOptions {
  * docs/reference/instances.md#hcp-placement-and-ownership): cached, live and cache-then-live reads,
  * and ensure and remove, with the topology's ownership rule applied to everything found.
  */
-export class InstanceObjects {
+export class InstanceObjects implements ObjectSource {
   readonly namespace: string;
 
   constructor(
@@ -85,15 +87,12 @@ export class InstanceObjects {
     name: string,
     namespace?: string,
   ): Promise<StoredCluster<T> | undefined>;
-  async current<T extends KubeObject>(
+  current<T extends KubeObject>(
     type: ResourceType,
     name: string,
     namespace = this.namespace,
   ): Promise<Stored<T> | undefined> {
-    const narrowed = type as NamespacedType;
-    return (
-      this.cached<T>(narrowed, name, namespace) ?? (await this.live<T>(narrowed, name, namespace))
-    );
+    return current<T>(this, type as NamespacedType, name, namespace);
   }
 
   /** Throws an OwnershipConflictError unless the object belongs to the instance. */

@@ -1,20 +1,11 @@
 import { INSTANCES } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { Instance } from './instance-api.js';
-import { InstanceFailure } from './reasons.js';
-
-/**
- * An object the instance needs exists but belongs to someone else
- * (docs/reference/instances.md#crc-ownership,
- * docs/reference/instances.md#hcp-placement-and-ownership).
- */
-export class OwnershipConflictError extends Error {
-  override name = 'OwnershipConflictError';
-}
 
 /** What an ownership rule says about an object found where the instance's would be. */
-export type Verdict =
+export type OwnershipVerdict =
   | { owned: true }
   /** Owned through a parent that must be read live and judged in turn. */
   | { parent: { type: ResourceType; name: string; uid: string } }
@@ -26,7 +17,7 @@ export type Verdict =
  */
 export interface OwnershipRule {
   /** The verdict on an object of kind `kind`. */
-  verdict(object: KubeObject, kind: string): Verdict;
+  verdict(object: KubeObject, kind: string): OwnershipVerdict;
   /** The message for a dependent whose parent is gone or is another object of its name. */
   orphaned(object: KubeObject, kind: string, ownerUid: string): string;
   /** Whether ensure gives an accepted object it does not control the desired owner references. */
@@ -77,14 +68,4 @@ export function instanceOwnerReference(instance: Instance, controller = true): O
     controller,
     blockOwnerDeletion: true,
   };
-}
-
-/** Runs work whose ownership conflicts fail the instance with `reason`. */
-export async function conflictAs<T>(reason: string, work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof OwnershipConflictError) throw new InstanceFailure(reason, error.message);
-    throw error;
-  }
 }

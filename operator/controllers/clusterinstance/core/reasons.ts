@@ -1,4 +1,5 @@
 import type { ConditionUpdate } from '../../../api/conditions.js';
+import { StepFailure } from '../../../reconcile/step-errors.js';
 import { CRC_BUNDLE_NOT_ALLOWED } from '../../bundle-consumers.js';
 
 /**
@@ -52,16 +53,17 @@ export type InstanceCondition = Omit<ConditionUpdate, 'observedGeneration'>;
 
 /**
  * A failure that marks the instance Failed with a reason
- * (docs/reference/instances.md#common-steps), and sets
- * `conditions` that describe the failure besides Ready (CRCAgent for a failed agent Job).
+ * (docs/reference/instances.md#common-steps), and sets `conditions` that describe the failure
+ * besides Ready (CRCAgent for a failed agent Job). A step's other failures (an ownership conflict
+ * with the step's reason, ReconcileError) are StepFailures without such conditions.
  */
-export class InstanceFailure extends Error {
+export class InstanceFailure extends StepFailure {
   override name = 'InstanceFailure';
   constructor(
-    readonly reason: string,
+    reason: string,
     message: string,
     readonly conditions: readonly InstanceCondition[] = [],
   ) {
-    super(message);
+    super(reason, message);
   }
 }

@@ -9,7 +9,7 @@ import type { Desired } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { RbacObject } from './crc-agent-builders.js';
 import {
   AGENT_CLUSTER_ROLE_RULES,

@@ -12,7 +12,7 @@ import type { Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { kubeconfigSecretName } from '../core/naming.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import type { AgentJobInputs, RbacObject } from './crc-agent-builders.js';
 import { buildAgentJob } from './crc-agent-builders.js';
@@ -46,8 +46,8 @@ export async function agentDone(
   if (published && objects.controls(published)) return { published: true };
   const secret = objects.cached<Secret>(SECRETS, handoffSecretName(name, vmiUid));
   const handoff = handoffFrom(secret, vmiUid);
-  if (!handoff) return undefined;
-  await objects.verify(SECRETS, secret!);
+  if (!secret || !handoff) return undefined;
+  await objects.verify(SECRETS, secret);
   return { handoff };
 }
 

@@ -14,7 +14,7 @@ import {
   buildVirtualMachine,
 } from './crc-builders.js';
 import type { Stored, StoredCluster } from '../../../kube/objects.js';
-import { quantityBytes } from './quantity.js';
+import { quantityBytes } from '../../../kube/quantity.js';
 import { CRC_KUBEVIRT_V1 } from '../../../api/vm-profile.js';
 import type { CRCBundle } from '../../../api/resources.js';
 import { buildTargetVm } from '../../bundlebuild/build-vms.js';

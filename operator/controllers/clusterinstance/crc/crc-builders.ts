@@ -14,7 +14,7 @@ import { commonLabels, endpointLabels } from '../core/naming.js';
 import { instanceOwnerReference } from '../core/ownership.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { bootKeySecretName, crcApiName, crcDiskName, crcVmName } from './crc-naming.js';
-import { atLeast, quantityBytes } from './quantity.js';
+import { atLeast, quantityBytes } from '../../../kube/quantity.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;

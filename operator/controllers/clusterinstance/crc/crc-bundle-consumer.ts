@@ -5,7 +5,8 @@ import type { KubeObject } from '../../../kube/objects.js';
 import { consumerRefusal } from '../../bundle-consumers.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { Reason } from '../core/reasons.js';
-import type { Wait } from '../core/steps.js';
+import type { Nothing, Verdict } from '../../../reconcile/verdict.js';
+import { holds, waiting } from '../../../reconcile/verdict.js';
 import { validating } from './crc-boot-key.js';
 import { crcBundleName, crcDiskName } from './crc-naming.js';
 
@@ -16,17 +17,17 @@ import { crcBundleName, crcDiskName } from './crc-naming.js';
  * waits with CRCBundleNotAllowed and a Warning Event, binds no boot key and makes no disk. An
  * instance whose disk exists keeps it; a build's own validation instance is the bundle's.
  */
-export async function refusedBundle(objects: InstanceObjects): Promise<Wait | undefined> {
+export async function bundleConsumer(objects: InstanceObjects): Promise<Verdict<Nothing>> {
   const instance = objects.instance;
   const bundleName = crcBundleName(instance);
-  if (!bundleName || (await objects.current(DATA_VOLUMES, crcDiskName(instance)))) return undefined;
+  if (!bundleName || (await objects.current(DATA_VOLUMES, crcDiskName(instance)))) return holds();
   const bundle = await objects.current<CRCBundle>(BUNDLES, bundleName);
-  if (!bundle?.spec.consumers?.namespaceSelector || validating(bundle, instance)) return undefined;
+  if (!bundle?.spec.consumers?.namespaceSelector || validating(bundle, instance)) return holds();
   const namespace = await objects.current<KubeObject>(NAMESPACES, objects.namespace);
   const message = consumerRefusal(bundle, {
     name: objects.namespace,
     labels: namespace?.metadata?.labels,
   });
   // A Warning Event goes out with the status that says so (write-status.ts).
-  return message ? { reason: Reason.CRCBundleNotAllowed, message } : undefined;
+  return message ? waiting({ reason: Reason.CRCBundleNotAllowed, message }) : holds();
 }

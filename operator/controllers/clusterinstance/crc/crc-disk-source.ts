@@ -8,8 +8,8 @@ import type { PlatformObject } from '../core/platform-object.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { Instance } from '../core/instance-api.js';
-import type { Recorded, Wait } from '../core/steps.js';
-import { RECORD } from '../core/steps.js';
+import type { Nothing, Verdict, Wait } from '../../../reconcile/verdict.js';
+import { holds, recorded, waiting } from '../../../reconcile/verdict.js';
 import { BootKeyError, clonableBy, ensureBootKey, readBundleSource } from './crc-boot-key.js';
 import type { DiskSource, SshKeyRef } from './crc-builders.js';
 import { bootKeySecretName, crcBundleName, crcDiskName } from './crc-naming.js';
@@ -24,10 +24,10 @@ import { bootKeySecretName, crcBundleName, crcDiskName } from './crc-naming.js';
 const BUNDLE_KEY_NAMES = ['id_ecdsa', 'ssh-privatekey', 'id_rsa'];
 
 /**
- * The manual path's bundle key (docs/reference/instances.md#common-steps): the first non-empty of
- * the known data keys.
+ * The manual path's bundle key (docs/reference/instances.md#common-steps): the Secret the template
+ * names, and the first non-empty of the known data keys.
  */
-export async function bundleSshKey(objects: InstanceObjects): Promise<string> {
+export async function bundleSshKey(objects: InstanceObjects): Promise<SshKeyRef> {
   const name = objects.instance.spec.template.bundleSSHKeyRef?.name;
   if (!name)
     throw new InstanceFailure(
@@ -46,7 +46,7 @@ export async function bundleSshKey(objects: InstanceObjects): Promise<string> {
       Reason.MissingBundleSSHKey,
       `bundle SSH key Secret ${objects.namespace}/${name} has none of the data keys ${BUNDLE_KEY_NAMES.join(', ')}`,
     );
-  return key;
+  return { secretName: name, dataKey: key };
 }
 
 /**
@@ -56,11 +56,11 @@ export async function bundleSshKey(objects: InstanceObjects): Promise<string> {
 export async function bindBootKey(
   objects: InstanceObjects,
   draft: InstanceStatusDraft,
-): Promise<Wait | Recorded | undefined> {
+): Promise<Verdict<Nothing>> {
   const bundleName = crcBundleName(objects.instance);
-  if (!bundleName || objects.instance.status?.crc?.bootKey) return undefined;
+  if (!bundleName || objects.instance.status?.crc?.bootKey) return holds();
   const bundle = await objects.current<PlatformObject>(BUNDLES, bundleName);
-  const pending = (message: string): Wait => ({ reason: Reason.CRCBackingPending, message });
+  const pending = (message: string) => waiting({ reason: Reason.CRCBackingPending, message });
   if (!bundle) return pending(`CRCBundle ${bundleName} not found yet, waiting`);
   const status = bundle.status as
     | { phase?: string; conditions?: { type: string; reason?: string; message?: string }[] }
@@ -80,27 +80,30 @@ export async function bindBootKey(
     );
   const { binding } = await readBundleSource(objects, bundleName);
   draft.status.crc = { ...draft.status.crc, bootKey: binding };
-  return RECORD;
+  return recorded();
+}
+
+/** The root disk's source, and the key the agent logs in with. */
+export interface Disk {
+  source: DiskSource;
+  /** None on the manual path once the instance was Ready: the agent is done with its guest. */
+  sshKey: SshKeyRef | undefined;
 }
 
 /**
  * The disk source and the key the agent logs in with: the manual path's import and bundle key
- * (`manualKey`, the data key found), or the recorded binding's clone and the instance's copy
- * of the bound key, which is (re)made and checked here.
+ * (`bundleKey`, looked up while the instance provisions), or the recorded binding's clone and the
+ * instance's copy of the bound key, which is (re)made and checked here.
  */
 export async function diskSource(
   objects: InstanceObjects,
-  manualKey: string | undefined,
-): Promise<{ source: DiskSource; sshKey: SshKeyRef }> {
+  bundleKey: SshKeyRef | undefined,
+): Promise<Disk> {
   const instance = objects.instance;
-  const template = instance.spec.template;
   const bundleName = crcBundleName(instance);
   const binding = instance.status?.crc?.bootKey;
   if (!bundleName)
-    return {
-      source: { http: template.releaseImage ?? '' },
-      sshKey: { secretName: template.bundleSSHKeyRef!.name, dataKey: manualKey! },
-    };
+    return { source: { http: instance.spec.template.releaseImage ?? '' }, sshKey: bundleKey };
   if (!binding)
     throw new BootKeyError('CRC boot disk/key binding is missing; automatic recovery is unsafe');
   const sizes = await ensureBootKey(objects, bundleName, binding, crcDiskName(instance));

@@ -6,7 +6,7 @@ import type { Secret } from '../../../kube/workloads.js';
 import { checkHostAvailable, newApiHostname, recordedHostname } from '../core/endpoint.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { buildApiRoute, buildApiService } from './crc-builders.js';
 import { identityHostname } from './crc-identity-secret.js';
@@ -37,7 +37,7 @@ export async function resolveCrcEndpoint(
     : ((await identityHost(objects)) ?? recorded ?? (await newApiHostname(api, instance)));
   if (recorded && recorded !== hostname)
     throw new OwnershipConflictError(
-      `CRC Route host ${hostname} differs from recorded endpoint ${instance.status!.apiEndpoint}`,
+      `CRC Route host ${hostname} differs from recorded endpoint https://${recorded}`,
     );
   checkHostAvailable(api, hostname, route);
   return { hostname, route };

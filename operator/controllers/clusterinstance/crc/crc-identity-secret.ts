@@ -2,17 +2,18 @@ import { X509Certificate } from 'node:crypto';
 import { SECRETS } from '../../../api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
-import type { CrcIdentity } from '../../../../crc-agent/crc-identity.js';
+import type { CrcIdentity } from '../../../../contracts/crc-identity.js';
 import {
   createCrcIdentity,
   IDENTITY_FILES,
   validateCrcIdentity,
-} from '../../../../crc-agent/crc-identity.js';
+} from '../../../../contracts/crc-identity.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { identitySecretName } from './crc-naming.js';
 
 /*

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { ClusterInstance } from '../../../api/resources.js';
 import type { KubeObject, OwnerReference, Stored } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
-import { OwnershipConflictError, verifyOwnership } from '../core/ownership.js';
+import { verifyOwnership } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { crcOwnership, crcRule } from './crc-ownership.js';
 
 const instance: Stored<ClusterInstance> = {

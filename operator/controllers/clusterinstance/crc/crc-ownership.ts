@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../kube/objects.js';
 import type { ResourceType } from '../../../kube/resource-type.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';
-import type { OwnershipRule, Verdict } from '../core/ownership.js';
+import type { OwnershipRule, OwnershipVerdict } from '../core/ownership.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
 
 /**
@@ -42,7 +42,7 @@ function parentVerdict(
   kind: string | undefined,
   rule: NonNullable<ReturnType<typeof parentRule>>,
   controller: { kind: string; name: string; uid: string },
-): Verdict {
+): OwnershipVerdict {
   if (controller.kind !== rule.owner.kind || controller.name !== rule.name)
     return { conflict: `${describe(object, kind)} belongs to another owner UID ${controller.uid}` };
   if (rule.recorded && controller.uid === rule.recorded) return { owned: true };
@@ -54,7 +54,11 @@ function parentVerdict(
  * and controlled by the instance, or (a VMI, PVC or launcher pod) controlled by the instance's VM,
  * DataVolume or VMI of the recorded UID, or of a parent that is itself verified.
  */
-export function crcOwnership(object: KubeObject, instance: Instance, kind = object.kind): Verdict {
+export function crcOwnership(
+  object: KubeObject,
+  instance: Instance,
+  kind = object.kind,
+): OwnershipVerdict {
   const meta = object.metadata ?? {};
   if (meta.namespace !== instance.metadata.namespace)
     return { conflict: `${describe(object, kind)} is outside the instance namespace` };

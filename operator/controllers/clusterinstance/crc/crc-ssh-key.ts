@@ -1,12 +1,13 @@
 import { SECRETS } from '../../../api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
-import { generateEd25519KeyPair, keyOf } from '../../../../crc-agent/ssh-key.js';
+import { generateEd25519KeyPair, keyOf } from '../../../../contracts/ssh-key.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
-import { instanceOwnerReference, OwnershipConflictError } from '../core/ownership.js';
+import { instanceOwnerReference } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */

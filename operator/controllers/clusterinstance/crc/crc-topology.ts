@@ -1,24 +1,24 @@
 import type { ReconcileContext, ReconcileResult } from '../../../runtime/controller.js';
 import type { WatchSpec } from '../../../runtime/manager.js';
+import type { StepPolicy } from '../../../reconcile/step-list.js';
+import { runSteps } from '../../../reconcile/step-list.js';
+import type { Verdict } from '../../../reconcile/verdict.js';
 import type { InstanceApi } from '../core/instance-api.js';
-import { conflictAs } from '../core/ownership.js';
 import { Reason } from '../core/reasons.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
-import { runSteps } from '../core/steps.js';
 import type { InstanceTimings } from '../core/timings.js';
-import type { TeardownOutcome, Topology } from '../topology.js';
-import type { GuestApiProbe } from '../guest-api-probe.js';
-import { guestApiProbe } from '../guest-api-probe.js';
+import type { TeardownOutcome, Topology } from '../core/topology.js';
+import type { GuestApiProbe } from '../core/guest-api-probe.js';
+import { guestApiProbe } from '../core/guest-api-probe.js';
 import { BootKeyError } from './crc-boot-key.js';
 import { crcObjects } from './crc-ownership.js';
-import { recordCrcIdentity } from './crc-records.js';
+import type { CrcPass } from './crc-pass.js';
+import { crcRecords, recordCrcIdentity } from './crc-records.js';
+import { crcPreconditions, crcSteps } from './crc-steps.js';
 import { crcTeardown } from './crc-teardown.js';
-import { vmiPrecondition } from './crc-vmi.js';
 import type { CrcWait } from './crc-wait.js';
 import { recordWait } from './crc-wait.js';
 import { crcWatches } from './crc-watches.js';
-
-import { CrcSteps } from './crc-steps.js';
 
 export interface CrcTopologyOptions {
   /** The guest API readiness check; by default a GET of /readyz through DNS. */
@@ -36,14 +36,14 @@ export interface CrcTopologyOptions {
  */
 export class CrcTopology implements Topology {
   readonly platformGate = { multiClusterEngine: false, wildcardRoutes: false, whenReady: true };
-  private readonly steps: CrcSteps;
+  private readonly probe: GuestApiProbe;
 
   constructor(
     private readonly api: InstanceApi,
     private readonly timings: InstanceTimings,
     options: CrcTopologyOptions = {},
   ) {
-    this.steps = new CrcSteps(api, timings, options.probe ?? guestApiProbe());
+    this.probe = options.probe ?? guestApiProbe();
   }
 
   watches(): WatchSpec[] {
@@ -51,32 +51,14 @@ export class CrcTopology implements Topology {
   }
 
   async reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
-    const objects = crcObjects(this.api, draft.instance);
-    await conflictAs(Reason.ResourceOwnershipConflict, () =>
-      recordCrcIdentity(objects, draft, { live: true, vmi: false }),
-    );
-    const invalid = await vmiPrecondition(objects, draft);
-    if (invalid) return this.waiting(draft, invalid);
-    const verdict = await runSteps<CrcWait>(this.steps.list(objects, draft, context), {
-      waitFor: (error) =>
-        error instanceof BootKeyError
-          ? {
-              reason: Reason.BootKeyUnavailable,
-              message: error.message,
-              requeueAfterMs: this.timings.recheckMs,
-            }
-          : undefined,
-      // A Ready instance's health check retries what it cannot do
-      // (docs/reference/instances.md#crc-readiness); provisioning fails it with ReconcileError
-      // (docs/reference/instances.md#crc-provisioning).
-      unexpected: draft.wasReady ? 'retry' : 'fail',
-    });
-    if ('wait' in verdict) return this.waiting(draft, verdict.wait);
-    if ('record' in verdict) {
-      if (!draft.wasReady) draft.phase('Provisioning');
-      return {};
-    }
-    return { requeueAfterMs: this.timings.readyRecheckMs };
+    const { api, timings, probe } = this;
+    const objects = crcObjects(api, draft.instance);
+    const records = crcRecords(draft);
+    const pass: CrcPass = { api, timings, probe, objects, records, draft, context };
+    // The preconditions' errors, but for the identity's conflicts, are retried with backoff.
+    const before = await runSteps(crcPreconditions(pass), {});
+    if (!('holds' in before)) return this.answer(draft, before);
+    return this.answer(draft, await runSteps(crcSteps(pass), {}, this.policy(draft)));
   }
 
   async teardown(draft: InstanceStatusDraft, context: ReconcileContext): Promise<TeardownOutcome> {
@@ -90,9 +72,37 @@ export class CrcTopology implements Topology {
     return pending ? 'pending' : 'done';
   }
 
-  /** Phase Provisioning with why (docs/reference/instances.md#crc-provisioning). */
-  private waiting(draft: InstanceStatusDraft, wait: CrcWait): ReconcileResult {
-    recordWait(draft, wait);
-    return wait.requeueAfterMs ? { requeueAfterMs: wait.requeueAfterMs } : {};
+  /**
+   * A boot key problem waits (it may be fixed); a Ready instance's health check retries what it
+   * cannot do (docs/reference/instances.md#crc-readiness), provisioning fails it with
+   * ReconcileError (docs/reference/instances.md#crc-provisioning).
+   */
+  private policy(draft: InstanceStatusDraft): StepPolicy<CrcWait> {
+    const recheckMs = this.timings.recheckMs;
+    return {
+      waitFor: (error) =>
+        error instanceof BootKeyError
+          ? { reason: Reason.BootKeyUnavailable, message: error.message, requeueAfterMs: recheckMs }
+          : undefined,
+      unexpected: draft.wasReady ? undefined : Reason.ReconcileError,
+    };
+  }
+
+  /**
+   * The pass's verdict into the draft: a failure fails the instance, a wait is phase Provisioning
+   * with why (docs/reference/instances.md#crc-provisioning), a record is written first, and a
+   * Ready instance is checked again after a while.
+   */
+  private answer(draft: InstanceStatusDraft, verdict: Verdict<object, CrcWait>): ReconcileResult {
+    if ('fail' in verdict) throw verdict.fail;
+    if ('wait' in verdict) {
+      recordWait(draft, verdict.wait);
+      return verdict.wait.requeueAfterMs ? { requeueAfterMs: verdict.wait.requeueAfterMs } : {};
+    }
+    if ('record' in verdict) {
+      if (!draft.wasReady) draft.phase('Provisioning');
+      return {};
+    }
+    return { requeueAfterMs: this.timings.readyRecheckMs };
   }
 }

@@ -6,9 +6,10 @@ import type { InstanceObjects } from '../core/instance-objects.js';
 import { kubeconfigSecretName } from '../core/naming.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { Reason } from '../core/reasons.js';
-import type { InstanceStatusDraft } from '../core/status-draft.js';
+import type { CrcPass } from './crc-pass.js';
+import { recordCrcNames } from './crc-records.js';
 import type { CrcWait } from './crc-wait.js';
-import { agentJobName, crcDiskName, crcVmName } from './crc-naming.js';
+import { agentJobName, crcVmName } from './crc-naming.js';
 
 const NOT_RUNNING = 'CRC VirtualMachineInstance is not running';
 
@@ -35,32 +36,33 @@ export const vmiPhase = (vmi: PlatformObject | undefined): string | undefined =>
  * UID was never recorded. Undefined when the precondition holds.
  */
 export async function vmiPrecondition(
-  objects: InstanceObjects,
-  draft: InstanceStatusDraft,
+  pass: Pick<CrcPass, 'objects' | 'records' | 'draft'>,
 ): Promise<CrcWait | undefined> {
-  const recorded = objects.instance.status?.crc?.vmiUID;
-  const vmi = await currentVmi(objects);
-  const uid = vmi?.metadata?.uid;
-  if (draft.wasReady) {
-    if (!vmi) return invalidate(objects, draft, Reason.VMIUnavailable, NOT_RUNNING);
-    if (vmiPhase(vmi) !== 'Running')
-      return invalidate(objects, draft, Reason.VMIUnavailable, NOT_RUNNING, uid);
+  const recorded = pass.records.recorded('VirtualMachineInstance')?.uid;
+  const vmi = await currentVmi(pass.objects);
+  const notRunning = { reason: Reason.VMIUnavailable, message: NOT_RUNNING };
+  if (pass.draft.wasReady) {
+    if (!vmi) return invalidate(pass, notRunning);
+    if (vmiPhase(vmi) !== 'Running') return invalidate(pass, notRunning, vmi);
     if (!recorded)
       return invalidate(
-        objects,
-        draft,
-        Reason.VMIIdentityUnknown,
-        'CRC VirtualMachineInstance identity was not recorded; rerunning post-boot setup',
-        uid,
+        pass,
+        {
+          reason: Reason.VMIIdentityUnknown,
+          message:
+            'CRC VirtualMachineInstance identity was not recorded; rerunning post-boot setup',
+        },
+        vmi,
       );
   }
-  if (vmi && recorded && recorded !== uid)
+  if (vmi && recorded && recorded !== vmi.metadata.uid)
     return invalidate(
-      objects,
-      draft,
-      Reason.VMIReplaced,
-      'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
-      uid,
+      pass,
+      {
+        reason: Reason.VMIReplaced,
+        message: 'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
+      },
+      vmi,
     );
   return undefined;
 }
@@ -72,28 +74,22 @@ export async function vmiPrecondition(
  * as it is (their deletion events bring the next pass).
  */
 async function invalidate(
-  objects: InstanceObjects,
-  draft: InstanceStatusDraft,
-  reason: string,
-  message: string,
-  newVmiUid?: string,
+  pass: Pick<CrcPass, 'objects' | 'records' | 'draft'>,
+  why: { reason: string; message: string },
+  vmi?: Stored<PlatformObject>,
 ): Promise<CrcWait> {
-  const instance = objects.instance;
-  const name = instance.metadata.name;
-  const recorded = instance.status?.crc?.vmiUID;
+  const { objects, records, draft } = pass;
+  const name = objects.instance.metadata.name;
+  const recorded = records.recorded('VirtualMachineInstance')?.uid;
   const jobGoing =
     !!recorded &&
     (await objects.remove(JOBS, agentJobName(name, recorded), { propagationPolicy: 'Foreground' }));
   if (jobGoing || (await objects.remove(SECRETS, kubeconfigSecretName(name))))
-    return { reason, message, cleanup: true };
-  draft.status.crc = {
-    ...draft.status.crc,
-    vmName: crcVmName(instance),
-    dataVolumeName: crcDiskName(instance),
-    ...(newVmiUid ? { vmiUID: newVmiUid } : {}),
-  };
-  if (draft.wasReady) draft.announce('Warning', reason, message);
-  return { reason, message };
+    return { ...why, cleanup: true };
+  recordCrcNames(draft);
+  if (vmi) records.record('VirtualMachineInstance', VIRTUAL_MACHINE_INSTANCES, vmi);
+  if (draft.wasReady) draft.announce('Warning', why.reason, why.message);
+  return why;
 }
 
 /**
@@ -101,20 +97,17 @@ async function invalidate(
  * address are recorded in the draft and returned; else why the pass waits.
  */
 export async function runningVmi(
-  objects: InstanceObjects,
-  draft: InstanceStatusDraft,
+  pass: Pick<CrcPass, 'objects' | 'records' | 'draft'>,
 ): Promise<{ uid: string; address: string } | CrcWait> {
+  const { objects, draft } = pass;
   const where = `VirtualMachineInstance ${objects.namespace}/${crcVmName(objects.instance)}`;
   const pending = (message: string): CrcWait => ({ reason: Reason.CRCBackingPending, message });
   const vmi = await currentVmi(objects);
   if (!vmi || vmiPhase(vmi) !== 'Running') return pending(`waiting for ${where} to run`);
   const interfaces = (vmi.status as { interfaces?: { ipAddress?: string }[] }).interfaces;
-  const uid = vmi.metadata.uid;
   const address = interfaces?.find((i) => i.ipAddress)?.ipAddress;
-  draft.status.crc = {
-    ...draft.status.crc,
-    vmiUID: uid,
-    ...(address ? { sshEndpoint: address } : {}),
-  };
-  return address ? { uid, address } : pending(`waiting for ${where} to get an IP address`);
+  pass.records.record('VirtualMachineInstance', VIRTUAL_MACHINE_INSTANCES, vmi);
+  if (address) draft.status.crc = { ...draft.status.crc, sshEndpoint: address };
+  if (!address) return pending(`waiting for ${where} to get an IP address`);
+  return { uid: vmi.metadata.uid, address };
 }

@@ -1,5 +1,5 @@
 import type { InstanceStatusDraft } from '../core/status-draft.js';
-import type { Wait } from '../core/steps.js';
+import type { Wait } from '../../../reconcile/verdict.js';
 import type { AgentCondition } from './crc-agent-diagnostics.js';
 
 /** Why a crc instance is not Ready yet. */

@@ -3,9 +3,10 @@ import { HOSTED_CLUSTERS, ROUTES } from '../../../api/platform-resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import { decodeBase64 as decode } from '../core/encoding.js';
 import { checkHostAvailable, endpointHostname, newApiHostname } from '../core/endpoint.js';
-import type { Instance, InstanceApi } from '../core/instance-api.js';
+import type { InstanceApi } from '../core/instance-api.js';
+import type { InstanceObjects } from '../core/instance-objects.js';
 import { isDns1123Subdomain } from '../core/naming.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { SecretObject } from './hcp-builders.js';
 import { buildKasSecret } from './hcp-builders.js';
@@ -31,14 +32,15 @@ interface NamedCertificate {
  */
 export async function resolveApiHostname(
   api: InstanceApi,
-  instance: Instance,
+  objects: InstanceObjects,
   placement: HcpPlacement,
 ): Promise<string> {
+  const instance = objects.instance;
   const route = api.cached<PlatformObject>(
     ROUTES,
     `${placement.controlPlaneNamespace}/${apiRouteName(instance.metadata.name)}`,
   );
-  const evidence = await hostnameEvidence(api, instance, placement, route);
+  const evidence = await hostnameEvidence(api, objects, placement, route);
   const hosts = new Set(evidence.values());
   if (hosts.size > 1)
     throw new OwnershipConflictError(
@@ -54,10 +56,11 @@ export async function resolveApiHostname(
 /** The host names the instance's existing objects and status prove, by where they were found. */
 async function hostnameEvidence(
   api: InstanceApi,
-  instance: Instance,
+  objects: InstanceObjects,
   placement: HcpPlacement,
   route: PlatformObject | undefined,
 ): Promise<Map<string, string>> {
+  const instance = objects.instance;
   const name = instance.metadata.name;
   const evidence = new Map<string, string>();
   const hostedCluster = api.cached<PlatformObject>(
@@ -65,7 +68,11 @@ async function hostnameEvidence(
     `${placement.hostedClusterNamespace}/${placement.hostedClusterName}`,
   );
   if (hostedCluster) evidence.set('HostedCluster', namedHost(hostedCluster, name));
-  const cert = await currentSecret(api, placement.hostedClusterNamespace, kasServingCertName(name));
+  const cert = await objects.current<SecretObject>(
+    SECRETS,
+    kasServingCertName(name),
+    placement.hostedClusterNamespace,
+  );
   if (cert) {
     verifyOwnership(cert, instance, 'Secret');
     const host = certificateHostname(decode(cert.data?.['tls.crt']));
@@ -102,14 +109,16 @@ function namedHost(hostedCluster: Stored<PlatformObject>, instance: string): str
  */
 export async function ensureKasServingCert(
   api: InstanceApi,
-  instance: Instance,
+  objects: InstanceObjects,
   placement: HcpPlacement,
   hostname: string,
 ): Promise<string> {
+  const instance = objects.instance;
   const now = api.now();
   const namespace = placement.hostedClusterNamespace;
   const name = kasServingCertName(instance.metadata.name);
-  let existing = await currentSecret(api, namespace, name);
+  // From the cache, else live: a lagging cache must not make the certificate be issued twice.
+  let existing = await objects.current<SecretObject>(SECRETS, name, namespace);
   if (!existing) {
     const desired = buildKasSecret(instance, placement, issueKasServingCert(hostname, now));
     if (await api.createIfMissing(SECRETS, desired)) return decode(desired.data!['tls.crt']);
@@ -125,16 +134,4 @@ export async function ensureKasServingCert(
   const renewed = buildKasSecret(instance, placement, issueKasServingCert(hostname, now));
   await api.update(SECRETS, { ...existing, type: renewed.type, data: renewed.data });
   return decode(renewed.data!['tls.crt']);
-}
-
-/** From the cache, else live: a lagging cache must not make the certificate be issued twice. */
-async function currentSecret(
-  api: InstanceApi,
-  namespace: string,
-  name: string,
-): Promise<SecretObject | undefined> {
-  return (
-    api.cached<SecretObject>(SECRETS, `${namespace}/${name}`) ??
-    (await api.get<SecretObject>(SECRETS, name, namespace))
-  );
 }

@@ -4,7 +4,7 @@ import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';
 import { endpointLabels } from '../core/naming.js';
 import type { OwnershipRule } from '../core/ownership.js';
-import { OwnershipConflictError } from '../core/ownership.js';
+import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 
 /**
  * Whether an HCP object belongs to the instance

@@ -5,7 +5,7 @@ import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import { Reason } from '../core/reasons.js';
-import type { Wait } from '../core/steps.js';
+import type { Wait } from '../../../reconcile/verdict.js';
 import type { SecretObject } from './hcp-builders.js';
 import { desiredReplicas } from './hcp-builders.js';
 import type { HcpPlacement } from './hcp-placement.js';
