@@ -6,7 +6,7 @@ import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 import type { BuildPass } from './build-pass.js';
 import { ROLE } from './build-record.js';
-import type { StageVerdict } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 
 interface NetworkPolicy extends KubeObject {
   spec?: Record<string, unknown>;
@@ -61,7 +61,7 @@ export function buildGuestNetworkPolicy(
  * also for an attempt an earlier operator began without one); then only checked, as every
  * recorded object is. `record` when it was just recorded: the pass writes that first.
  */
-export function ensureGuestPolicy(pass: BuildPass): Promise<StageVerdict<unknown>> {
+export function ensureGuestPolicy(pass: BuildPass): Promise<Verdict<Nothing>> {
   const { bundle, attempt, namespace, names } = pass;
   return pass.ensure(ROLE.guestPolicy, NETWORK_POLICIES, names.guests, () =>
     buildGuestNetworkPolicy(bundle, attempt, namespace, names),

@@ -1,6 +1,13 @@
 import { isForbidden } from '../../kube/api-error.js';
 import type { KubeObject, Stored } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
+import type { ObjectSource } from '../../reconcile/object-source.js';
+import { current, portsSource } from '../../reconcile/object-source.js';
+import type { ObjectRecord, RecordOwner, RecordStore } from '../../reconcile/recorded-objects.js';
+import { RecordedObjects } from '../../reconcile/recorded-objects.js';
+import { CreateRefused, StepFailure } from '../../reconcile/step-errors.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { mapVerdict } from '../../reconcile/verdict.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { controlledBy } from '../bundles/bundle-owner.js';
@@ -10,39 +17,21 @@ import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 import type { BuildRecord, Role } from './build-record.js';
 import { objectOf, withObject } from './build-record.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, CreateRefused, holds, RECORDED } from './stage-verdict.js';
 
-/**
- * The failure for a recorded object that is gone (or being deleted), or of another UID: a stage
- * never goes on with an object it did not make.
- */
-export function lostOrReplaced(
-  object: { role: string; kind: string; namespace: string; name: string; uid: string },
-  found: Stored<KubeObject> | undefined,
-): BuildFailure | undefined {
-  const what = `${object.kind} ${object.namespace}/${object.name} (${object.role})`;
-  if (!found || found.metadata.deletionTimestamp)
-    return new BuildFailure(
-      'BuildObjectLost',
-      `${what} was deleted during the build: create a new CRCBundle to build again`,
-    );
-  if (found.metadata.uid !== object.uid)
-    return new BuildFailure(
-      'BuildObjectReplaced',
-      `${what} was replaced during the build (UID ${found.metadata.uid}, the build made ${object.uid})`,
-    );
-  return undefined;
-}
+const describe = (record: ObjectRecord): string =>
+  `${record.kind} ${record.namespace}/${record.name} (${record.role})`;
 
 /**
  * Everything one pass of one build works with, and the status draft (`build`) it fills: the
- * objects it records by role and UID before anything uses them, and the steps it runs.
+ * objects it records by role and UID before anything uses them (`objects`, the step engine's
+ * recorded objects over status.build.objects), and the steps it runs.
  */
-export class BuildPass {
+export class BuildPass implements RecordOwner {
   readonly ports: ControllerPorts;
   readonly settings: BundleSettings;
   readonly context: ReconcileContext;
+  readonly objects: RecordedObjects<Role>;
+  private readonly source: ObjectSource;
 
   constructor(
     readonly bundle: Bundle,
@@ -53,6 +42,8 @@ export class BuildPass {
     this.ports = env.ports;
     this.settings = env.settings;
     this.context = env.context;
+    this.source = portsSource(env.ports);
+    this.objects = new RecordedObjects(this.store(), this);
   }
 
   get namespace(): string {
@@ -63,13 +54,12 @@ export class BuildPass {
     return this.build.attempt ?? '';
   }
 
-  /** The live object of a name, from the cache, confirmed by a live read when absent. */
-  async current<T extends KubeObject>(
+  /** The live object of a name in the operator namespace: the cache, else a live read. */
+  current<T extends KubeObject>(
     type: NamespacedType,
     name: string,
   ): Promise<Stored<T> | undefined> {
-    const cached = (await this.ports.cache.read<T>(type)).get(name, this.namespace);
-    return cached ?? this.ports.client.getOrUndefined<T>(type, name, this.namespace);
+    return current<T>(this.source, type, name, this.namespace);
   }
 
   /** Whether an object is this attempt's: controlled by the bundle and labelled with the attempt. */
@@ -81,40 +71,24 @@ export class BuildPass {
   }
 
   /**
-   * The build's object of a role: created when the attempt has none, its UID recorded before
-   * anything uses it (`record`); then only checked (lostOrReplaced), and `holds` with it.
+   * The build's object of a role, made when the attempt has none and recorded before anything
+   * uses it (`record`); then only verified by UID. It hands nothing on.
    */
   async ensure<T extends KubeObject>(
     role: Role,
     type: NamespacedType,
     name: string,
     desired: () => T | Promise<T>,
-  ): Promise<StageVerdict<Stored<T>>> {
-    const recorded = objectOf(this.build, role);
-    const found = await this.current<T>(type, name);
-    if (recorded?.uid) {
-      const failure = lostOrReplaced(
-        { role, kind: type.kind, namespace: this.namespace, name, uid: recorded.uid },
-        found,
-      );
-      if (failure) throw failure;
-      return holds(found!);
-    }
-    if (found && !this.ours(found))
-      throw new BuildFailure(
-        'BuildObjectConflict',
-        `${type.kind} ${this.namespace}/${name} exists and is not this build's: delete it or rename the CRCBundle`,
-      );
-    const object = found ?? (await this.create<T>(type, await desired()));
-    if (!found) this.context.logger.info({ name, role }, `Created ${type.kind}`);
-    this.record(role, type, object);
-    return RECORDED;
+  ): Promise<Verdict<Nothing, never>> {
+    return mapVerdict(await this.objects.ensureRecorded<T>(role, type, name, desired), () => ({}));
   }
 
   /** Creates an object of the build; one the apiserver refuses (403) is a CreateRefused. */
   async create<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>> {
     try {
-      return await this.ports.client.create<T>(type, object);
+      const made = await this.ports.client.create<T>(type, object);
+      this.context.logger.info({ name: made.metadata.name }, `Created ${type.kind}`);
+      return made;
     } catch (error) {
       if (!isForbidden(error)) throw error;
       throw new CreateRefused(
@@ -123,14 +97,39 @@ export class BuildPass {
     }
   }
 
-  /** Records an object (name and UID) of a role in the draft. */
-  record(role: Role, type: NamespacedType, object: Stored<KubeObject>): void {
-    this.build = withObject(this.build, {
-      role,
-      kind: type.kind,
-      namespace: this.namespace,
-      name: object.metadata.name,
-      uid: object.metadata.uid,
-    });
+  lost(record: ObjectRecord): StepFailure {
+    return new StepFailure(
+      'BuildObjectLost',
+      `${describe(record)} was deleted during the build: create a new CRCBundle to build again`,
+    );
+  }
+
+  replaced(record: ObjectRecord, uid: string): StepFailure {
+    return new StepFailure(
+      'BuildObjectReplaced',
+      `${describe(record)} was replaced during the build (UID ${uid}, the build made ${record.uid})`,
+    );
+  }
+
+  notOurs(type: NamespacedType, found: Stored<KubeObject>): StepFailure {
+    return new StepFailure(
+      'BuildObjectConflict',
+      `${type.kind} ${this.namespace}/${found.metadata.name} exists and is not this build's: delete it or rename the CRCBundle`,
+    );
+  }
+
+  /** status.build.objects of the draft, as the engine's record store (a record has a UID). */
+  private store(): RecordStore<Role> {
+    return {
+      read: (role) => {
+        const found = objectOf(this.build, role);
+        if (!found?.uid) return undefined;
+        const { kind, name, uid } = found;
+        return { role, kind, name, uid, namespace: found.namespace ?? this.namespace };
+      },
+      write: (record) => {
+        this.build = withObject(this.build, record);
+      },
+    };
   }
 }

@@ -3,7 +3,6 @@ import { DATA_VOLUMES, DEPLOYMENTS, VIRTUAL_MACHINES } from '../../api/platform-
 import { INSTANCES, SECRETS } from '../../api/resources.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { BuildPass } from './build-pass.js';
-import { lostOrReplaced } from './build-pass.js';
 import type { Role } from './build-record.js';
 import { ROLE } from './build-record.js';
 
@@ -37,17 +36,7 @@ export async function checkRecorded(pass: BuildPass): Promise<void> {
   for (const object of pass.build.objects ?? []) {
     const type = CHECKED[object.role as Role];
     if (!type || !object.uid) continue;
-    const found = await pass.current(type, object.name);
-    const failure = lostOrReplaced(
-      {
-        role: object.role,
-        kind: type.kind,
-        namespace: pass.namespace,
-        name: object.name,
-        uid: object.uid,
-      },
-      found,
-    );
+    const failure = pass.objects.verify(object.role as Role, await pass.current(type, object.name));
     if (failure) throw failure;
   }
 }

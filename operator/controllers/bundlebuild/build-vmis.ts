@@ -5,9 +5,10 @@ import type { Pod } from '../../kube/workloads.js';
 import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
 import type { BuildPass } from './build-pass.js';
 import type { Role } from './build-record.js';
-import { objectOf } from './build-record.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, holds, RECORDED, waiting } from './stage-verdict.js';
+import type { Verdict } from '../../reconcile/verdict.js';
+import { holds, recorded } from '../../reconcile/verdict.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
+import { inProgress } from './build-conditions.js';
 
 export type Vmi = Stored<PlatformObject>;
 
@@ -49,30 +50,30 @@ export async function runningVmi(
   pass: BuildPass,
   role: Role,
   vmName: string,
-): Promise<StageVerdict<{ vmi: Vmi; address: string }>> {
+): Promise<Verdict<{ vmi: Vmi; address: string }>> {
   const vmi = await vmiOf(pass, vmName);
-  const recorded = objectOf(pass.build, role);
-  if (recorded?.uid && vmi && vmi.metadata.uid !== recorded.uid)
-    throw new BuildFailure(
+  const kept = pass.objects.recorded(role);
+  if (kept && vmi && vmi.metadata.uid !== kept.uid)
+    throw new StepFailure(
       'BuildVMIReplaced',
-      `VMI ${pass.namespace}/${vmName} was replaced (UID ${vmi.metadata.uid}, the build ran in ${recorded.uid}): the guest restarted outside the build, which cannot go on`,
+      `VMI ${pass.namespace}/${vmName} was replaced (UID ${vmi.metadata.uid}, the build ran in ${kept.uid}): the guest restarted outside the build, which cannot go on`,
     );
   if (!vmi || vmi.metadata.deletionTimestamp)
-    return waiting(`waiting for VMI ${pass.namespace}/${vmName} to start`);
+    return inProgress(`waiting for VMI ${pass.namespace}/${vmName} to start`);
   const phase = vmiPhase(vmi);
   if (phase === 'Failed' || phase === 'Succeeded')
-    throw new BuildFailure(
+    throw new StepFailure(
       'BuildVMIStopped',
       `VMI ${pass.namespace}/${vmName} ended (${phase}) while the build needed it`,
     );
   const address = vmiAddress(vmi);
   if (phase !== 'Running' || !address)
-    return waiting(
+    return inProgress(
       `waiting for VMI ${pass.namespace}/${vmName} to run and report an IP (phase ${phase || 'none'}); a VMI that never gets one points at the pod network or the guest's boot`,
     );
-  if (!recorded?.uid) {
-    pass.record(role, VIRTUAL_MACHINE_INSTANCES, vmi);
-    return RECORDED;
+  if (!kept) {
+    pass.objects.record(role, VIRTUAL_MACHINE_INSTANCES, vmi);
+    return recorded({ vmi, address });
   }
   return holds({ vmi, address });
 }

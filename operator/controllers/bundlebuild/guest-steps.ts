@@ -7,8 +7,9 @@ import { runningVmi, vmiAddress, vmiClockOffset, vmiOf } from './build-vmis.js';
 import type { BuildStage } from './stage-row.js';
 import type { StepSpec } from './step-runs.js';
 import { runStep } from './step-runs.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, HOLDS } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds, mapVerdict } from '../../reconcile/verdict.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
 
 /** A step's Job spec with no guest (the fields it does not use empty). */
 export function stepSpec(
@@ -56,7 +57,7 @@ async function boundGuest(
   pass: BuildPass,
   step: BuildStep,
   recordedVmi: string | undefined,
-): Promise<StageVerdict<Bound>> {
+): Promise<Verdict<Bound>> {
   if (recordedVmi) {
     const vmi = await vmiOf(pass, pass.names.targetVm);
     const same = vmi?.metadata.uid === recordedVmi;
@@ -72,12 +73,12 @@ async function boundGuest(
     };
   }
   const target = await runningVmi(pass, ROLE.targetVmi, pass.names.targetVm);
-  if (!('holds' in target)) return target;
   // The guest's clock is the VMI's offset from real time: the agent checks it holds.
-  const { vmi, address } = target.holds;
-  return {
-    holds: { sshHost: address, vmiUid: vmi.metadata.uid, clockOffsetSeconds: vmiClockOffset(vmi) },
-  };
+  return mapVerdict(target, ({ vmi, address }) => ({
+    sshHost: address,
+    vmiUid: vmi.metadata.uid,
+    clockOffsetSeconds: vmiClockOffset(vmi),
+  }));
 }
 
 /**
@@ -88,18 +89,18 @@ export async function onTarget(
   pass: BuildPass,
   stage: BuildStage,
   steps: readonly BuildStep[] = stage.steps,
-): Promise<StageVerdict> {
+): Promise<Verdict<Nothing>> {
   for (const step of steps) {
-    const recorded = stepOf(pass.build, stepKey(stage.code, step));
-    if (recorded?.completedAt) continue;
-    const bound = await boundGuest(pass, step, recorded?.vmiUID);
+    const started = stepOf(pass.build, stepKey(stage.code, step));
+    if (started?.completedAt) continue;
+    const bound = await boundGuest(pass, step, started?.vmiUID);
     if (!('holds' in bound)) return bound;
     // The guest's resolver is the build DNS: the checklist and the guest scripts compare with it.
     const dns = await dnsIp(pass);
     const ran = await runStep(pass, stage, stepSpec(pass, { step, ...bound.holds, dnsIp: dns }));
     if (!('holds' in ran)) return ran;
   }
-  return HOLDS;
+  return holds();
 }
 
 function replacedUnder(
@@ -107,9 +108,9 @@ function replacedUnder(
   step: string,
   bound: string,
   vmi: { metadata: { uid: string } } | undefined,
-): BuildFailure {
+): StepFailure {
   const target = `VMI ${pass.namespace}/${pass.names.targetVm}`;
-  return new BuildFailure(
+  return new StepFailure(
     'BuildVMIReplaced',
     vmi
       ? `${target} was replaced while a step ran (UID ${vmi.metadata.uid}, the ${step} step ran in ${bound}): the guest restarted outside the build, which cannot go on`

@@ -2,13 +2,15 @@ import { VIRTUAL_MACHINE_INSTANCES, VIRTUAL_MACHINES } from '../../api/platform-
 import type { Stored } from '../../kube/objects.js';
 import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
 import type { BuildPass } from './build-pass.js';
-import { objectOf, ROLE, stepKey, stepOf } from './build-record.js';
+import { ROLE, stepKey, stepOf } from './build-record.js';
 import { launcherPods, vmiAddress, vmiOf, vmiPhase } from './build-vmis.js';
 import { BUILD_RUN_STRATEGY, HALTED } from './build-vms.js';
 import { onTarget } from './guest-steps.js';
 import type { BuildStage } from './stage-row.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, HOLDS, RECORDED, waiting } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds, recorded } from '../../reconcile/verdict.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
+import { inProgress } from './build-conditions.js';
 
 type Vm = Stored<PlatformObject>;
 interface VmTemplateSpec {
@@ -35,10 +37,11 @@ function inThePresent(vm: PlatformObject): boolean {
 }
 
 async function targetVm(pass: BuildPass): Promise<Vm> {
-  const recorded = objectOf(pass.build, ROLE.targetVm);
   const vm = await pass.current<PlatformObject>(VIRTUAL_MACHINES, pass.names.targetVm);
-  if (!vm || vm.metadata.uid !== recorded?.uid)
-    throw new BuildFailure(
+  const failure = pass.objects.verify(ROLE.targetVm, vm);
+  if (failure) throw failure;
+  if (!vm || !pass.objects.recorded(ROLE.targetVm))
+    throw new StepFailure(
       vm ? 'BuildObjectReplaced' : 'BuildObjectLost',
       `VirtualMachine ${pass.namespace}/${pass.names.targetVm} is ${vm ? 'not the one the build made' : 'gone'}`,
     );
@@ -58,17 +61,20 @@ async function updateVm(pass: BuildPass, vm: Vm, change: (spec: Record<string, u
  * RerunOnFailure again once KubeVirt has seen it halted, which starts a new VMI in real time;
  * that VMI is recorded, and the certificates are rotated in it.
  */
-export async function returnToPresent(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+export async function returnToPresent(
+  pass: BuildPass,
+  stage: BuildStage,
+): Promise<Verdict<Nothing>> {
   const poweroff = stepOf(pass.build, stepKey(stage.code, 'poweroff'));
   if (!poweroff?.completedAt) return onTarget(pass, stage, ['poweroff']);
-  const recorded = objectOf(pass.build, ROLE.targetVmi);
   // The VMI recorded is still the one powered off: the restart in the present is to come.
-  if (recorded?.uid === poweroff.vmiUID) return restartInThePresent(pass, poweroff.vmiUID);
+  if (pass.objects.recorded(ROLE.targetVmi)?.uid === poweroff.vmiUID)
+    return restartInThePresent(pass, poweroff.vmiUID);
   return onTarget(pass, stage, ['present']);
 }
 
-function unexpectedVmi(pass: BuildPass, uid: string): BuildFailure {
-  return new BuildFailure(
+function unexpectedVmi(pass: BuildPass, uid: string): StepFailure {
+  return new StepFailure(
     'BuildVMIReplaced',
     `VMI ${pass.namespace}/${pass.names.targetVm} (${uid}) started before the VM was set to the present: something else started it`,
   );
@@ -79,7 +85,7 @@ function unexpectedVmi(pass: BuildPass, uid: string): BuildFailure {
  * left (the disk is no longer mounted), the VM is halted so that nothing starts it again during
  * the clone.
  */
-export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<Verdict<Nothing>> {
   const steps = await onTarget(pass, stage);
   if (!('holds' in steps)) return steps;
   const vm = await targetVm(pass);
@@ -87,7 +93,7 @@ export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<S
   const poweredOff = stepOf(pass.build, stepKey(stage.code, 'poweroff'))?.vmiUID;
   // Nothing restarts a guest that powered off (RerunOnFailure): another VMI booted the sealed disk.
   if (vmi && vmi.metadata.uid !== poweredOff)
-    throw new BuildFailure(
+    throw new StepFailure(
       'BuildVMIReplaced',
       `VMI ${pass.namespace}/${pass.names.targetVm} (${vmi.metadata.uid}) started after the guest in ${poweredOff} powered off: it booted the sealed disk, which is no longer fit to capture`,
     );
@@ -95,13 +101,15 @@ export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<S
     await updateVm(pass, vm, (spec) => {
       spec.runStrategy = HALTED;
     });
-    return waiting('halting the VM');
+    return inProgress('halting the VM');
   }
-  if (vmi) return waiting(`waiting for VMI ${vmi.metadata.name} to be gone`);
+  if (vmi) return inProgress(`waiting for VMI ${vmi.metadata.name} to be gone`);
   const pods = await launcherPods(pass, pass.names.targetVm);
   if (pods.length)
-    return waiting(`waiting for launcher pod ${pods[0]!.metadata.name} to release the root disk`);
-  return HOLDS;
+    return inProgress(
+      `waiting for launcher pod ${pods[0]!.metadata.name} to release the root disk`,
+    );
+  return holds();
 }
 
 /**
@@ -112,10 +120,10 @@ export async function zeroAndStop(pass: BuildPass, stage: BuildStage): Promise<S
 async function restartInThePresent(
   pass: BuildPass,
   poweredOff: string | undefined,
-): Promise<StageVerdict> {
+): Promise<Verdict<Nothing>> {
   const vmi = await vmiOf(pass, pass.names.targetVm);
   if (vmi && vmi.metadata.uid === poweredOff)
-    return waiting(`waiting for VMI ${vmi.metadata.name} to end after the guest's poweroff`);
+    return inProgress(`waiting for VMI ${vmi.metadata.name} to end after the guest's poweroff`);
   const vm = await targetVm(pass);
   if (!inThePresent(vm)) {
     if (vmi) throw unexpectedVmi(pass, vmi.metadata.uid);
@@ -129,20 +137,20 @@ async function restartInThePresent(
         );
       template.volumes = (template.volumes ?? []).filter((v) => v.name !== 'cdrom');
     });
-    return waiting('setting the clock offset to 0 and dropping the cdrom');
+    return inProgress('setting the clock offset to 0 and dropping the cdrom');
   }
   if (runStrategyOf(vm) === HALTED) {
     if (observedRunStrategy(vm) !== HALTED)
-      return waiting('waiting for KubeVirt to see the VM halted');
+      return inProgress('waiting for KubeVirt to see the VM halted');
     await updateVm(pass, vm, (spec) => {
       spec.runStrategy = BUILD_RUN_STRATEGY;
     });
-    return waiting('starting the VM in the present');
+    return inProgress('starting the VM in the present');
   }
   if (!vmi || vmiPhase(vmi) !== 'Running' || !vmiAddress(vmi))
-    return waiting(`waiting for the VM to run in the present and report an IP`);
+    return inProgress(`waiting for the VM to run in the present and report an IP`);
   const spec = vmi.spec as VmTemplateSpec | undefined;
   if (spec?.domain?.clock?.utc?.offsetSeconds) throw unexpectedVmi(pass, vmi.metadata.uid);
-  pass.record(ROLE.targetVmi, VIRTUAL_MACHINE_INSTANCES, vmi);
-  return RECORDED;
+  pass.objects.record(ROLE.targetVmi, VIRTUAL_MACHINE_INSTANCES, vmi);
+  return recorded();
 }

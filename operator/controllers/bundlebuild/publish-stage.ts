@@ -13,20 +13,21 @@ import { outputOf } from './build-record.js';
 import { stepSpec } from './guest-steps.js';
 import type { BuildStage } from './stage-row.js';
 import { runStep } from './step-runs.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, HOLDS } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds } from '../../reconcile/verdict.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
 
 /**
  * Publish: a Job reads the golden disk (its sha256 and virtual size), then the bundle's SSH key Secret
  * and metadata ConfigMap are published in the shape the download source uses, so that instances
  * clone a built bundle exactly as a downloaded one.
  */
-export async function publish(pass: BuildPass, stage: BuildStage): Promise<StageVerdict> {
+export async function publish(pass: BuildPass, stage: BuildStage): Promise<Verdict<Nothing>> {
   const stepped = await runStep(pass, stage, stepSpec(pass, { step: 'publish' }));
   if (!('holds' in stepped)) return stepped;
   const diskSha256 = outputOf(pass.build, 'publish', 'diskSHA256');
   if (!/^[0-9a-f]{64}$/.test(diskSha256))
-    throw new BuildFailure('PublishFailed', 'the publish step reported no disk sha256');
+    throw new StepFailure('PublishFailed', 'the publish step reported no disk sha256');
   const names = bundleNames(pass.bundle.metadata.name);
   const meta = (name: string) => ({
     name,
@@ -36,7 +37,7 @@ export async function publish(pass: BuildPass, stage: BuildStage): Promise<Stage
   });
   const key = await pass.current<Secret>(SECRETS, pass.names.sshKey);
   const privateKey = key?.data?.[SSH_KEY_FILES.privateKey];
-  if (!privateKey) throw new BuildFailure('BuildObjectLost', `the build's SSH key Secret is gone`);
+  if (!privateKey) throw new StepFailure('BuildObjectLost', `the build's SSH key Secret is gone`);
   for (const [type, object] of [
     [
       SECRETS,
@@ -69,13 +70,13 @@ export async function publish(pass: BuildPass, stage: BuildStage): Promise<Stage
   ] as const) {
     const existing = await pass.current(type, object.metadata.name);
     if (existing && !controlledBy(existing, pass.bundle))
-      throw new BuildFailure(
+      throw new StepFailure(
         'BuildObjectConflict',
         `${type.kind} ${pass.namespace}/${object.metadata.name} is not this bundle's`,
       );
     if (!existing) await pass.ports.client.create(type, object);
   }
-  return HOLDS;
+  return holds();
 }
 
 /** The bundle's published fields, once Publish is done: what instances clone. */

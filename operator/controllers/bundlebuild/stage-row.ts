@@ -2,7 +2,7 @@ import type { BuildStep } from '../../../contracts/bundle-build.js';
 import type { BundleStatus } from '../bundles/bundle-status.js';
 import type { BuildPass } from './build-pass.js';
 import type { BuildRecord } from './build-record.js';
-import type { StageVerdict } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 
 /** One row of the stage table (build-stages.ts; docs/bundle-build.md#stage-map). */
 export interface BuildStage {
@@ -18,7 +18,7 @@ export interface BuildStage {
   /** The agent steps it runs, in order (`crc-agent bundle-build <step>`, one Job each). */
   steps: readonly BuildStep[];
   /** One pass of the stage's work: made, recorded, checked; `holds` once the stage is done. */
-  work: (pass: BuildPass, stage: BuildStage) => Promise<StageVerdict>;
+  work: (pass: BuildPass, stage: BuildStage) => Promise<Verdict<Nothing>>;
   /** What the operator makes or does itself in the stage, for the docs and the reader. */
   operator?: string;
   /** The bundle's published fields, once the stage is done (what instances clone). */

@@ -16,8 +16,9 @@ import { checkRecorded } from './build-recorded.js';
 import { stageNamed } from './build-stages.js';
 import type { BuildStage } from './stage-row.js';
 import { stageLabel } from './stage-row.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, CreateRefused, inOrder } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { runSteps, steps } from '../../reconcile/step-list.js';
+import { StepFailure, CreateRefused } from '../../reconcile/step-errors.js';
 
 const DEFAULT_DEADLINE_SECONDS = 14_400;
 
@@ -43,12 +44,15 @@ export class StageRunner {
       settings: this.env.settings,
       context,
     });
-    let verdict: StageVerdict;
+    let verdict: Verdict<Nothing>;
     try {
       await checkRecorded(pass);
-      verdict = await inOrder([() => ensureGuestPolicy(pass), () => stage.work(pass, stage)]);
+      const list = steps()
+        .then({ name: 'guests NetworkPolicy', run: () => ensureGuestPolicy(pass) })
+        .then({ name: stageLabel(stage), run: () => stage.work(pass, stage) });
+      verdict = await runSteps(list, {});
     } catch (error) {
-      if (error instanceof BuildFailure) return this.fail(bundle, pass.build, stage, error);
+      if (error instanceof StepFailure) return this.fail(bundle, pass.build, stage, error);
       if (error instanceof CreateRefused) await this.refused(bundle, stage, error.message);
       throw error;
     }
@@ -123,7 +127,7 @@ export class StageRunner {
       bundle,
       build,
       stage,
-      new BuildFailure(
+      new StepFailure(
         BUILD_REASON.timedOut,
         `the build did not finish within ${deadline(bundle)}s (spec.build.deadlineSeconds); it was in stage ${stageLabel(stage)}${waited ? `: ${waited}` : ''}`,
       ),
@@ -147,7 +151,7 @@ export class StageRunner {
     bundle: Bundle,
     build: BuildRecord,
     stage: BuildStage,
-    failure: BuildFailure,
+    failure: StepFailure,
   ): Promise<ReconcileResult> {
     const { reason, message } = failure;
     const text = `${stageLabel(stage)} failed: ${message}`;

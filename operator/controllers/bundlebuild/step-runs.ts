@@ -14,8 +14,10 @@ import {
 import type { BuildPass } from './build-pass.js';
 import { stepKey, stepOf, withStep } from './build-record.js';
 import type { BuildStage } from './stage-row.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, HOLDS, RECORDED, waiting } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds, recorded } from '../../reconcile/verdict.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
+import { inProgress } from './build-conditions.js';
 
 /** What a stage tells one step's Job; the rest comes from the bundle and the attempt. */
 export type StepSpec = Omit<BuildJobSpec, 'bundleName' | 'bundleUid' | 'attempt' | 'releaseImage'>;
@@ -29,22 +31,22 @@ export async function runStep(
   pass: BuildPass,
   stage: BuildStage,
   spec: StepSpec,
-): Promise<StageVerdict> {
+): Promise<Verdict<Nothing>> {
   const key = stepKey(stage.code, spec.step);
-  const recorded = stepOf(pass.build, key);
-  if (recorded?.completedAt) return HOLDS;
+  const step = stepOf(pass.build, key);
+  if (step?.completedAt) return holds();
   const name = pass.names.job(stage.code, spec.step);
   const job = await pass.current<Job>(JOBS, name);
-  if (!job || (recorded?.jobUID && job.metadata.uid !== recorded.jobUID)) {
-    if (job && !pass.ours(job)) return waiting(`Job ${name} is being replaced`);
-    if (job) return waiting(`a Job ${name} of an earlier run of this step is going`);
+  if (!job || (step?.jobUID && job.metadata.uid !== step.jobUID)) {
+    if (job && !pass.ours(job)) return inProgress(`Job ${name} is being replaced`);
+    if (job) return inProgress(`a Job ${name} of an earlier run of this step is going`);
     return startStep(pass, key, name, spec);
   }
-  if (!recorded) {
+  if (!step) {
     if (!pass.ours(job))
-      throw new BuildFailure('BuildObjectConflict', `Job ${name} is not this build's`);
+      throw new StepFailure('BuildObjectConflict', `Job ${name} is not this build's`);
     pass.build = withStep(pass.build, stepRecord(key, job, spec.vmiUid));
-    return RECORDED;
+    return recorded();
   }
   return finishStep(pass, { key, stage, job, spec });
 }
@@ -53,13 +55,13 @@ export async function runStep(
 async function finishStep(
   pass: BuildPass,
   run: { key: string; stage: BuildStage; job: Stored<Job>; spec: StepSpec },
-): Promise<StageVerdict> {
+): Promise<Verdict<Nothing>> {
   const { job, spec } = run;
   const name = job.metadata.name;
   if (job.metadata.annotations?.[ANNOTATION_BUILD_VMI] !== spec.vmiUid) {
     // Made for a VMI that is gone: its result says nothing about this one.
     await pass.ports.client.deleteIfExists(JOBS, job, { propagationPolicy: 'Background' });
-    return waiting(`the ${spec.step} Job was bound to another VMI; running it again`);
+    return inProgress(`the ${spec.step} Job was bound to another VMI; running it again`);
   }
   const pods = (
     await pass.ports.client.list<Pod>(PODS, {
@@ -68,9 +70,9 @@ async function finishStep(
     })
   ).filter((pod) => controlledBy(pod, job));
   const outcome = stepOutcome(spec.step, job, pods);
-  if ('running' in outcome) return waiting(`the ${spec.step} step is running (Job ${name})`);
+  if ('running' in outcome) return inProgress(`the ${spec.step} step is running (Job ${name})`);
   if (!outcome.ok)
-    throw new BuildFailure(
+    throw new StepFailure(
       outcome.reason ?? `${run.stage.name}Failed`,
       `the ${spec.step} step failed (Job ${pass.namespace}/${name}): ${outcome.message}`,
     );
@@ -79,7 +81,7 @@ async function finishStep(
     completedAt: metaTime(pass.ports.clock.now()),
     outputs: outcome.outputs,
   });
-  return RECORDED;
+  return recorded();
 }
 
 async function startStep(
@@ -87,7 +89,7 @@ async function startStep(
   key: string,
   name: string,
   spec: StepSpec,
-): Promise<StageVerdict> {
+): Promise<Verdict<Nothing>> {
   const { bundle, names, settings } = pass;
   const inputs = await pass.current<Secret>(SECRETS, names.inputs);
   const desired = buildStepJob(bundle, pass.namespace, names, {
@@ -107,7 +109,7 @@ async function startStep(
   const job = await pass.create<Job>(JOBS, desired);
   pass.context.logger.info({ job: name, step: spec.step }, 'Started build step');
   pass.build = withStep(pass.build, stepRecord(key, job, spec.vmiUid));
-  return RECORDED;
+  return recorded();
 }
 
 function stepRecord(key: string, job: Stored<Job>, vmiUid: string) {

@@ -4,8 +4,11 @@ import { GUESTCLUSTER_API_VERSION } from '../../../contracts/api.js';
 import { buildMeta } from './build-meta.js';
 import type { BuildPass } from './build-pass.js';
 import { outputOf, ROLE } from './build-record.js';
-import type { StageVerdict } from './stage-verdict.js';
-import { BuildFailure, HOLDS, onHolds, waiting } from './stage-verdict.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds, mapVerdict } from '../../reconcile/verdict.js';
+import { runSteps, steps } from '../../reconcile/step-list.js';
+import { StepFailure } from '../../reconcile/step-errors.js';
+import { inProgress } from './build-conditions.js';
 
 const DEFAULT_ROOT_VOLUME = '35Gi';
 
@@ -39,28 +42,37 @@ function validationInstance(pass: BuildPass): ClusterInstance {
 }
 
 /** Validate: Ready only once the validation instance is; its failure fails the build. */
-export async function validate(pass: BuildPass): Promise<StageVerdict> {
-  const instance = await pass.ensure<ClusterInstance>(
-    ROLE.validation,
-    INSTANCES,
-    pass.names.validation,
-    () => validationInstance(pass),
-  );
-  return onHolds(instance, (validation) => validationOutcome(pass, validation));
+export function validate(pass: BuildPass): Promise<Verdict<Nothing>> {
+  const list = steps()
+    .then({
+      name: 'validation instance',
+      run: async () =>
+        mapVerdict(
+          await pass.objects.ensureRecorded<ClusterInstance>(
+            ROLE.validation,
+            INSTANCES,
+            pass.names.validation,
+            () => validationInstance(pass),
+          ),
+          (validation) => ({ validation }),
+        ),
+    })
+    .then({ name: 'validated', run: ({ validation }) => validationOutcome(pass, validation) });
+  return runSteps(list, {});
 }
 
 /** The validation instance's word: Ready, Failed, or not yet (its reason only). */
-function validationOutcome(pass: BuildPass, instance: ClusterInstance): StageVerdict {
+function validationOutcome(pass: BuildPass, instance: ClusterInstance): Verdict<Nothing> {
   const phase = instance.status?.phase;
   const ready = instance.status?.conditions?.find((c) => c.type === 'Ready');
-  if (phase === 'Ready') return HOLDS;
+  if (phase === 'Ready') return holds();
   if (phase === 'Failed')
-    throw new BuildFailure(
+    throw new StepFailure(
       'ValidationFailed',
       `the validation instance ${pass.namespace}/${pass.names.validation} failed (${ready?.reason ?? 'Failed'}): ${ready?.message ?? ''}`,
     );
   // Its reason only: the instance's message may quote this bundle's own.
-  return waiting(
+  return inProgress(
     `waiting for the validation instance ${pass.namespace}/${pass.names.validation} to be Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
   );
 }

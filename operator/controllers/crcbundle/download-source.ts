@@ -8,6 +8,10 @@ import { isNotFound } from '../../kube/api-error.js';
 import type { KubeObject, Stored, StoredCluster } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
+import { current, portsSource } from '../../reconcile/object-source.js';
+import { runSteps, steps } from '../../reconcile/step-list.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds } from '../../reconcile/verdict.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
@@ -119,16 +123,8 @@ export class DownloadSource {
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const config = this.settings;
-    await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
-    await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
-    await ensurePrepAccess(this.ports, bundle, this.namespace);
-    const job = buildPrepJob(bundle, {
-      namespace: this.namespace,
-      image: config.crcAgentImage,
-      mirrorUrl: config.crcBundleMirrorUrl,
-    });
-    await this.ensure(JOBS, job, context);
+    // These steps hold or throw (an API error is retried with backoff).
+    if (!('holds' in (await runSteps(this.prepSteps(bundle, context), {})))) return {};
     const retry =
       findCondition(bundle.status?.conditions, 'Ready')?.reason === READY_REASON.prepJobFailed;
     await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.preparing }, [
@@ -142,6 +138,40 @@ export class DownloadSource {
       `Started bundle-prep Job ${this.namespace}/${names.prepJob}` + (retry ? ' (retry)' : ''),
     );
     return {};
+  }
+
+  /** What a preparation needs, in order, each created when missing and never updated. */
+  private prepSteps(bundle: Bundle, context: ReconcileContext) {
+    const { namespace, settings } = this;
+    return steps()
+      .then({
+        name: 'golden PVC',
+        run: () => this.ensure(PVCS, buildGoldenPvc(bundle, namespace), context),
+      })
+      .then({
+        name: 'scratch PVC',
+        run: () => this.ensure(PVCS, buildScratchPvc(bundle, namespace), context),
+      })
+      .then({
+        name: 'prep access',
+        run: async () => {
+          await ensurePrepAccess(this.ports, bundle, namespace);
+          return holds();
+        },
+      })
+      .then({
+        name: 'prep Job',
+        run: () =>
+          this.ensure(
+            JOBS,
+            buildPrepJob(bundle, {
+              namespace,
+              image: settings.crcAgentImage,
+              mirrorUrl: settings.crcBundleMirrorUrl,
+            }),
+            context,
+          ),
+      });
   }
 
   private async preparing(
@@ -361,23 +391,20 @@ export class DownloadSource {
     type: NamespacedType,
     object: KubeObject,
     context: ReconcileContext,
-  ): Promise<void> {
+  ): Promise<Verdict<Nothing>> {
     const name = object.metadata?.name ?? '';
-    if ((await this.ports.cache.read(type)).get(name, this.namespace)) return;
+    if ((await this.ports.cache.read(type)).get(name, this.namespace)) return holds();
     if (await this.ports.client.createIfAbsent(type, object))
       context.logger.info({ name }, `Created ${type.kind}`);
+    return holds();
   }
 
-  /**
-   * From the cache, confirmed by a live read when absent (the cache may not have seen a create
-   * yet).
-   */
-  private async current<T extends KubeObject>(
+  /** From the cache, else a live read (the cache may not have seen a create yet). */
+  private current<T extends KubeObject>(
     type: NamespacedType,
     name: string,
   ): Promise<Stored<T> | undefined> {
-    const cached = (await this.ports.cache.read<T>(type)).get(name, this.namespace);
-    return cached ?? this.ports.client.getOrUndefined<T>(type, name, this.namespace);
+    return current<T>(portsSource(this.ports), type, name, this.namespace);
   }
 
   private async writeStatus(
