@@ -260,7 +260,7 @@ export interface BuildStepOutputs {
   customize: Record<string, never>;
   'image-pin': Record<string, never>;
   seal: Record<string, never>;
-  /** How many checklist items (§4.6) were checked; all passed. */
+  /** How many checklist items (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10) were checked; all passed. */
   'seal-check': { checked: number };
   zero: Record<string, never>;
   publish: { diskSHA256: string; diskVirtualSizeBytes: number };
@@ -321,7 +321,7 @@ export function buildStepArgs(step: BuildStep): string[] {
   return ['bundle-build', step];
 }
 
-/** The node address and host name the sealed bundle carries (spec §3.8). */
+/** The node address and host name the sealed bundle carries (docs/bundle-build.md#build-dns). */
 export const BUILD_NODE = { internalIP: '192.168.126.11', hostname: 'crc' } as const;
 
 /** SNC's clock shift: the install happens one day in the past when rotation is enabled. */

@@ -39,7 +39,7 @@ export async function tool(
 }
 
 /**
- * P1's check (spec §5.3): the build DNS answers api-int and any apps name with the node IP, and
+ * P1's check (docs/bundle-build.md#build-dns): the build DNS answers api-int and any apps name with the node IP, and
  * forwards an external name. BUILD_DNS_PORT (a local run's) moves it off port 53.
  */
 export const runDnsCheck: StepRunner<'dns-check'> = async (context) => {
@@ -89,7 +89,7 @@ export const runPublish: StepRunner<'publish'> = async (context) => {
 };
 
 /**
- * P3 (spec §3.3, §3.6): the pristine ISO, downloaded and checked against P0's sha256 (cached on
+ * P3 (docs/bundle-build.md#3-the-live-iso-boots-from-the-cdrom-p3-p4-p5-before-the-reboot): the pristine ISO, downloaded and checked against P0's sha256 (cached on
  * the work volume), gets the live ignition embedded and lands as `disk.img` on the live-ISO PVC.
  */
 export const runIso: StepRunner<'iso'> = async (context) => {
@@ -122,7 +122,7 @@ export const runIso: StepRunner<'iso'> = async (context) => {
   ).catch((error: unknown) => {
     throw context.fail(
       'EmbedFailed',
-      `${errorMessage(error)}; a large ignition can overflow the ISO's embed area (spec R19)`,
+      `${errorMessage(error)}; a large ignition can overflow the ISO's embed area`,
       error,
     );
   });

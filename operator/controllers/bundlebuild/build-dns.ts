@@ -9,7 +9,7 @@ import type { Bundle } from './build-meta.js';
 import { buildLabels, buildMeta } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 
-/** CoreDNS for the build guest (spec §5.3). */
+/** CoreDNS for the build guest (docs/bundle-build.md#build-dns). */
 export const BUILD_DNS_IMAGE = 'registry.k8s.io/coredns/coredns:v1.11.3';
 /** Unprivileged: the restricted pod security profile cannot bind port 53; the Service maps it. */
 const DNS_PORT = 5353;

@@ -9,7 +9,7 @@ import type { BuildNames } from './build-names.js';
 export const SSH_KEY_FILES = { privateKey: 'id_ecdsa', publicKey: 'id_ecdsa.pub' } as const;
 
 /**
- * The build's SSH key (spec §3.2 `ssh`): ECDSA P-521 as snc generates it. The guest accepts it
+ * The build's SSH key (docs/bundle-build.md#stage-map): ECDSA P-521 as snc generates it. The guest accepts it
  * from the live ISO on, and it is published as the bundle's key (`<bundle>-ssh-key`).
  */
 export function buildSshKeySecret(

@@ -26,7 +26,7 @@ import type { BuildNames } from './build-names.js';
 export const BUILD_RUN_STRATEGY = 'RerunOnFailure';
 export const HALTED = 'Halted';
 
-/** A general-purpose cloud image for the installer VM (spec §3.5). */
+/** A general-purpose cloud image for the installer VM (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2). */
 export const INSTALLER_IMAGE = 'quay.io/containerdisks/centos-stream:9';
 const WORK_SIZE = '5Gi';
 const LIVE_ISO_SIZE = '2Gi';
@@ -85,7 +85,7 @@ export const buildLiveIsoPvc = (
   n: BuildNames,
 ): Desired<PersistentVolumeClaim> => claim(b, a, ns, n.liveIso, LIVE_ISO_SIZE);
 
-/** The target's root disk: a blank DataVolume of the bundle's virtual disk size (spec §3.2). */
+/** The target's root disk: a blank DataVolume of the bundle's virtual disk size (docs/bundle-build.md#stage-map). */
 export function buildRootDisk(
   bundle: Bundle,
   attempt: string,
@@ -118,7 +118,7 @@ function roleLabels(bundle: Bundle, attempt: string, role: BuildRole): Record<st
   return { ...buildLabels(bundle, attempt), [LABEL_BUILD_ROLE]: role };
 }
 
-/** The target VM `crc` (spec §3.4): the bundle's node, on the bundle's VM profile. */
+/** The target VM `crc` (docs/bundle-build.md#3-the-live-iso-boots-from-the-cdrom-p3-p4-p5-before-the-reboot): the bundle's node, on the bundle's VM profile. */
 export function buildTargetVm(
   bundle: Bundle,
   attempt: string,
@@ -176,7 +176,7 @@ export function buildTargetVm(
   };
 }
 
-/** The installer VM (spec §3.5): a cloud image that only accepts the build's SSH key. */
+/** The installer VM (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2): a cloud image that only accepts the build's SSH key. */
 export function buildInstallerVm(
   bundle: Bundle,
   attempt: string,
