@@ -1,8 +1,9 @@
 /**
- * The bundle-build contract between the CRCBundle controller (build source) and crc-agent's
- * `bundle-build` mode: the stages P0–P13 with their conditions, the agent steps each stage runs,
- * the stage Jobs' environment and mounts, and the result a step leaves in its termination
- * message (which the controller records in the bundle's status).
+ * The bundle-build contract between the bundle build controller (operator/controllers/bundlebuild)
+ * and crc-agent's `bundle-build` mode: the agent steps, the guest each talks to and the stage its
+ * failures are named after, the step Jobs' environment and mounts, and the result a step leaves in
+ * its termination message (which the controller records in the bundle's status). Which stage runs
+ * which step, and in what order, is the operator's (docs/bundle-build.md#stage-map).
  *
  * Build Jobs get no API token: they only carry bytes and run the ssh client. The controller binds
  * each Job to the VMI it was made for (BUILD_ENV.vmiUid, and the Job's name) and ignores the
@@ -31,83 +32,6 @@ export type BuildStep = (typeof BUILD_STEPS)[number];
 /** Which guest a step talks to over SSH: none, the installer VM or the target VM (`crc`). */
 export type StepGuest = 'none' | 'installer' | 'target';
 
-/**
- * One phase of the build (spec §3.3). `steps` are the agent steps it runs, in order; the
- * operator-side work of a stage (KubeVirt and CDI objects) happens before its first step, or
- * between steps where `operatorBetween` says so.
- */
-export interface BuildStage {
-  phase: `P${number}` | 'V';
-  name: string;
-  /** The condition of this stage on the CRCBundle: True once it is done. */
-  condition: string;
-  steps: readonly BuildStep[];
-  /** What the operator does itself in this stage, for the docs and the log. */
-  operator?: string;
-}
-
-export const BUILD_STAGES = [
-  { phase: 'P0', name: 'Resolve', condition: 'Resolved', steps: ['resolve'] },
-  {
-    phase: 'P1',
-    name: 'DNS',
-    condition: 'BuildDNSReady',
-    steps: ['dns-check'],
-    operator: 'build-dns ConfigMap, Deployment and Service',
-  },
-  {
-    phase: 'P2',
-    name: 'Ignition',
-    condition: 'IgnitionGenerated',
-    steps: ['ignition'],
-    operator: 'installer VM and its SSH Service; deleted after the step',
-  },
-  { phase: 'P3', name: 'ISO', condition: 'LiveISOReady', steps: ['iso'] },
-  {
-    phase: 'P4',
-    name: 'Boot',
-    condition: 'Booted',
-    steps: [],
-    operator: 'blank root DataVolume, target VM with the clock offset, its SSH Service',
-  },
-  { phase: 'P5', name: 'InstallWait', condition: 'Installed', steps: ['install-wait'] },
-  { phase: 'P6', name: 'Day2', condition: 'Day2Configured', steps: ['day2'] },
-  {
-    phase: 'P7',
-    name: 'ReturnToPresent',
-    condition: 'CertificatesRotated',
-    steps: ['poweroff', 'present'],
-    operator: 'after poweroff: VMI gone, clock offset 0, cdrom dropped, VM started',
-  },
-  { phase: 'P8', name: 'Customize', condition: 'Customized', steps: ['customize'] },
-  { phase: 'P9', name: 'ImagePin', condition: 'PullSecretRemoved', steps: ['image-pin'] },
-  { phase: 'P10', name: 'Seal', condition: 'Sealed', steps: ['seal', 'seal-check'] },
-  {
-    phase: 'P11',
-    name: 'ZeroAndStop',
-    condition: 'Stopped',
-    steps: ['zero', 'poweroff'],
-    operator: 'after poweroff: VMI and launcher pod gone, VM halted',
-  },
-  {
-    phase: 'P12',
-    name: 'Capture',
-    condition: 'DiskCaptured',
-    steps: [],
-    operator: 'golden DataVolume cloned from the stopped root disk',
-  },
-  { phase: 'P13', name: 'Publish', condition: 'Published', steps: ['publish'] },
-  {
-    phase: 'V',
-    name: 'Validate',
-    condition: 'Validated',
-    steps: [],
-    operator: 'a ClusterInstance boots a clone of the golden disk; Ready once it is Ready',
-  },
-] as const satisfies readonly BuildStage[];
-
-export type BuildStageName = (typeof BUILD_STAGES)[number]['name'];
-
 /** The guest each step talks to. */
 export const STEP_GUEST: Readonly<Record<BuildStep, StepGuest>> = {
   resolve: 'none',
@@ -126,10 +50,28 @@ export const STEP_GUEST: Readonly<Record<BuildStep, StepGuest>> = {
   publish: 'none',
 };
 
-/** The stage that runs a step (the first, for `poweroff`, which P7 and P11 both run). */
-export function stageOfStep(step: BuildStep): BuildStage {
-  return BUILD_STAGES.find((stage) => (stage.steps as readonly BuildStep[]).includes(step))!;
-}
+/**
+ * The stage a step runs in, by name (the first, for `poweroff`, which ReturnToPresent and
+ * ZeroAndStop both run): the agent's own failure reasons start with it (`InstallWaitTimedOut`).
+ * The operator's stage table (operator/controllers/bundlebuild/build-stages.ts) runs each step in
+ * this stage; its test holds the two together.
+ */
+export const STEP_STAGE: Readonly<Record<BuildStep, string>> = {
+  resolve: 'Resolve',
+  'dns-check': 'DNS',
+  ignition: 'Ignition',
+  iso: 'ISO',
+  'install-wait': 'InstallWait',
+  day2: 'Day2',
+  poweroff: 'ReturnToPresent',
+  present: 'ReturnToPresent',
+  customize: 'Customize',
+  'image-pin': 'ImagePin',
+  seal: 'Seal',
+  'seal-check': 'Seal',
+  zero: 'ZeroAndStop',
+  publish: 'Publish',
+};
 
 /** The environment variables of a build Job. */
 export const BUILD_ENV = {
@@ -318,7 +260,7 @@ export interface BuildStepOutputs {
   customize: Record<string, never>;
   'image-pin': Record<string, never>;
   seal: Record<string, never>;
-  /** How many checklist items (§4.6) were checked; all passed. */
+  /** How many checklist items (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10) were checked; all passed. */
   'seal-check': { checked: number };
   zero: Record<string, never>;
   publish: { diskSHA256: string; diskVirtualSizeBytes: number };
@@ -379,7 +321,7 @@ export function buildStepArgs(step: BuildStep): string[] {
   return ['bundle-build', step];
 }
 
-/** The node address and host name the sealed bundle carries (spec §3.8). */
+/** The node address and host name the sealed bundle carries (docs/bundle-build.md#build-dns). */
 export const BUILD_NODE = { internalIP: '192.168.126.11', hostname: 'crc' } as const;
 
 /** SNC's clock shift: the install happens one day in the past when rotation is enabled. */

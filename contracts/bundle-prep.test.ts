@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { loadBundlePrepConfig } from '../crc-agent/bundle-prep/config.js';
 import { desiredMetadataConfigMap } from '../crc-agent/bundle-prep/publish-bundle.js';
 import type { CRCBundle } from '../operator/api/resources.js';
-import { bundleLabels as operatorBundleLabels } from '../operator/controllers/crcbundle/bundle-owner.js';
+import { bundleLabels as operatorBundleLabels } from '../operator/controllers/bundles/bundle-owner.js';
 import { buildPrepJob } from '../operator/controllers/crcbundle/prep-job.js';
 import type { StoredCluster } from '../operator/kube/objects.js';
 import { bundleLabels, METADATA_KEYS, PREP_DIRS, PREP_ENV } from './bundle-prep.js';

@@ -57,7 +57,7 @@ export function issueCertificate(request: CertificateRequest): PemPair {
   return { certificatePem: forge.pki.certificateToPem(cert), keyPem: privateKey };
 }
 
-/** DER prefix of a PKCS#1 DigestInfo for SHA-256 (RFC 8017, EMSA-PKCS1-v1_5 encoding). */
+/** DER prefix of a PKCS#1 DigestInfo for SHA-256 (RFC 8017, EMSA-PKCS1-v1_5). */
 const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
 /**

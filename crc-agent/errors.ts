@@ -37,3 +37,19 @@ export class CancelledError extends Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A program the agent runs is not on its PATH: the image lacks it, whatever the inputs. */
+export class MissingToolError extends Error {
+  override name = 'MissingToolError';
+  constructor(readonly tool: string) {
+    super(
+      `the agent's image has no "${tool}" on its PATH: the image of the build and prep Jobs (the operator's CRC_AGENT_IMAGE) must carry oc, coreos-installer and qemu-img (docs/bundle-build.md#prerequisites)`,
+    );
+  }
+}
+
+/** Whether an error is a spawn that found no such program. */
+export function isSpawnNotFound(error: unknown): boolean {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return code === 'ENOENT' && typeof syscall === 'string' && syscall.startsWith('spawn');
+}

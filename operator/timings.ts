@@ -60,7 +60,7 @@ export interface InstanceTimings {
 export interface BuildTimings {
   /** Every step but the install wait. */
   stepDeadlineMs: number;
-  /** The install wait alone may take 90 minutes (P5 InstallWait, docs/bundle-build.md#5-the-cluster-is-up-at-the-skewed-time-end-of-p5). */
+  /** The install wait alone may take 90 minutes (docs/bundle-build.md#5-the-cluster-is-up-at-the-skewed-time-end-of-p5). */
   installDeadlineMs: number;
 }
 

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { BuildStep, BuildStepOutputs, BuildStepResult } from '../../contracts/bundle-build.js';
-import { stageOfStep } from '../../contracts/bundle-build.js';
+import { STEP_STAGE } from '../../contracts/bundle-build.js';
+import { MissingToolError } from '../errors.js';
 
 /**
  * A step's failure as the bundle reports it: a CamelCase reason (the bundle's Ready reason) and a
@@ -19,7 +20,13 @@ export class BuildFailure extends Error {
 
 /** The reason of a failure that is not one of the step's own: `<Stage><kind>`. */
 export function stageReason(step: BuildStep, kind: string): string {
-  return `${stageOfStep(step).name}${kind}`;
+  return `${STEP_STAGE[step]}${kind}`;
+}
+
+/** The failure of a step whose tool the image lacks (`<Stage>ToolMissing`), when that is the cause. */
+export function missingTool(step: BuildStep, cause: unknown): BuildFailure | undefined {
+  if (!(cause instanceof MissingToolError)) return undefined;
+  return new BuildFailure(stageReason(step, 'ToolMissing'), cause.message, { cause });
 }
 
 /** Kubernetes keeps at most 4096 bytes of a termination message. */

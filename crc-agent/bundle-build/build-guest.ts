@@ -16,7 +16,7 @@ import type { TarFile } from './tar-streams.js';
 
 /**
  * Build guests are not known by host key: the live ISO and the installed system have keys of
- * their own, and the installer VM is new each time (spec §3.1). The Job is bound to the VMI
+ * their own, and the installer VM is new each time (docs/adr/0032-bundle-build-guest-side.md). The Job is bound to the VMI
  * instead.
  */
 const ANY_HOST_KEY: HostKeyVerifier = { verify: () => true };

@@ -1,5 +1,5 @@
 /**
- * The guest clock against real time plus the offset it should run at (spec §4.1.3, §3.5, §4.6):
+ * The guest clock against real time plus the offset it should run at (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2, docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10):
  * undefined when it is within the tolerance, else what is wrong, in words.
  */
 export function clockProblem(
@@ -17,5 +17,5 @@ export function clockProblem(
 
 /** How far a shifted clock may be from real − D: the VM boots and installs in minutes. */
 export const SHIFTED_CLOCK_TOLERANCE_SECONDS = 900;
-/** §4.6: within ±60 s of real time once back in the present. */
+/** The seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10): within ±60 s of real time once back in the present. */
 export const PRESENT_CLOCK_TOLERANCE_SECONDS = 60;

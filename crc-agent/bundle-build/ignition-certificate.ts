@@ -19,7 +19,7 @@ export function dataUrlBytes(source: string, compression?: string): Buffer | und
 /**
  * The earliest NotBefore among the certificates the live ignition carries under
  * /opt/openshift/tls (the installer's CAs and serving certificates), with the file it came
- * from; undefined when it carries none. The installer sets NotBefore to its own clock (spec §0.4),
+ * from; undefined when it carries none. The installer sets NotBefore to its own clock (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2),
  * so this shows which clock generated the ignition.
  */
 export function ignitionCertificateNotBefore(

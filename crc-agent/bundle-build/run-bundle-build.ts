@@ -4,7 +4,7 @@ import { ConfigError } from '../config.js';
 import { CancelledError, errorMessage, RetryTimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { loadBuildConfig } from './build-config.js';
-import { BuildFailure, stageReason, success, writeResult } from './build-failure.js';
+import { BuildFailure, missingTool, stageReason, success, writeResult } from './build-failure.js';
 import { GuestScriptError } from './build-guest.js';
 import { StepContext } from './step-context.js';
 import type { StepRunner } from './step-context.js';
@@ -45,6 +45,8 @@ export interface BundleBuildDeps {
 /** Any error of a step as the failure the bundle reports. */
 export function asFailure(step: BuildStep, error: unknown): BuildFailure {
   if (error instanceof BuildFailure) return error;
+  const tool = missingTool(step, error);
+  if (tool) return tool;
   const message = errorMessage(error);
   if (error instanceof CancelledError)
     return new BuildFailure(

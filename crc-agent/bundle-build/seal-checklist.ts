@@ -1,6 +1,6 @@
 import type { SealCheck } from './script-output.js';
 
-/** Every check of the seal checklist (spec §4.6), by the name its guest script prints. */
+/** Every check of the seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10), by the name its guest script prints. */
 export const SEAL_CHECKS = [
   'kubelet-client-cert',
   'kubelet-server-cert',
@@ -45,7 +45,7 @@ export function sealVerdict(checks: readonly SealCheck[]): { failed: string[]; c
 }
 
 /**
- * The string the checklist searches the disk for (spec §4.2.2): the first auth entry's token,
+ * The string the checklist searches the disk for (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10): the first auth entry's token,
  * so that any copy of the real pull secret is found. Undefined for a secret without auths.
  */
 export function sealMarker(pullSecretJson: string): string | undefined {

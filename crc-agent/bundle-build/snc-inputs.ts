@@ -3,7 +3,7 @@ import { BUILD_NODE } from '../../contracts/bundle-build.js';
 import type { TarFile } from './tar-streams.js';
 
 /**
- * The installer inputs SNC keeps as files next to snc.sh, written here as data (spec §2.1, S12,
+ * The installer inputs SNC keeps as files next to snc.sh, written here as data (docs/adr/0032-bundle-build-guest-side.md; S12,
  * S14, S16/A2, S17, S20, A1, A1', A3). The pull secret is not among them: it reaches the
  * installer VM on stdin only.
  */
@@ -164,7 +164,7 @@ export function sncMachineConfigs(): TarFile[] {
   ];
 }
 
-/** A2 (recorded deviation, spec R9): OVN-Kubernetes with MTU 1400 instead of the stale SDN file. */
+/** A2 (a recorded deviation, docs/adr/0032-bundle-build-guest-side.md): OVN-Kubernetes with MTU 1400 instead of the stale SDN file. */
 export function networkManifest(): TarFile {
   return {
     name: 'manifests/cluster-network-03-config.yml',

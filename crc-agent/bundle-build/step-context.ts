@@ -3,7 +3,7 @@ import type { BuildStep, BuildStepOutputs } from '../../contracts/bundle-build.j
 import type { Logger } from '../logger.js';
 import { checkPrivateKey } from '../ssh-key.js';
 import type { BuildConfig } from './build-config.js';
-import { BuildFailure, stageReason } from './build-failure.js';
+import { BuildFailure, missingTool, stageReason } from './build-failure.js';
 import { BuildGuest } from './build-guest.js';
 import { readResolved } from './work-files.js';
 import type { ResolvedRelease } from './work-files.js';
@@ -24,9 +24,15 @@ export class StepContext {
     return this.config.step;
   }
 
-  /** A failure of this step's stage with a reason of its kind (`<Stage><kind>`). */
+  /**
+   * A failure of this step's stage with a reason of its kind (`<Stage><kind>`); one caused by a
+   * tool the image lacks is that, whatever the step would have advised (missingTool).
+   */
   fail(kind: string, message: string, cause?: unknown): BuildFailure {
-    return new BuildFailure(stageReason(this.step, kind), message, { cause });
+    return (
+      missingTool(this.step, cause) ??
+      new BuildFailure(stageReason(this.step, kind), message, { cause })
+    );
   }
 
   /** The guest named by BUILD_SSH_HOST, logged in with the build key (read once). */

@@ -29,7 +29,7 @@ export interface ResolvedRelease {
   releaseDigest: string;
   isoUrl: string;
   isoSha256: string;
-  /** `oc adm release info --image-for=cli`: the cred-manager's image (spec R17). */
+  /** `oc adm release info --image-for=cli`: the cred-manager's image (docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7). */
   cliImage: string;
   /** `--image-for=baremetal-runtimecfg`: pinned through the prune (S42). */
   baremetalRuntimecfgImage: string;

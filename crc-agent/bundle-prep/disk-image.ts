@@ -3,13 +3,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { errorMessage } from '../errors.js';
+import { errorMessage, isSpawnNotFound, MissingToolError } from '../errors.js';
 
 const execFileAsync = promisify(execFile);
 
 export const QEMU_IMG = 'qemu-img';
 
-/** Runs qemu-img and returns its stdout; a failure carries qemu-img's own message. */
+/**
+ * Runs qemu-img and returns its stdout; a failure carries qemu-img's own message, and an image
+ * without qemu-img says so (MissingToolError).
+ */
 export async function qemuImg(args: readonly string[], signal: AbortSignal): Promise<string> {
   try {
     const { stdout } = await execFileAsync(QEMU_IMG, args, {
@@ -19,11 +22,11 @@ export async function qemuImg(args: readonly string[], signal: AbortSignal): Pro
     });
     return stdout;
   } catch (error) {
+    if (isSpawnNotFound(error)) throw new MissingToolError(QEMU_IMG);
     const stderr = (error as { stderr?: string }).stderr?.trim();
-    const code = (error as { code?: unknown }).code;
-    const detail =
-      code === 'ENOENT' ? `${QEMU_IMG} is not installed` : stderr || errorMessage(error);
-    throw new Error(`${QEMU_IMG} ${args[0] ?? ''} failed: ${detail}`, { cause: error });
+    throw new Error(`${QEMU_IMG} ${args[0] ?? ''} failed: ${stderr || errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -3,10 +3,7 @@ import { DAY_MS, enddate, epoch } from './build-guest-output.js';
 import type { CommandOutcome } from './guest-machine.js';
 import type { SimulatedBuildGuest } from './simulated-build-guest.js';
 
-/**
- * The seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10) from the
- * state model: a step that was skipped leaves its check failing.
- */
+/** The seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10) from the state model: a step that was skipped leaves its check failing. */
 export function sealChecklist(
   guest: SimulatedBuildGuest,
   args: string[],

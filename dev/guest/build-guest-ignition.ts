@@ -7,7 +7,7 @@ import { nativeSigner } from '../../contracts/certificates.js';
  * What `openshift-install create single-node-ignition-config` leaves in the install dir, as far
  * as the build reads it: the live ignition (with a certificate whose NotBefore is the clock of
  * the VM that ran it, and the install-config's SSH key for core), the admin kubeconfig, the
- * kubeadmin password, and the state file that holds the pull secret (spec R18).
+ * kubeadmin password, and the state file that holds the pull secret (docs/bundle-build.md#10-cleanup).
  */
 export function installDirFiles(input: {
   installConfig: string;

@@ -19,7 +19,7 @@ import { GuestSshServer } from './guest-ssh-server.js';
 export interface BuildGuestFaults {
   /** The live ISO never installs to disk (P5 InstallWait never completes). */
   installNeverCompletes?: boolean;
-  /** The RTC offset does not show as system time (spec R3). */
+  /** The RTC offset does not show as system time (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2). */
   ignoresClockOffset?: boolean;
   /** These seal checks fail whatever the state says. */
   failingChecks?: string[];

@@ -5,7 +5,11 @@ import { ApiClient } from '../../operator/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
 import { TestMirror } from '../platform/bundles/bundle-fixtures.js';
-import { SimulatedPlatform, TEST_AGENT_IMAGE } from '../platform/simulated-platform.js';
+import {
+  SimulatedPlatform,
+  simulatedBuilds,
+  TEST_AGENT_IMAGE,
+} from '../platform/simulated-platform.js';
 import { LocalOperator } from './local-operator.js';
 import { LOCAL_STREAM, startLocalUpdateService } from './local-update-service.js';
 import { DEMO, seedLocalEnvironment } from './local-seed.js';
@@ -66,7 +70,8 @@ export async function serveLocalEnvironment(): Promise<void> {
     const platform = await SimulatedPlatform.startPlatform(kubeConfig, api, {
       namespaces: [DEMO.namespace],
       operatorNamespace: 'guestcluster-operator-system',
-      crc: {},
+      // CRCBundle builds run too (samples/crcbundle-build.yaml), on simulated build guests.
+      crc: simulatedBuilds(api),
       hcp: true,
       log,
     });

@@ -24,6 +24,11 @@ import { SimulatedNodePools } from './hypershift/simulated-node-pools.js';
 import { ensurePlatformOperands } from './management/simulated-platform-operands.js';
 import { SimulatedRouter } from './router/simulated-router.js';
 import { SimulatedStorage } from './storage/simulated-storage.js';
+import { playReleaseTool } from './build/simulated-build-tools.js';
+import { SimulatedBuildGuests } from './build/simulated-build-guests.js';
+import type { VmiObject } from './host/platform-kinds.js';
+import { SECRETS } from '../../operator/api/resources.js';
+import type { Secret } from '../../operator/kube/workloads.js';
 
 export { TEST_AGENT_IMAGE };
 
@@ -42,6 +47,12 @@ export interface SimulatedPlatformOptions {
     seed?: SimulatedCrcGuestsOptions['seed'];
     /** The guests of bundle-build VMIs (label guestcluster.opdev.io/bundle-build-role). */
     buildGuests?: (power: GuestPower) => BuildGuestHost;
+    /**
+     * Build Jobs of the steps whose tools cannot run here get their results played
+     * (playReleaseTool): what the local environment gives every build. A Job's played result
+     * (`jobResults`) still wins.
+     */
+    releaseToolStandIns?: boolean;
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
@@ -305,7 +316,10 @@ export class SimulatedPlatform {
           const played = namesOf(job)
             .map((name) => this.jobResults.get(name))
             .find((result) => result !== undefined);
-          return typeof played === 'function' ? played(job) : played;
+          if (played) return typeof played === 'function' ? played(job) : played;
+          if (this.options.crc?.releaseToolStandIns)
+            return playReleaseTool(job, (claim) => this.volumePath(ns, claim));
+          return undefined;
         },
         env: (_job, _pod, env) => this.platformEnv(env),
         onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
@@ -363,6 +377,36 @@ export class SimulatedPlatform {
       ...this.agentEnv.get(env[AGENT_ENV.instanceName] ?? env[BUILD_ENV.bundleName] ?? ''),
     };
   }
+}
+
+/**
+ * Bundle builds as the local environment simulates them: the build VMs boot simulated build
+ * guests (the installer VM with the cloud-init its Secret holds, read through the API as
+ * virt-launcher would), and the steps whose tools cannot run here are played
+ * (releaseToolStandIns). The other steps run the agent's own code against those guests.
+ */
+export function simulatedBuilds(
+  api: ApiClient,
+): Required<
+  Pick<NonNullable<SimulatedPlatformOptions['crc']>, 'buildGuests' | 'releaseToolStandIns'>
+> {
+  const userData = async (vmi: VmiObject): Promise<string | undefined> => {
+    const volume = (vmi.spec?.volumes ?? []).find((v) => 'cloudInitNoCloud' in v) as
+      { cloudInitNoCloud?: { secretRef?: { name: string } } } | undefined;
+    const name = volume?.cloudInitNoCloud?.secretRef?.name;
+    if (!name) return undefined;
+    const secret = await api.get<Secret>(SECRETS, name, vmi.metadata!.namespace);
+    const data = secret.data?.userdata ?? secret.data?.userData;
+    return data ? Buffer.from(data, 'base64').toString() : undefined;
+  };
+  return {
+    buildGuests: (power) =>
+      new SimulatedBuildGuests({
+        onPoweroff: (vmi) => power.powerOff(vmi.metadata!.uid!),
+        userData,
+      }),
+    releaseToolStandIns: true,
+  };
 }
 
 function required<T>(part: T | undefined, world: 'crc' | 'hcp'): T {

@@ -16,7 +16,7 @@ export interface VmProfile {
    * but a profile does not leave it to a default (the RHCOS metal image boots either).
    */
   readonly bootloader: { readonly bios: Record<string, never> };
-  /** Masquerade on the pod network: the guest NIC is 10.0.2.2 in every VMI. */
+  /** Masquerade on the pod network: the guest NIC is 10.0.2.2 in every VMI (docs/bundle-build.md#build-dns). */
   readonly interface: { readonly name: string; readonly masquerade: Record<string, never> };
   readonly network: { readonly name: string; readonly pod: Record<string, never> };
   /** The guest clock's base; the build shifts it by an offset from P4 Boot to P7 ReturnToPresent only. */

@@ -14,8 +14,9 @@ import { LeaseController } from './clusterlease/lease-controller.js';
 import { PoolController } from './clusterpool/pool-controller.js';
 import { registerPoolMetrics } from './clusterpool/pool-metrics.js';
 import { leaseMetrics } from './clusterlease/lease-metrics.js';
-import { bundleFailures } from './crcbundle/bundle-metrics.js';
-import type { BundleControllerOptions } from './crcbundle/bundle-controller.js';
+import { bundleFailures } from './bundles/bundle-metrics.js';
+import type { BundleControllerOptions } from './bundles/bundle-settings.js';
+import { BuildController } from './bundlebuild/build-controller.js';
 import { BundleController } from './crcbundle/bundle-controller.js';
 import type { VersionStreamControllerOptions } from './versionstream/version-stream-controller.js';
 import { VersionStreamController } from './versionstream/version-stream-controller.js';
@@ -98,13 +99,12 @@ export function registerControllers(
         crc: options.crc,
       }),
     );
-  if (enabled.has('crcbundle'))
-    manager.addController(
-      new BundleController(manager.ports, config, {
-        ...options.bundles,
-        failures: bundleFailures(metricsRegistry),
-      }).registration(),
-    );
+  // CRCBundles have two controllers, one per source (ADR 0042): downloads and builds.
+  if (enabled.has('crcbundle')) {
+    const bundles = { ...options.bundles, failures: bundleFailures(metricsRegistry) };
+    manager.addController(new BundleController(manager.ports, config, bundles).registration());
+    manager.addController(new BuildController(manager.ports, config, bundles).registration());
+  }
   // Cluster-scoped and one for the cluster: not limited to a scope.
   if (enabled.has('admissionpolicy'))
     manager.addController(new PolicyKeeper(manager.ports).registration());

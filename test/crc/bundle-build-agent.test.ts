@@ -9,10 +9,10 @@ import { VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
 import { PVCS } from '../../operator/api/core-resources.js';
-import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
-import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/bundlebuild/build-meta.js';
+import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
-import { BUILD_STAGES } from '../../contracts/bundle-build.js';
+import { BUILD_STAGES } from '../../operator/controllers/bundlebuild/build-stages.js';
 import type { VmiObject } from '../../dev/platform/host/platform-kinds.js';
 import { SimulatedBuildGuests } from '../../dev/platform/build/simulated-build-guests.js';
 import {

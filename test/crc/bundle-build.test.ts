@@ -15,9 +15,9 @@ import {
   LABEL_VM_NAME,
   VIRTUAL_MACHINE_INSTANCES,
 } from '../../operator/api/platform-resources.js';
-import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/crcbundle/build/build-meta.js';
+import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/bundlebuild/build-meta.js';
 import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
-import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { resourceType } from '../../operator/kube/resource-type.js';
 import { DEFAULT_TIMINGS } from '../../operator/timings.js';

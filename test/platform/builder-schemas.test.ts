@@ -14,8 +14,8 @@ import {
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject, Stored, StoredCluster } from '../../operator/kube/objects.js';
 import type { CRCBundle } from '../../operator/api/resources.js';
-import { buildTargetVm } from '../../operator/controllers/crcbundle/build/build-vms.js';
-import { buildNames } from '../../operator/controllers/crcbundle/build/build-names.js';
+import { buildTargetVm } from '../../operator/controllers/bundlebuild/build-vms.js';
+import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import { CRC_KUBEVIRT_V1 } from '../../operator/api/vm-profile.js';
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useWorld } from '../support/world.js';

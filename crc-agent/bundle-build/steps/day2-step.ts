@@ -1,7 +1,7 @@
 import { waitForPool, waitForStableCluster } from '../cluster-waits.js';
 import type { StepRunner } from '../step-context.js';
 
-/** P6 (spec §4.1.4): cred manager, a new CSR signer, a stable cluster, transient-ro rolled out. */
+/** P6 (docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7): cred manager, a new CSR signer, a stable cluster, transient-ro rolled out. */
 export const runDay2: StepRunner<'day2'> = async (context) => {
   const { config, log } = context;
   const guest = await context.guest();

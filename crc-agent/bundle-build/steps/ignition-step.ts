@@ -58,7 +58,7 @@ async function installerInputs(context: StepContext): Promise<TarFile[]> {
 }
 
 /**
- * P2 on the installer VM (spec §3.5): set and check the shifted clock, stream in the inputs,
+ * P2 on the installer VM (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2): set and check the shifted clock, stream in the inputs,
  * generate the ignition with the pull secret on stdin, bring the install dir back to the work
  * volume, and check that the ignition's certificates were made on the shifted clock.
  */

@@ -3,7 +3,7 @@ import { requiredResult } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
 
 /**
- * P9 (spec §4.2.1, §4.3; SNC S42, S43, S45–S48), in SNC's order: pin baremetal-runtimecfg while
+ * P9 (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10; SNC S42, S43, S45–S48), in SNC's order: pin baremetal-runtimecfg while
  * the pull secret still works, empty the pull secret and wait for the MCO to render and roll it
  * out, let the cluster settle without it, then prune.
  */

@@ -11,9 +11,9 @@ import { WORK_FILES, workPath } from '../work-files.js';
 export const GUEST_KUBECONFIG = '/opt/kubeconfig';
 
 /**
- * What is wrong with the node's name or address as install-status saw it (spec §7.3): the
+ * What is wrong with the node's name or address as install-status saw it (docs/bundle-build.md#4-install-to-disk-then-the-reboot-inside-the-same-vmi): the
  * hostname must be crc from the start, and eth10 must carry the node IP once bootkube runs
- * (the bootstrap etcd member is made on it, spec R4). Undefined when nothing is wrong yet.
+ * (the bootstrap etcd member is made on it, docs/bundle-build.md#5-the-cluster-is-up-at-the-skewed-time-end-of-p5). Undefined when nothing is wrong yet.
  */
 export function nodeIdentityProblem(status: ScriptOutput): string | undefined {
   const hostname = status.results.get('hostname') ?? '';
@@ -28,7 +28,7 @@ export function nodeIdentityProblem(status: ScriptOutput): string | undefined {
 }
 
 /**
- * P5 (spec §3.3, §4.1.3, §7.3–7.5): follow bootstrap-in-place over SSH, checking on every look
+ * P5 (docs/bundle-build.md#5-the-cluster-is-up-at-the-skewed-time-end-of-p5): follow bootstrap-in-place over SSH, checking on every look
  * that the guest runs on the shifted clock; once the installed system is up and
  * /etc/kubernetes/bootstrap-secrets is gone, copy the admin kubeconfig in and wait, with the
  * guest's own oc, for clusterversion Available and the console route.
@@ -55,7 +55,7 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
         if (problem)
           throw context.fail(
             'ClockNotShifted',
-            `${problem} (${phase} system): the VMI's clock offset was not honoured (spec R3); check spec.domain.clock on the build VM and that chronyd is masked`,
+            `${problem} (${phase} system): the VMI's clock offset was not honoured; check spec.domain.clock on the build VM and that chronyd is masked`,
           );
         if (phase !== lastPhase) {
           lastPhase = phase;

@@ -155,3 +155,42 @@ describe('iso', () => {
     });
   });
 });
+
+describe('a tool the image lacks', () => {
+  /** PATH without the tools of this file: an image that does not carry them. */
+  const withoutTools = async (run: () => Promise<unknown>): Promise<unknown> => {
+    const empty = path.join(dir, 'empty-bin');
+    await mkdir(empty, { recursive: true });
+    process.env.PATH = empty;
+    try {
+      return await run().catch((error: unknown) => error);
+    } finally {
+      process.env.PATH = `${path.join(dir, 'bin')}:${originalPath ?? ''}`;
+    }
+  };
+
+  it('is named as missing from the image, not blamed on the release or the pull secret', async () => {
+    const failure = (await withoutTools(() => runResolve(context('resolve')))) as {
+      reason: string;
+      message: string;
+    };
+    expect(failure).toMatchObject({ reason: 'ResolveToolMissing' });
+    expect(failure.message).toContain('"oc"');
+    expect(failure.message).toContain('CRC_AGENT_IMAGE');
+    expect(failure.message).not.toContain('pull secret');
+  });
+
+  it('is named for the iso step too', async () => {
+    const env = {
+      BUILD_ISO_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/live.iso`,
+      BUILD_ISO_SHA256: sha(ISO),
+    };
+    const failure = (await withoutTools(() => runIso(context('iso', env)))) as {
+      reason: string;
+      message: string;
+    };
+    expect(failure).toMatchObject({ reason: 'ISOToolMissing' });
+    expect(failure.message).toContain('"coreos-installer"');
+    expect(failure.message).not.toContain('embed area');
+  });
+});

@@ -7,13 +7,16 @@ import { promisify } from 'node:util';
 import { BUILD_DISK_FILE, BUILD_NODE } from '../../../contracts/bundle-build.js';
 import { rawVirtualSize, sha256File } from '../../bundle-prep/disk-image.js';
 import { download } from '../../bundle-prep/download.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, isSpawnNotFound, MissingToolError } from '../../errors.js';
 import type { StepRunner } from '../step-context.js';
 import { WORK_FILES, workPath } from '../work-files.js';
 
 const run = promisify(execFile);
 
-/** Runs a tool of the image; the error names the tool, without its arguments (they hold paths to secrets). */
+/**
+ * Runs a tool of the image; the error names the tool, without its arguments (they hold paths to
+ * secrets). A tool the image lacks is a MissingToolError, which no input can fix.
+ */
 export async function tool(
   command: string,
   args: readonly string[],
@@ -27,6 +30,7 @@ export async function tool(
     });
     return stdout;
   } catch (error) {
+    if (isSpawnNotFound(error)) throw new MissingToolError(command);
     const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').slice(-3).join(' | ');
     throw new Error(`${command} ${args[0] ?? ''} failed: ${stderr || errorMessage(error)}`, {
       cause: error,
@@ -35,7 +39,7 @@ export async function tool(
 }
 
 /**
- * P1's check (spec §5.3): the build DNS answers api-int and any apps name with the node IP, and
+ * P1's check (docs/bundle-build.md#build-dns): the build DNS answers api-int and any apps name with the node IP, and
  * forwards an external name. BUILD_DNS_PORT (a local run's) moves it off port 53.
  */
 export const runDnsCheck: StepRunner<'dns-check'> = async (context) => {
@@ -85,7 +89,7 @@ export const runPublish: StepRunner<'publish'> = async (context) => {
 };
 
 /**
- * P3 (spec §3.3, §3.6): the pristine ISO, downloaded and checked against P0's sha256 (cached on
+ * P3 (docs/bundle-build.md#3-the-live-iso-boots-from-the-cdrom-p3-p4-p5-before-the-reboot): the pristine ISO, downloaded and checked against P0's sha256 (cached on
  * the work volume), gets the live ignition embedded and lands as `disk.img` on the live-ISO PVC.
  */
 export const runIso: StepRunner<'iso'> = async (context) => {
@@ -118,7 +122,8 @@ export const runIso: StepRunner<'iso'> = async (context) => {
   ).catch((error: unknown) => {
     throw context.fail(
       'EmbedFailed',
-      `${errorMessage(error)}; a large ignition can overflow the ISO's embed area (spec R19)`,
+      `${errorMessage(error)}; a large ignition can overflow the ISO's embed area`,
+      error,
     );
   });
   return { liveIsoSha256: await sha256File(out, signal) };

@@ -4,7 +4,7 @@ import { epochResult } from '../script-output.js';
 import type { ScriptOutput } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
 
-/** P7 and P11: an in-guest poweroff (spec R11: never a forced stop); the VMI then ends. */
+/** P7 and P11: an in-guest poweroff (never a forced stop, docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7); the VMI then ends. */
 export const runPoweroff: StepRunner<'poweroff'> = async (context) => {
   const guest = await context.guest();
   await guest.poweroff();
@@ -20,7 +20,7 @@ function notAfter(output: ScriptOutput, which: string): Date | undefined {
 }
 
 /**
- * P7 after the restart (spec §4.1.5–7): the guest is back in the present, the CSR loop runs until
+ * P7 after the restart (docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7): the guest is back in the present, the CSR loop runs until
  * both kubelet certificates are valid for 25 more days (60 passes at most), and the cluster is
  * stable again.
  */

@@ -54,7 +54,7 @@ async function routesControllerImage(context: StepContext, version: string): Pro
 }
 
 /**
- * P0 (spec §3.3; SNC S1–S4, S21, C9): the release's version, digest and component images, the
+ * P0 (docs/bundle-build.md#1-preflight-p0-p1; SNC S1–S4, S21, C9): the release's version, digest and component images, the
  * openshift-install binary extracted onto the work volume, and the live ISO of the release's
  * stream metadata. Everything the later steps need is written to the work volume too.
  */
@@ -103,6 +103,7 @@ export const runResolve: StepRunner<'resolve'> = async (context) => {
     throw context.fail(
       'InstallerExtractFailed',
       `${errorMessage(error)}; the work volume needs about 1 GiB free`,
+      error,
     );
   });
   const stream = JSON.parse(

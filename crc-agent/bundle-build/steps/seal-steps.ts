@@ -5,7 +5,7 @@ import { SEAL_CHECKS, sealMarker, sealVerdict } from '../seal-checklist.js';
 import { pullSecretLine } from './ignition-step.js';
 
 /**
- * P10 (spec §4.4, §4.5): the OS sealing, the first reboot into the new deployment, the cleanup,
+ * P10 (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10): the OS sealing, the first reboot into the new deployment, the cleanup,
  * the second reboot, etcd offline, cloud-init. The reboots happen inside the VMI; nothing starts
  * on them, the kubelet is disabled.
  */
@@ -32,7 +32,7 @@ export const runSeal: StepRunner<'seal'> = async (context) => {
   return {};
 };
 
-/** §4.6: the build fails on any miss, naming each check that failed or was not reported. */
+/** The seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10): the build fails on any miss, naming each check that failed or was not reported. */
 export const runSealCheck: StepRunner<'seal-check'> = async (context) => {
   const { config, log } = context;
   const guest = await context.guest();

@@ -124,31 +124,17 @@ describe('citations of documents outside the repository', () => {
     ]);
   });
 
-  it('flags snc step codes and bare stage codes in comments, not in code or strings', () => {
+  it('flags snc step codes in comments, not in code or strings, and leaves the stage codes', () => {
     const text = [
       "const type = 'S3'; // SNC S21 and C9, S1–S4",
       "const step = { phase: 'P5' }; /* P4–P7 shift the clock; (P11) */",
       "const re = /\\/\\/ P2/; const s = '// P3 is no comment';",
     ].join('\n');
-    expect(cite('a.ts', text)).toEqual([
-      '1:27 S21',
-      '1:35 C9',
-      '1:39 S1–S4',
-      '2:34 P4–P7',
-      '2:58 P11',
-    ]);
-  });
-
-  it('lets a stage code stand where the product names the stage or the step with it', () => {
-    const text = [
-      '// P5 InstallWait waits for the install; P7-poweroff and P11-poweroff end their VMIs.',
-      '// P5 Customize is no stage of ours, nor P7-zero a step of P7.',
-    ].join('\n');
-    expect(cite('a.ts', text)).toEqual(['2:4 P5', '2:42 P7', '2:60 P7']);
+    expect(cite('a.ts', text)).toEqual(['1:27 S21', '1:35 C9', '1:39 S1–S4']);
   });
 
   it('reads # comments of scripts and YAML outside quotes, and // comments of Go', () => {
-    expect(cite('run.sh', 'echo "# S21 in a string" # the P3 step')).toEqual(['1:32 P3']);
+    expect(cite('run.sh', 'echo "# S21 in a string" # the S3 step')).toEqual(['1:32 S3']);
     expect(cite('x.yaml', "key: 'a # C9' # C20 (power)")).toEqual(['1:17 C20']);
     expect(cite('main.go', 'x := "// S4" // S21\n/* C9 */')).toEqual(['1:17 S21', '2:4 C9']);
   });
@@ -163,11 +149,11 @@ describe('citations of documents outside the repository', () => {
 describe('one file checked', () => {
   it('reports each citation and dangling link as file:line:column, in order', () => {
     const targets: LinkTargets = { has: () => true, anchors: () => new Set(['ok']) };
-    const text = `// docs/install.md#missing (spec ${SECTION}1)\n// docs/install.md#ok (P2)\n`;
+    const text = `// docs/install.md#missing (spec ${SECTION}1)\n// docs/install.md#ok (S2)\n`;
     expect(checkFile('operator/x.ts', text, targets).map(formatFinding)).toEqual([
       `operator/x.ts:1:4: "docs/install.md#missing": docs/install.md has no heading with the anchor #missing`,
       `operator/x.ts:1:29: "spec ${SECTION}1": cites a document by section sign`,
-      'operator/x.ts:2:24: "P2": a bare build stage code: name the stage as the product does (`P5 InstallWait`, `P7-poweroff`)',
+      'operator/x.ts:2:24: "S2": an snc script\'s step code of the outside spec',
     ]);
   });
 });

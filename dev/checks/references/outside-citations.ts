@@ -1,4 +1,3 @@
-import { BUILD_STAGES } from '../../../contracts/bundle-build.js';
 import type { CommentLine } from './source-comments.js';
 
 /** A place where a file cites a document outside the repository, and how. */
@@ -17,23 +16,6 @@ const SECTION_NUMBER =
   /\b(?:spec(?:ification)?(?:'s)?\s+(?:section\s+)?\d+(?:\.\d+)*|section\s+\d+(?:\.\d+)+)\b/giu;
 /** The snc scripts' step codes (`S21`, `C9`, `S1–S4`): never words of ours. */
 const SNC_CODE = /\b[SC]\d{1,2}(?:\s*[–-]\s*[SC]?\d{1,2})?\b/gu;
-/** A build stage code (`P5`), possibly a range (`P4–P7`), and what follows it. */
-const STAGE_CODE = /\bP(\d{1,2})\b(?:\s*[–-]\s*P?\d{1,2}\b)?/gu;
-
-/**
- * The stage codes are the product's own words where the product writes them: with the stage's
- * name (`P5 InstallWait`, as status messages say it) or as a step's recorded name
- * (`P7-poweroff`). Written bare (`(P5)`, `P4–P7`) they are the outside spec's shorthand.
- */
-function ownStageName(code: string, after: string): boolean {
-  const stage = BUILD_STAGES.find((s) => s.phase === code);
-  if (!stage) return false;
-  const steps: readonly string[] = stage.steps;
-  const named = new RegExp(`^ ${stage.name}\\b`).test(after);
-  const step = /^-([a-z][a-z-]*)/.exec(after)?.[1];
-  return named || (step !== undefined && steps.includes(step));
-}
-
 function matches(
   text: string,
   pattern: RegExp,
@@ -56,27 +38,19 @@ export function sectionCitations(text: string, at: { line: number; column: numbe
   ];
 }
 
-/** The bundle-build spec's codes in one comment line: snc step codes, and bare stage codes. */
+/**
+ * The snc scripts' step codes in one comment line. The build's own stage codes (P0 to P13) are
+ * the product's words: docs/bundle-build.md#stage-map defines them, and status and Job names
+ * carry them.
+ */
 export function codeCitations(comment: CommentLine): Citation[] {
-  const bare = [...comment.text.matchAll(STAGE_CODE)].filter((m) => {
-    const range = m[0] !== `P${m[1]}`;
-    return range || !ownStageName(m[0], comment.text.slice(m.index + m[0].length));
-  });
-  return [
-    ...matches(comment.text, SNC_CODE, comment, "an snc script's step code of the outside spec"),
-    ...bare.map((m) => ({
-      line: comment.line,
-      column: comment.column + m.index,
-      found: m[0],
-      why: 'a bare build stage code: name the stage as the product does (`P5 InstallWait`, `P7-poweroff`)',
-    })),
-  ];
+  return matches(comment.text, SNC_CODE, comment, "an snc script's step code of the outside spec");
 }
 
 /**
  * Every citation of a document outside the repository in a file: section signs and numbers in
- * any line, and the bundle-build spec's codes in its comments. Markdown (docs/) may use the stage
- * and step codes: docs/reference is where the product's vocabulary is defined.
+ * any line, and the snc scripts' step codes in its comments. Markdown (docs/) may use the step
+ * codes: ADR 0032 maps them to what the build does instead.
  */
 export function outsideCitations(text: string, comments: readonly CommentLine[]): Citation[] {
   return [

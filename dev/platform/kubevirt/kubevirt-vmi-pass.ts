@@ -26,6 +26,26 @@ type LauncherPod = Pod & PodStatusIp;
 
 const LAUNCHER_IMAGE = 'registry.example.test/kubevirt/virt-launcher:simulated';
 const CREATED_BY = 'kubevirt.io/created-by';
+/**
+ * The non-root launcher's security, as virt-controller's template service gives it
+ * (pkg/virt-controller/services/template.go): qemu's user, no privilege escalation, every
+ * capability dropped but NET_BIND_SERVICE, and the seccomp profile virt-handler installs. It
+ * passes the restricted Pod Security Standard, so VMs run in restricted namespaces (the
+ * operator's, where the bundle builds' VMs live) as they do on the platform.
+ */
+const LAUNCHER_POD_SECURITY = {
+  runAsUser: 107,
+  runAsGroup: 107,
+  fsGroup: 107,
+  runAsNonRoot: true,
+  seccompProfile: { type: 'Localhost', localhostProfile: 'kubevirt/kubevirt.json' },
+};
+const LAUNCHER_CONTAINER_SECURITY = {
+  allowPrivilegeEscalation: false,
+  privileged: false,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+};
 const suffix = (): string =>
   Array.from(randomBytes(5), (byte) => 'bcdfghjklmnpqrstvwxz2456789'[byte % 27]).join('');
 
@@ -153,12 +173,14 @@ export class VmiPass {
         nodeName: this.options.nodeName,
         restartPolicy: 'Never',
         automountServiceAccountToken: false,
+        securityContext: LAUNCHER_POD_SECURITY,
         // virt-controller's template service mounts every claim-backed volume into the compute
         // container: what CDI's "source in use" check (GetPodsUsingPVCs) sees.
         containers: [
           {
             name: 'compute',
             image: LAUNCHER_IMAGE,
+            securityContext: LAUNCHER_CONTAINER_SECURITY,
             volumeMounts: claimVolumes(vmi.spec).map((v) => ({
               name: v.volume,
               mountPath: `/var/run/kubevirt-private/vmi-disks/${v.volume}`,

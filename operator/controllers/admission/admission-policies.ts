@@ -32,7 +32,7 @@ export interface PolicyPair {
   binding: AdmissionPolicy;
 }
 
-const held = (object: string): string =>
+const heldLabelIn = (object: string): string =>
   `has(${object}.metadata.labels) && ${object}.metadata.labels[?'${LABEL_LEASE_HELD}'].orValue('') == 'true'`;
 
 function pair(
@@ -76,7 +76,7 @@ function leaseTtlPolicy(): PolicyPair {
           // A write that leaves the TTL and the held label alone (finalizers, annotations) is
           // never refused, also when the pool's limit was lowered since.
           name: 'ttl-or-hold-changed',
-          expression: `request.operation == 'CREATE' || (has(object.spec.ttl) ? object.spec.ttl : '0') != (has(oldObject.spec.ttl) ? oldObject.spec.ttl : '0') || (${held('object')}) != (${held('oldObject')})`,
+          expression: `request.operation == 'CREATE' || (has(object.spec.ttl) ? object.spec.ttl : '0') != (has(oldObject.spec.ttl) ? oldObject.spec.ttl : '0') || (${heldLabelIn('object')}) != (${heldLabelIn('oldObject')})`,
         },
       ],
       variables: [
@@ -87,7 +87,7 @@ function leaseTtlPolicy(): PolicyPair {
             'params.metadata.name == object.spec.poolRef.name && has(params.spec.maxLeaseDuration)',
         },
         { name: 'ttl', expression: "has(object.spec.ttl) ? object.spec.ttl : '0'" },
-        { name: 'held', expression: held('object') },
+        { name: 'held', expression: heldLabelIn('object') },
         {
           name: 'hold',
           expression:
@@ -129,12 +129,12 @@ function leaseTtlPolicy(): PolicyPair {
  * on create, on a lease not yet bound, and on one that was held before (status.heldAt).
  */
 function leaseHoldPolicy(): PolicyPair {
-  const was = `request.operation == 'UPDATE' && (${held('oldObject')})`;
+  const was = `request.operation == 'UPDATE' && (${heldLabelIn('oldObject')})`;
   const oldStatus = (field: string): string =>
     `has(oldObject.status) && has(oldObject.status.${field})`;
   return pair('guestcluster-lease-held-after-binding', {
     matchConstraints: leaseRules(),
-    matchConditions: [{ name: 'held', expression: `(${held('object')}) && !(${was})` }],
+    matchConditions: [{ name: 'held', expression: `(${heldLabelIn('object')}) && !(${was})` }],
     validations: [
       {
         expression: "request.operation != 'CREATE'",

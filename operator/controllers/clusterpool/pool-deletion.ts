@@ -48,7 +48,7 @@ export class PoolDeletion {
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
     if (!pool.metadata.finalizers?.includes(FINALIZER_POOL_PROTECTION)) return {};
-    const holding = held(instances, leases);
+    const holding = holdersOf(instances, leases);
     const kept = new Set(holding.map((h) => h.instance));
     for (const instance of instances) {
       if (kept.has(instance) || instance.metadata.deletionTimestamp) continue;
@@ -110,7 +110,7 @@ interface Held {
 }
 
 /** Instances of the pool that a lease holds (claimed, and not already being deleted). */
-function held(instances: readonly Instance[], leases: readonly Lease[]): Held[] {
+function holdersOf(instances: readonly Instance[], leases: readonly Lease[]): Held[] {
   const claimed = claimedInstances(instances, leases);
   const holders = new Map<string, string>();
   for (const lease of leases) {

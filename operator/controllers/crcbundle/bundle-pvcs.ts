@@ -2,8 +2,8 @@ import { PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { PersistentVolumeClaim } from '../../kube/workloads.js';
-import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
-import { bundleNames } from './bundle-names.js';
+import { bundleLabels, bundleOwnerReference } from '../bundles/bundle-owner.js';
+import { bundleNames } from '../bundles/bundle-names.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 /**

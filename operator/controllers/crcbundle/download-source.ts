@@ -1,5 +1,5 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
-import type { BundleStatus } from './bundle-status.js';
+import type { BundleStatus } from '../bundles/bundle-status.js';
 import { findCondition } from '../../api/conditions.js';
 import { CONFIG_MAPS, JOBS, PODS, PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
@@ -8,22 +8,26 @@ import { isNotFound } from '../../kube/api-error.js';
 import type { KubeObject, Stored, StoredCluster } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
+import { current, portsSource } from '../../reconcile/object-source.js';
+import { runSteps, steps } from '../../reconcile/step-list.js';
+import type { Nothing, Verdict } from '../../reconcile/verdict.js';
+import { holds } from '../../reconcile/verdict.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
-import { PHASE, preparedCondition, READY_REASON } from './bundle-conditions.js';
-import type { BundleFailures } from './bundle-metrics.js';
-import type { BundleNames } from './bundle-names.js';
-import { bundleNames } from './bundle-names.js';
-import { controlledBy } from './bundle-owner.js';
+import { PHASE, preparedCondition, READY_REASON } from '../bundles/bundle-conditions.js';
+import type { BundleFailures } from '../bundles/bundle-metrics.js';
+import type { BundleNames } from '../bundles/bundle-names.js';
+import { bundleNames } from '../bundles/bundle-names.js';
+import { controlledBy } from '../bundles/bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { ensurePrepAccess } from './prep-access.js';
 import { buildPrepJob } from './prep-job.js';
-import type { PreparationSlots } from './preparation-slots.js';
-import type { BundleControllerOptions, BundleSettings } from './bundle-settings.js';
-import { writeBundleStatus } from './bundle-status.js';
+import type { PreparationSlots } from '../bundles/preparation-slots.js';
+import type { BundleControllerOptions, BundleSettings } from '../bundles/bundle-settings.js';
+import { writeBundleStatus } from '../bundles/bundle-status.js';
 import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
 
 type Bundle = StoredCluster<CRCBundle>;
@@ -119,16 +123,8 @@ export class DownloadSource {
     names: BundleNames,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const config = this.settings;
-    await this.ensure(PVCS, buildGoldenPvc(bundle, this.namespace), context);
-    await this.ensure(PVCS, buildScratchPvc(bundle, this.namespace), context);
-    await ensurePrepAccess(this.ports, bundle, this.namespace);
-    const job = buildPrepJob(bundle, {
-      namespace: this.namespace,
-      image: config.crcAgentImage,
-      mirrorUrl: config.crcBundleMirrorUrl,
-    });
-    await this.ensure(JOBS, job, context);
+    // These steps hold or throw (an API error is retried with backoff).
+    if (!('holds' in (await runSteps(this.prepSteps(bundle, context), {})))) return {};
     const retry =
       findCondition(bundle.status?.conditions, 'Ready')?.reason === READY_REASON.prepJobFailed;
     await this.writeStatus(bundle, { ...bundle.status, phase: PHASE.preparing }, [
@@ -142,6 +138,40 @@ export class DownloadSource {
       `Started bundle-prep Job ${this.namespace}/${names.prepJob}` + (retry ? ' (retry)' : ''),
     );
     return {};
+  }
+
+  /** What a preparation needs, in order, each created when missing and never updated. */
+  private prepSteps(bundle: Bundle, context: ReconcileContext) {
+    const { namespace, settings } = this;
+    return steps()
+      .then({
+        name: 'golden PVC',
+        run: () => this.ensure(PVCS, buildGoldenPvc(bundle, namespace), context),
+      })
+      .then({
+        name: 'scratch PVC',
+        run: () => this.ensure(PVCS, buildScratchPvc(bundle, namespace), context),
+      })
+      .then({
+        name: 'prep access',
+        run: async () => {
+          await ensurePrepAccess(this.ports, bundle, namespace);
+          return holds();
+        },
+      })
+      .then({
+        name: 'prep Job',
+        run: () =>
+          this.ensure(
+            JOBS,
+            buildPrepJob(bundle, {
+              namespace,
+              image: settings.crcAgentImage,
+              mirrorUrl: settings.crcBundleMirrorUrl,
+            }),
+            context,
+          ),
+      });
   }
 
   private async preparing(
@@ -361,23 +391,20 @@ export class DownloadSource {
     type: NamespacedType,
     object: KubeObject,
     context: ReconcileContext,
-  ): Promise<void> {
+  ): Promise<Verdict<Nothing>> {
     const name = object.metadata?.name ?? '';
-    if ((await this.ports.cache.read(type)).get(name, this.namespace)) return;
+    if ((await this.ports.cache.read(type)).get(name, this.namespace)) return holds();
     if (await this.ports.client.createIfAbsent(type, object))
       context.logger.info({ name }, `Created ${type.kind}`);
+    return holds();
   }
 
-  /**
-   * From the cache, confirmed by a live read when absent (the cache may not have seen a create
-   * yet).
-   */
-  private async current<T extends KubeObject>(
+  /** From the cache, else a live read (the cache may not have seen a create yet). */
+  private current<T extends KubeObject>(
     type: NamespacedType,
     name: string,
   ): Promise<Stored<T> | undefined> {
-    const cached = (await this.ports.cache.read<T>(type)).get(name, this.namespace);
-    return cached ?? this.ports.client.getOrUndefined<T>(type, name, this.namespace);
+    return current<T>(portsSource(this.ports), type, name, this.namespace);
   }
 
   private async writeStatus(

@@ -6,9 +6,9 @@ import { sameContent } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
-import type { BundleNames } from './bundle-names.js';
-import { bundleNames } from './bundle-names.js';
-import { bundleLabels, bundleOwnerReference, controlledBy } from './bundle-owner.js';
+import type { BundleNames } from '../bundles/bundle-names.js';
+import { bundleNames } from '../bundles/bundle-names.js';
+import { bundleLabels, bundleOwnerReference, controlledBy } from '../bundles/bundle-owner.js';
 
 /*
  * What one bundle's prep Job may reach (docs/reference/generated-objects.md#bundle-prep-job): an

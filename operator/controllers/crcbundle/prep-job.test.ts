@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CRCBundle } from '../../api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
-import { bundleUrls } from './bundle-names.js';
+import { bundleUrls } from './bundle-urls.js';
 import { buildPrepJob } from './prep-job.js';
 
 const MIRROR = 'https://mirror.openshift.com/pub/openshift-v4/clients/crc/bundles/openshift';

@@ -3,8 +3,9 @@ import type { CRCBundle } from '../../api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { Job } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
-import { bundleLabels, bundleOwnerReference } from './bundle-owner.js';
-import { bundleNames, bundleUrls } from './bundle-names.js';
+import { bundleLabels, bundleOwnerReference } from '../bundles/bundle-owner.js';
+import { bundleNames } from '../bundles/bundle-names.js';
+import { bundleUrls } from './bundle-urls.js';
 import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
 
 export const PREP_CONTAINER = 'bundle-prep';

@@ -17,8 +17,8 @@ import type { Stored, StoredCluster } from '../../../kube/objects.js';
 import { quantityBytes } from '../../../kube/quantity.js';
 import { CRC_KUBEVIRT_V1 } from '../../../api/vm-profile.js';
 import type { CRCBundle } from '../../../api/resources.js';
-import { buildTargetVm } from '../../crcbundle/build/build-vms.js';
-import { buildNames } from '../../crcbundle/build/build-names.js';
+import { buildTargetVm } from '../../bundlebuild/build-vms.js';
+import { buildNames } from '../../bundlebuild/build-names.js';
 
 interface VmiSpec {
   domain: { firmware?: unknown; clock?: unknown; devices: { interfaces?: unknown } };
