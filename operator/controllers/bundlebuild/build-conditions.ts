@@ -24,11 +24,6 @@ export function ready(status: 'True' | 'False', reason: string, message: string)
   return { type: 'Ready', status, reason, message };
 }
 
-/** The metav1.Time of a moment: RFC 3339 in whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** A stage that is not done yet: its condition says InProgress, with what it waits for. */
 export function inProgress(message: string, requeueAfterMs?: number): { wait: Wait } {
   return waiting({

@@ -10,13 +10,13 @@ import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 import { mapVerdict } from '../../reconcile/verdict.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
-import { controlledBy } from '../bundles/bundle-owner.js';
 import type { BundleSettings } from '../bundles/bundle-settings.js';
 import type { Bundle } from './build-meta.js';
 import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
 import type { BuildNames } from './build-names.js';
 import type { BuildRecord, Role } from './build-record.js';
 import { objectOf, withObject } from './build-record.js';
+import { isControlledBy } from '../../kube/ownership.js';
 
 const describe = (record: ObjectRecord): string =>
   `${record.kind} ${record.namespace}/${record.name} (${record.role})`;
@@ -65,7 +65,7 @@ export class BuildPass implements RecordOwner {
   /** Whether an object is this attempt's: controlled by the bundle and labelled with the attempt. */
   ours(object: KubeObject | undefined): boolean {
     return (
-      controlledBy(object, this.bundle) &&
+      isControlledBy(object, this.bundle) &&
       object?.metadata?.labels?.[LABEL_BUILD_ATTEMPT] === this.attempt
     );
   }

@@ -17,9 +17,9 @@ import type { KubeObject, Stored } from '../../kube/objects.js';
 import type { NamespacedType } from '../../kube/resource-type.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
-import { controlledBy } from '../bundles/bundle-owner.js';
 import type { Bundle } from './build-meta.js';
 import { LABEL_BUILD_ATTEMPT } from './build-meta.js';
+import { isControlledBy } from '../../kube/ownership.js';
 
 /** What runs: stopped first (Jobs, VMs, the validation instance), and waited for. */
 const RUNNING: NamespacedType[] = [JOBS, VIRTUAL_MACHINES, INSTANCES];
@@ -90,7 +90,7 @@ async function remove(
 ): Promise<void> {
   for (const [type, object] of objects) {
     // Only the bundle's own (KubeVirt's and CDI's go with their owners); each delete names its UID.
-    if (object.metadata.deletionTimestamp || !controlledBy(object, bundle)) continue;
+    if (object.metadata.deletionTimestamp || !isControlledBy(object, bundle)) continue;
     if (await ports.client.deleteIfExists(type, object, { propagationPolicy: 'Background' }))
       context.logger.info({ name: object.metadata.name }, `Deleted build ${type.kind}`);
   }

@@ -2,7 +2,6 @@ import { CONFIG_MAPS } from '../../api/core-resources.js';
 import { SECRETS } from '../../api/resources.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
-import { bundleOwnerReference, controlledBy } from '../bundles/bundle-owner.js';
 import { buildLabels } from './build-meta.js';
 import { bundleNames } from '../bundles/bundle-names.js';
 import type { BundleStatus } from '../bundles/bundle-status.js';
@@ -16,6 +15,8 @@ import { runStep } from './step-runs.js';
 import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 import { holds } from '../../reconcile/verdict.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
+import { controllerReference, isControlledBy } from '../../kube/ownership.js';
+import { BUNDLES } from '../../api/resources.js';
 
 /**
  * Publish: a Job reads the golden disk (its sha256 and virtual size), then the bundle's SSH key Secret
@@ -33,7 +34,7 @@ export async function publish(pass: BuildPass, stage: BuildStage): Promise<Verdi
     name,
     namespace: pass.namespace,
     labels: buildLabels(pass.bundle, pass.attempt),
-    ownerReferences: [bundleOwnerReference(pass.bundle)],
+    ownerReferences: [controllerReference(BUNDLES, pass.bundle)],
   });
   const key = await pass.current<Secret>(SECRETS, pass.names.sshKey);
   const privateKey = key?.data?.[SSH_KEY_FILES.privateKey];
@@ -69,7 +70,7 @@ export async function publish(pass: BuildPass, stage: BuildStage): Promise<Verdi
     ],
   ] as const) {
     const existing = await pass.current(type, object.metadata.name);
-    if (existing && !controlledBy(existing, pass.bundle))
+    if (existing && !isControlledBy(existing, pass.bundle))
       throw new StepFailure(
         'BuildObjectConflict',
         `${type.kind} ${pass.namespace}/${object.metadata.name} is not this bundle's`,

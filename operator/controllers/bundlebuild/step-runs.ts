@@ -3,8 +3,7 @@ import { SECRETS } from '../../api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../kube/workloads.js';
 import type { BuildJobSpec } from '../../../contracts/bundle-build.js';
-import { controlledBy } from '../bundles/bundle-owner.js';
-import { metaTime } from './build-conditions.js';
+import { metaTime } from '../../kube/meta-time.js';
 import {
   ANNOTATION_BUILD_VMI,
   buildStepJob,
@@ -18,6 +17,7 @@ import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 import { holds, recorded } from '../../reconcile/verdict.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
 import { inProgress } from './build-conditions.js';
+import { isControlledBy } from '../../kube/ownership.js';
 
 /** What a stage tells one step's Job; the rest comes from the bundle and the attempt. */
 export type StepSpec = Omit<BuildJobSpec, 'bundleName' | 'bundleUid' | 'attempt' | 'releaseImage'>;
@@ -68,7 +68,7 @@ async function finishStep(
       namespace: pass.namespace,
       labelSelector: `${LABEL_JOB_NAME}=${name}`,
     })
-  ).filter((pod) => controlledBy(pod, job));
+  ).filter((pod) => isControlledBy(pod, job));
   const outcome = stepOutcome(spec.step, job, pods);
   if ('running' in outcome) return inProgress(`the ${spec.step} step is running (Job ${name})`);
   if (!outcome.ok)

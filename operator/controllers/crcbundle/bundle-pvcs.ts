@@ -2,8 +2,10 @@ import { PVCS } from '../../api/core-resources.js';
 import type { CRCBundle } from '../../api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { PersistentVolumeClaim } from '../../kube/workloads.js';
-import { bundleLabels, bundleOwnerReference } from '../bundles/bundle-owner.js';
+import { bundleLabels } from '../bundles/bundle-owner.js';
 import { bundleNames } from '../bundles/bundle-names.js';
+import { controllerReference } from '../../kube/ownership.js';
+import { BUNDLES } from '../../api/resources.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 /**
@@ -25,7 +27,7 @@ function claim(
       name,
       namespace,
       labels: bundleLabels(bundle),
-      ownerReferences: [bundleOwnerReference(bundle)],
+      ownerReferences: [controllerReference(BUNDLES, bundle)],
     },
     spec: {
       accessModes: ['ReadWriteOnce'],

@@ -20,7 +20,6 @@ import { PHASE, preparedCondition, READY_REASON } from '../bundles/bundle-condit
 import type { BundleFailures } from '../bundles/bundle-metrics.js';
 import type { BundleNames } from '../bundles/bundle-names.js';
 import { bundleNames } from '../bundles/bundle-names.js';
-import { controlledBy } from '../bundles/bundle-owner.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 import { readPrepFailure } from './prep-failure.js';
 import { ensurePrepAccess } from './prep-access.js';
@@ -29,6 +28,7 @@ import type { PreparationSlots } from '../bundles/preparation-slots.js';
 import type { BundleControllerOptions, BundleSettings } from '../bundles/bundle-settings.js';
 import { writeBundleStatus } from '../bundles/bundle-status.js';
 import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
+import { isControlledBy } from '../../kube/ownership.js';
 
 type Bundle = StoredCluster<CRCBundle>;
 
@@ -185,7 +185,7 @@ export class DownloadSource {
       return {};
     }
     // A Job of a deleted bundle of the same name: wait for the garbage collector to remove it.
-    if (!controlledBy(job, bundle)) return {};
+    if (!isControlledBy(job, bundle)) return {};
     if (jobFailed(job)) return this.prepFailed(bundle, job, context);
     if (!((job.status?.succeeded ?? 0) > 0)) return {};
     const data = await this.published(bundle, names);
@@ -237,7 +237,7 @@ export class DownloadSource {
     const secret = (await cache.read<Secret>(SECRETS)).get(names.sshKeySecret, this.namespace);
     const data = metadata?.data ?? {};
     const filled = !!data[METADATA_KEYS.diskSha256] && !!secret?.data?.[SSH_KEY_DATA_KEY];
-    return filled && controlledBy(metadata, bundle) && controlledBy(secret, bundle)
+    return filled && isControlledBy(metadata, bundle) && isControlledBy(secret, bundle)
       ? data
       : undefined;
   }
@@ -261,7 +261,7 @@ export class DownloadSource {
       namespace: this.namespace,
       labelSelector: `batch.kubernetes.io/job-name=${job.metadata.name}`,
     });
-    const failure = readPrepFailure(pods.filter((pod) => controlledBy(pod, job)));
+    const failure = readPrepFailure(pods.filter((pod) => isControlledBy(pod, job)));
     const wait = Math.max(0, state.nextAt - now);
     const step = failure.step ? ` in step ${failure.step}` : '';
     const message =

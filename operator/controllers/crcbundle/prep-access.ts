@@ -8,7 +8,8 @@ import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { BundleNames } from '../bundles/bundle-names.js';
 import { bundleNames } from '../bundles/bundle-names.js';
-import { bundleLabels, bundleOwnerReference, controlledBy } from '../bundles/bundle-owner.js';
+import { bundleLabels } from '../bundles/bundle-owner.js';
+import { controllerReference, isControlledBy } from '../../kube/ownership.js';
 
 /*
  * What one bundle's prep Job may reach (docs/reference/generated-objects.md#bundle-prep-job): an
@@ -31,7 +32,7 @@ function meta(bundle: Bundle, namespace: string, name: string): DesiredMeta {
     name,
     namespace,
     labels: bundleLabels(bundle),
-    ownerReferences: [bundleOwnerReference(bundle)],
+    ownerReferences: [controllerReference(BUNDLES, bundle)],
   };
 }
 
@@ -119,7 +120,7 @@ async function ensureOwned(
     return;
   }
   // A predecessor's object (a deleted bundle of this name) goes with it: wait for that.
-  if (!controlledBy(existing, bundle))
+  if (!isControlledBy(existing, bundle))
     throw new Error(
       `${type.kind} ${namespace}/${name} exists and is not CRCBundle ${bundle.metadata.name}'s: the prep Job waits until it is gone`,
     );
@@ -156,14 +157,14 @@ async function ensureOutput(
     await ports.client.createIfAbsent(type, desired);
     return;
   }
-  if (controlledBy(existing, bundle) || !adoptable(existing, bundle)) return;
+  if (isControlledBy(existing, bundle) || !adoptable(existing, bundle)) return;
   const others = (existing.metadata.ownerReferences ?? []).filter((ref) => ref.controller !== true);
   await ports.client.update(type, {
     ...existing,
     metadata: {
       ...existing.metadata,
       labels: { ...existing.metadata.labels, ...desired.metadata.labels },
-      ownerReferences: [...others, bundleOwnerReference(bundle)],
+      ownerReferences: [...others, controllerReference(BUNDLES, bundle)],
     },
   });
 }

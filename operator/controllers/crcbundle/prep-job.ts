@@ -3,10 +3,12 @@ import type { CRCBundle } from '../../api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { Job } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
-import { bundleLabels, bundleOwnerReference } from '../bundles/bundle-owner.js';
+import { bundleLabels } from '../bundles/bundle-owner.js';
 import { bundleNames } from '../bundles/bundle-names.js';
 import { bundleUrls } from './bundle-urls.js';
 import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
+import { controllerReference } from '../../kube/ownership.js';
+import { BUNDLES } from '../../api/resources.js';
 
 export const PREP_CONTAINER = 'bundle-prep';
 export const PREP_BACKOFF_LIMIT = 2;
@@ -55,7 +57,7 @@ export function buildPrepJob(
       name: names.prepJob,
       namespace: settings.namespace,
       labels,
-      ownerReferences: [bundleOwnerReference(bundle)],
+      ownerReferences: [controllerReference(BUNDLES, bundle)],
     },
     spec: {
       backoffLimit: PREP_BACKOFF_LIMIT,
