@@ -2,9 +2,10 @@ import type { BuildGuest } from './build-guest.js';
 import type { StepContext } from './step-context.js';
 
 /**
- * SNC's wait_till_cluster_stable (S41, S45): stable operators in `polls` polls in a row, each
- * one retry interval apart. `ignore` names namespaces whose pods may be unhealthy (S45:
- * openshift-marketplace, whose catalogs cannot pull without the pull secret).
+ * snc's wait_till_cluster_stable (snc-library.sh), which snc.sh runs after its customizations and
+ * again without the pull secret: stable operators in `polls` polls in a row, each one retry
+ * interval apart. `ignore` names namespaces whose pods may be unhealthy (without the pull secret:
+ * openshift-marketplace, whose catalogs cannot pull).
  */
 export async function waitForStableCluster(
   context: StepContext,
@@ -40,7 +41,9 @@ export async function waitForStableCluster(
 
 /**
  * Waits until the master pool is Updated and, when given, renders `includes` (a MachineConfig
- * just applied) or a config other than `renderedBefore` (S26, S43, S46).
+ * just applied, as the transient-ro one in P6) or a config other than `renderedBefore` (once P9
+ * has emptied the pull secret). snc.sh waits for the pool the same way
+ * (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced).
  */
 export async function waitForPool(
   context: StepContext,

@@ -3,9 +3,11 @@ import { BUILD_NODE } from '../../contracts/bundle-build.js';
 import type { TarFile } from './tar-streams.js';
 
 /**
- * The installer inputs SNC keeps as files next to snc.sh, written here as data (docs/adr/0032-bundle-build-guest-side.md; S12,
- * S14, S16/A2, S17, S20, A1, A1', A3). The pull secret is not among them: it reaches the
- * installer VM on stdin only.
+ * The installer inputs snc keeps as files next to snc.sh (install-config.yaml,
+ * cvo-overrides.yaml, the network manifest, the MachineConfigs, the live ignition's chronyd
+ * mask), written here as data, with the build's additions
+ * (docs/adr/0032-bundle-build-guest-side.md#what-the-build-adds-to-snc). The pull secret is not among
+ * them: it reaches the installer VM on stdin only.
  */
 
 const CAPABILITIES = [
@@ -20,7 +22,7 @@ const CAPABILITIES = [
   'Ingress',
 ];
 
-/** S12 without `pullSecret`, which the guest script appends as the last top-level key. */
+/** snc's install-config.yaml without `pullSecret`, which the guest script appends last. */
 export function installConfig(arch: string, sshPublicKey: string): string {
   const cpu = arch === 'arm64' ? 'arm64' : 'amd64';
   return stringify({
@@ -42,7 +44,10 @@ export function installConfig(arch: string, sshPublicKey: string): string {
   });
 }
 
-/** S14: the operators the CVO never creates, as the indented block appended under `spec:`. */
+/**
+ * snc's cvo-overrides.yaml: the operators the CVO never creates, as the indented block appended
+ * under `spec:`.
+ */
 export function cvoOverridesBlock(): string {
   const unmanaged = [
     ['cluster-monitoring-operator', 'openshift-monitoring', 'monitoring'],
@@ -73,7 +78,10 @@ export function cvoOverridesBlock(): string {
 
 const dataUrl = (text: string): string => `data:;base64,${Buffer.from(text).toString('base64')}`;
 
-/** A3 (live ignition) and S17 (installed): the dummy eth10 with the node IP. */
+/**
+ * The dummy eth10 with the node IP: a MachineConfig of the installed node, as snc has it, and (an
+ * addition) a unit of the live ignition.
+ */
 const DUMMY_NETWORK_UNIT = [
   '[Unit]',
   'Description=Dummy eth10 with the node IP (etcd and the kubelet bind to it)',
@@ -90,7 +98,7 @@ const DUMMY_NETWORK_UNIT = [
   '',
 ].join('\n');
 
-/** A1 and A1': nodeip-configuration picks the address inside the machine network. */
+/** The node-IP hint (an addition): nodeip-configuration picks the machine network's address. */
 const NODEIP_HINT = 'KUBELET_NODEIP_HINT=192.168.126.0\n';
 
 function machineConfig(
@@ -109,7 +117,7 @@ function machineConfig(
   });
 }
 
-/** S17 and A1: the MachineConfigs that go into `openshift/`. */
+/** snc's MachineConfigs and the node-IP hint: what goes into `openshift/`. */
 export function sncMachineConfigs(): TarFile[] {
   const file = (path: string, text: string): Record<string, unknown> => ({
     path,
@@ -164,7 +172,10 @@ export function sncMachineConfigs(): TarFile[] {
   ];
 }
 
-/** A2 (a recorded deviation, docs/adr/0032-bundle-build-guest-side.md): OVN-Kubernetes with MTU 1400 instead of the stale SDN file. */
+/**
+ * An addition (docs/adr/0032-bundle-build-guest-side.md#what-the-build-adds-to-snc): OVN-Kubernetes
+ * with MTU 1400 instead of snc's stale SDN file.
+ */
 export function networkManifest(): TarFile {
   return {
     name: 'manifests/cluster-network-03-config.yml',
@@ -177,7 +188,10 @@ export function networkManifest(): TarFile {
   };
 }
 
-/** S20, A1', A3: what the guest script merges into the live ignition. */
+/**
+ * What the guest script merges into the live ignition: snc's chronyd mask, the node-IP hint and
+ * the dummy eth10.
+ */
 export function liveAdditions(): string {
   return JSON.stringify({
     systemd: {

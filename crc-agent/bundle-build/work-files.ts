@@ -31,9 +31,9 @@ export interface ResolvedRelease {
   isoSha256: string;
   /** `oc adm release info --image-for=cli`: the cred-manager's image (docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7). */
   cliImage: string;
-  /** `--image-for=baremetal-runtimecfg`: pinned through the prune (S42). */
+  /** `--image-for=baremetal-runtimecfg`: pinned through the prune (P9, the image-pin step). */
   baremetalRuntimecfgImage: string;
-  /** The routes-controller image with the tag that exists (C9). */
+  /** The routes-controller image with the tag that exists (the version's, else latest). */
   routesControllerImage: string;
 }
 

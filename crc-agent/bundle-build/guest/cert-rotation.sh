@@ -1,7 +1,8 @@
 # guestcluster-build-step: cert-rotation
-# P7, one pass of the rotation loop (spec §4.1.6; SNC S27): while either kubelet certificate
-# expires within 25 days, approve every pending CSR. The agent repeats the pass (10 s apart, 60
-# times at most) until both certificates pass. Approving an approved CSR is a no-op.
+# P7, one pass of the loop of snc's renew_certificates (snc-library.sh; see
+# docs/bundle-build.md#6-certificate-rotation-in-the-present-p6-p7): while either kubelet
+# certificate expires within 25 days, approve every pending CSR. The agent repeats the pass (10 s
+# apart, 60 times at most) until both certificates pass. Approving an approved CSR is a no-op.
 set -euo pipefail
 export KUBECONFIG=/opt/kubeconfig
 check() {

@@ -1,7 +1,8 @@
 # guestcluster-build-step: cloud-init-seal
-# P10, SNC C21, C23-C25 (spec §4.5.5-6): cloud-init, when layered, is enabled and left clean with
-# no network configuration, growpart on /sysroot and the hostname kept; the build's proxy
-# environment goes. Idempotent.
+# P10, what snc's createdisk.sh does to cloud-init before its last shutdown
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): cloud-init, when layered, is
+# enabled and left clean with no network configuration, growpart on /sysroot and the hostname
+# kept; the build's proxy environment goes. Idempotent.
 # Usage: bash -s -- <proxy used: true|false>
 set -euo pipefail
 proxy="${1:-false}"

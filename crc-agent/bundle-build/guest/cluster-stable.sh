@@ -1,5 +1,6 @@
 # guestcluster-build-step: cluster-stable
-# One poll of SNC's wait_till_cluster_stable (S41, S45): Failed pods are deleted, then every
+# One poll of snc's wait_till_cluster_stable (snc-library.sh), which snc.sh runs after its
+# customizations and again without the pull secret: Failed pods are deleted, then every
 # ClusterOperator must be Available, not Progressing and not Degraded. The agent asks for three
 # stable polls in a row. Usage: bash -s -- [namespace to ignore ...]
 set -euo pipefail

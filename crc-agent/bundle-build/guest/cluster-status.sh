@@ -1,6 +1,7 @@
 # guestcluster-build-step: cluster-status
 # P5 (after the reboot), P7, P8: the cluster as the guest's own oc sees it through
-# /opt/kubeconfig (spec §3.1: every oc call runs in the guest). Read-only; safe to repeat.
+# /opt/kubeconfig: every oc call runs in the guest
+# (docs/adr/0032-bundle-build-guest-side.md#decision). Read-only; safe to repeat.
 set -euo pipefail
 export KUBECONFIG=/opt/kubeconfig
 available="$(oc get clusterversion version \

@@ -1,6 +1,8 @@
 # guestcluster-build-step: customize
-# P8 (SNC S29-S40, S44), in SNC's order, each change idempotent (apply, merge patches, deletes
-# that ignore what is gone). The htpasswd file (bcrypt lines, built by the agent) arrives base64
+# P8, what snc.sh does from the cred manager's removal to chronyd's return, and its proxy removal
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced), in snc's order, each change
+# idempotent (apply, merge patches, deletes that ignore what is gone). The htpasswd file (bcrypt
+# lines, built by the agent) arrives base64
 # on one line of stdin after this script. Post-install manifests, when there are any, were
 # streamed into <work>/post-install first.
 # Usage: bash -s -- <work dir> <proxy used: true|false>
@@ -14,7 +16,7 @@ proxy="${2:-false}"
 IFS= read -r htpasswd_b64 || true
 [[ -n "${htpasswd_b64:-}" ]] || { echo "error htpasswd none arrived on stdin" >&2; exit 2; }
 
-# S29: the credential manager has done its job.
+# The credential manager of P6 has done its job.
 oc -n openshift-machine-config-operator delete daemonset kubelet-bootstrap-cred-manager \
   --ignore-not-found --wait=true --timeout=60s >/dev/null
 oc adm policy remove-cluster-role-from-user cluster-admin -z kubelet-bootstrap-cred-manager \
@@ -23,16 +25,16 @@ oc adm policy remove-scc-from-user privileged -z kubelet-bootstrap-cred-manager 
   -n openshift-machine-config-operator >/dev/null 2>&1 || true
 oc -n openshift-machine-config-operator delete serviceaccount kubelet-bootstrap-cred-manager \
   --ignore-not-found >/dev/null
-# S30: the hostname from DHCP (crc) becomes the static one.
+# The hostname from DHCP (crc) becomes the static one.
 hostnamectl set-hostname "$(hostname)"
-# S33: the four operators SNC leaves out stay unmanaged.
+# The four operators snc leaves out stay unmanaged (snc's cvo-overrides-after-first-run.yaml).
 overrides='[{"kind":"Deployment","group":"apps","name":"cluster-monitoring-operator","namespace":"openshift-monitoring","unmanaged":true},{"kind":"ClusterOperator","group":"config.openshift.io","name":"monitoring","namespace":"","unmanaged":true},{"kind":"Deployment","group":"apps","name":"cloud-credential-operator","namespace":"openshift-cloud-credential-operator","unmanaged":true},{"kind":"ClusterOperator","group":"config.openshift.io","name":"cloud-credential","namespace":"","unmanaged":true},{"kind":"Deployment","group":"apps","name":"cluster-autoscaler-operator","namespace":"openshift-machine-api","unmanaged":true},{"kind":"ClusterOperator","group":"config.openshift.io","name":"cluster-autoscaler","namespace":"","unmanaged":true},{"kind":"Deployment","group":"apps","name":"cluster-cloud-controller-manager-operator","namespace":"openshift-cloud-controller-manager-operator","unmanaged":true},{"kind":"ClusterOperator","group":"config.openshift.io","name":"cloud-controller-manager","namespace":"","unmanaged":true}]'
 oc patch clusterversion version --type merge -p "{\"spec\":{\"overrides\":${overrides}}}" >/dev/null
-# S34, S35.
+# One router replica; the image registry Managed, with its default route.
 oc -n openshift-ingress-operator patch ingresscontroller default --type merge -p '{"spec":{"replicas":1}}' >/dev/null
 oc patch configs.imageregistry.operator.openshift.io cluster --type merge \
   -p '{"spec":{"managementState":"Managed","defaultRoute":true}}' >/dev/null
-# S36: htpasswd users, the OAuth CR, kubeadmin as cluster-admin, no kube-system/kubeadmin.
+# htpasswd users, the OAuth CR, kubeadmin as cluster-admin, no kube-system/kubeadmin.
 echo "$htpasswd_b64" | base64 --decode >"$work/htpasswd"
 chmod 0600 "$work/htpasswd"
 oc -n openshift-config create secret generic htpass-secret --from-file=htpasswd="$work/htpasswd" \
@@ -53,7 +55,7 @@ spec:
 YAML
 oc adm policy add-cluster-role-to-user cluster-admin kubeadmin >/dev/null 2>&1
 oc -n kube-system delete secret kubeadmin --ignore-not-found >/dev/null
-# S37: the banner, and no cluster ID (CRC sets one at start).
+# The banner, and no cluster ID (CRC sets one at start).
 oc apply -f - >/dev/null <<'YAML'
 apiVersion: console.openshift.io/v1
 kind: ConsoleNotification
@@ -63,7 +65,7 @@ spec:
   location: BannerTop
 YAML
 oc patch clusterversion version --type merge -p '{"spec":{"clusterID":""}}' >/dev/null
-# S39: the registry route trusts the router CA.
+# The registry route trusts the router CA.
 oc -n openshift-ingress-operator get secret router-ca -o jsonpath='{.data.tls\.crt}' | base64 --decode >"$work/router-ca.crt"
 oc -n openshift-config create configmap registry-certs \
   --from-file=default-route-openshift-image-registry.apps-crc.testing="$work/router-ca.crt" \
@@ -75,9 +77,9 @@ if compgen -G "$work/post-install/*" >/dev/null; then
   oc apply -f "$work/post-install/" >/dev/null
   echo "result post-install applied"
 fi
-# S40: chronyd comes back in the sealed image (the node reboots).
+# chronyd comes back in the sealed image (the node reboots).
 oc delete machineconfig chronyd-mask --ignore-not-found >/dev/null
-# S44: no proxy in the bundle.
+# No proxy in the bundle (snc.sh removes it once the pull secret is gone).
 if [[ "$proxy" == "true" ]]; then
   oc patch proxy cluster --type json -p '[{"op":"remove","path":"/spec/httpProxy"},{"op":"remove","path":"/spec/httpsProxy"},{"op":"remove","path":"/spec/noProxy"}]' >/dev/null 2>&1 || true
 fi

@@ -1,6 +1,8 @@
 # guestcluster-build-step: day2-config
-# P6 (spec §4.1.4; SNC S25, S26): the bootstrap-credential manager, a fresh CSR signer and the
-# transient-ro MachineConfig. The agent then waits for a stable cluster and an Updated pool.
+# P6, what snc.sh does right after the install
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): the bootstrap-credential manager, a
+# fresh CSR signer and the transient-ro MachineConfig. The agent then waits for a stable cluster
+# and an Updated pool.
 # Idempotent: apply, and deletes that ignore what is already gone.
 # Usage: bash -s -- <cli image> [rotation: Enabled|Disabled]
 set -euo pipefail
@@ -12,7 +14,7 @@ if [[ "$rotation" == "Enabled" ]]; then
   # Every minute, point the kubelet's bootstrap kubeconfig at the non-expiring token of the
   # node-bootstrapper-token Secret and the internal API, so the kubelet can bootstrap again once
   # its 24-hour client certificate has expired (P7). Its own ServiceAccount may read that Secret
-  # and run privileged; customize (S29) removes the DaemonSet, the account and its grants.
+  # and run privileged; customize (P8) removes the DaemonSet, the account and its grants.
   oc -n openshift-machine-config-operator create serviceaccount kubelet-bootstrap-cred-manager \
     --dry-run=client -o yaml | oc apply -f - >/dev/null
   oc adm policy add-cluster-role-to-user cluster-admin -z kubelet-bootstrap-cred-manager \
@@ -63,7 +65,8 @@ YAML
   echo "result csr-signer deleted"
 fi
 
-# S26: transient-ro root (macOS file sharing under CRC needs /Users).
+# snc's 99-enable-transient-ro.yaml: a transient-ro root (macOS file sharing under CRC needs
+# /Users).
 oc apply -f - >/dev/null <<'YAML'
 apiVersion: machineconfiguration.openshift.io/v1
 kind: MachineConfig

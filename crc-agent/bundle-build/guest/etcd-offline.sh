@@ -1,7 +1,8 @@
 # guestcluster-build-step: etcd-offline
-# P10, SNC C22 plus the compaction of spec §4.2.3: with the kubelet down, run the local etcd image
-# once on /var/lib/etcd, delete pod keys outside openshift-network* and every lease, compact and
-# defragment, then stop. Idempotent: deleting nothing is fine.
+# P10, snc's createdisk.sh cleaning etcd offline, plus a compaction
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): with the kubelet down, run the
+# local etcd image once on /var/lib/etcd, delete pod keys outside openshift-network* and every
+# lease, compact and defragment, then stop. Idempotent: deleting nothing is fine.
 set -euo pipefail
 manifest=/etc/kubernetes/manifests/etcd-pod.yaml
 image="$(grep -m1 -oE 'image: *[^ ]+' "$manifest" | awk '{print $2}' | tr -d '"')"

@@ -1,7 +1,7 @@
 # guestcluster-build-step: image-prune
-# P9, S46-S48 (spec §4.3), after the cluster settled without the pull secret (S45): no
-# Succeeded pods, no old rendered configs, CRI-O's store pruned to what runs (plus the pinned
-# image), the pin removed, /Users writable. Idempotent.
+# P9, the end of snc.sh (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced), after the
+# cluster settled without the pull secret: no Succeeded pods, no old rendered configs, CRI-O's
+# store pruned to what runs (plus the pinned image), the pin removed, /Users writable. Idempotent.
 set -euo pipefail
 export KUBECONFIG=/opt/kubeconfig
 oc delete pods -A --field-selector=status.phase=Succeeded --ignore-not-found >/dev/null

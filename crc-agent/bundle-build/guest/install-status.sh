@@ -1,5 +1,6 @@
 # guestcluster-build-step: install-status
-# P5, target VM: one look at how far bootstrap-in-place is (spec §3.3 P5, §4.1.3, §7.3-7.4).
+# P5, target VM: one look at how far bootstrap-in-place is, the facts the runbook's sections 3 to 5
+# look at (docs/bundle-build.md#3-the-live-iso-boots-from-the-cdrom-p3-p4-p5-before-the-reboot).
 # Prints one "result <key> <value>" line per fact; changes nothing, so it is safe to repeat.
 set -euo pipefail
 if [[ -e /run/ostree-live ]]; then phase=live; else phase=installed; fi

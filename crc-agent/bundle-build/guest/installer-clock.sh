@@ -1,7 +1,8 @@
 # guestcluster-build-step: installer-clock
-# P2, installer VM (spec §3.5): keep the clock from being corrected, set it to the epoch the Job
-# computed on real time (real now - D), and report what the VM now reads. Idempotent: setting the
-# same target twice only moves the clock to it again.
+# P2, installer VM (docs/bundle-build.md#2-the-ignition-is-generated-in-the-past-p2): keep the
+# clock from being corrected, set it to the epoch the Job computed on real time (real now - D), and
+# report what the VM now reads. Idempotent: setting the same target twice only moves the clock to
+# it again.
 # Usage: bash -s -- <target epoch seconds>
 set -euo pipefail
 target="${1:?target epoch seconds}"

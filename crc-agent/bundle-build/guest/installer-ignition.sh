@@ -1,12 +1,15 @@
 # guestcluster-build-step: installer-ignition
-# P2, installer VM, on the shifted clock (spec §3.3 S12-S20, additions A1, A1', A2, A3).
+# P2, installer VM, on the shifted clock: what snc.sh does from install-config.yaml to the live
+# ignition, with the build's additions
+# (docs/adr/0032-bundle-build-guest-side.md#what-the-build-adds-to-snc).
 # The Job streamed the inputs as a tar into <work>/inputs first:
 #   openshift-install                 the binary extracted in P0
-#   install-config.yaml               install-config without pullSecret (S12)
-#   cvo-overrides.yaml                the overrides block appended in S14
-#   manifests/*.yaml                  extra manifests (A2 network MTU, installation manifests)
-#   openshift/*.yaml                  MachineConfigs (S17, A1)
-#   live-additions.json               ignition fragment merged into the live ignition (S20, A1', A3)
+#   install-config.yaml               snc's install-config without pullSecret
+#   cvo-overrides.yaml                the overrides block appended to the generated one
+#   manifests/*.yaml                  extra manifests (OVN-Kubernetes MTU, installation manifests)
+#   openshift/*.yaml                  MachineConfigs (snc's, and the node-IP hint)
+#   live-additions.json               fragment merged into the live ignition (chronyd masked,
+#                                     the node-IP hint, the dummy eth10)
 # The pull secret arrives as one JSON line on stdin, after this script; it is written only into
 # the install dir on this VM's ephemeral disk and is never echoed.
 # Usage: bash -s -- <work dir> ; then one line on stdin: the pull secret (compact JSON)
@@ -37,22 +40,22 @@ install -m 0755 "$inputs/openshift-install" "$work/openshift-install"
 "$work/openshift-install" create manifests --dir "$dir" >"$work/create-manifests.log" 2>&1 ||
   { tail -n 20 "$work/create-manifests.log" >&2; echo "error create-manifests failed" >&2; exit 3; }
 
-# S14: the generated file ends inside spec:, so the indented overrides block is appended to it.
+# The generated file ends inside spec:, so the indented overrides block is appended to it.
 cat "$inputs/cvo-overrides.yaml" >>"$dir/manifests/cvo-overrides.yaml"
-# S15: the apps domain is a zone of its own.
+# The apps domain is a zone of its own.
 sed -i 's/^\(  domain:\).*/\1 apps-crc.testing/' "$dir/manifests/cluster-ingress-02-config.yml"
-# A2 and the installation manifests; S17 and A1.
+# The network manifest and the installation manifests; the MachineConfigs.
 if compgen -G "$inputs/manifests/*" >/dev/null; then cp "$inputs"/manifests/* "$dir/manifests/"; fi
 if compgen -G "$inputs/openshift/*" >/dev/null; then cp "$inputs"/openshift/* "$dir/openshift/"; fi
 
-# S18, S19.
+# The single-node ignition, with CRC as the installer's invoker.
 OPENSHIFT_INSTALL_INVOKER=codeReadyContainers \
   OPENSHIFT_INSTALL_EXPERIMENTAL_DISABLE_IMAGE_POLICY=true \
   "$work/openshift-install" create single-node-ignition-config --dir "$dir" \
   >"$work/create-ignition.log" 2>&1 ||
   { tail -n 20 "$work/create-ignition.log" >&2; echo "error create-ignition failed" >&2; exit 3; }
 
-# S20, A1', A3: merge the fragment's systemd units and storage files into the live ignition.
+# Merge the fragment's systemd units and storage files into the live ignition.
 live="$dir/bootstrap-in-place-for-live-iso.ign"
 python3 - "$live" "$inputs/live-additions.json" <<'PY'
 import json, sys

@@ -1,6 +1,8 @@
 # guestcluster-build-step: mcp-status
-# One poll of the master MachineConfigPool (S26, S46): updated when Updated is the only True
-# condition; also names the rendered config, so a caller can wait for a new one (S43).
+# One poll of the master MachineConfigPool, which snc.sh waits for after the transient-ro
+# MachineConfig and after pruning old rendered configs: updated when Updated is the only True
+# condition; also names the rendered config, so a caller can wait for a new one (once the pull
+# secret is emptied).
 set -euo pipefail
 export KUBECONFIG=/opt/kubeconfig
 conditions="$(oc get mcp master -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}{" "}{end}' 2>/dev/null || echo unreachable)"

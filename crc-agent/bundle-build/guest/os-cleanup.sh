@@ -1,7 +1,8 @@
 # guestcluster-build-step: os-cleanup
-# P10, SNC C20 between its two reboots (spec §4.5.2): old deployments, the journal and the logs
-# go, and so does the build's own work folder. Nothing starts on these boots: the kubelet is
-# disabled. Idempotent. Usage: bash -s -- <work dir>
+# P10, snc's cleanup_vm_image (createdisk-library.sh) between its two reboots
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): old deployments, the journal and
+# the logs go, and so does the build's own work folder. Nothing starts on these boots: the kubelet
+# is disabled. Idempotent. Usage: bash -s -- <work dir>
 set -euo pipefail
 work="${1:?work dir}"
 rm -rf "$work"

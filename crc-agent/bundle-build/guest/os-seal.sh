@@ -1,34 +1,37 @@
 # guestcluster-build-step: os-seal
-# P10, SNC C4-C19 without the deferred C7, C8, C15-C17 (spec §4.4, §7 scope), in SNC's order.
+# P10, snc's createdisk.sh up to cleanup_vm_image, in its order, without what is deferred: the
+# Hyper-V and qemu-guest-agent set-up and the layered packages
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced).
 # Every step overwrites or re-enables what it sets, so a repeat changes nothing.
-# CRC's units and scripts (C18), when the build carries them, were streamed into <work>/units.
+# CRC's units and scripts (snc's copy_systemd_units), when the build carries them, were streamed
+# into <work>/units.
 # Usage: bash -s -- <work dir> <routes-controller image> <node IP, 192.168.126.11>
 set -euo pipefail
 work="${1:?work dir}"
 routes_image="${2:?routes-controller image}"
 node_ip="${3:-192.168.126.11}"
 
-# C4: disabled first, then stopped; running containers stay until the next boot.
+# The kubelet: disabled first, then stopped; running containers stay until the next boot.
 systemctl disable kubelet.service >/dev/null 2>&1
 systemctl stop kubelet.service
-# C5.
+# The podman API socket, for the system and for core.
 systemctl enable --now podman.socket >/dev/null 2>&1
 install -d -m 0755 /home/core/.config/systemd/user/sockets.target.wants
 ln -sfn /usr/lib/systemd/user/podman.socket /home/core/.config/systemd/user/sockets.target.wants/podman.socket
 chown -R core:core /home/core/.config
-# C10: the tap device CRC's vsock networking leases 192.168.127.2 to.
+# The tap device CRC's vsock networking leases 192.168.127.2 to.
 if ! nmcli -t -f NAME connection show | grep -qx tap0; then
   nmcli connection add type tun ifname tap0 con-name tap0 mode tap autoconnect yes \
     802-3-ethernet.cloned-mac-address 5A:94:EF:E4:0C:EE ipv6.method disabled >/dev/null
 fi
-# C12: CRI-O never wipes the image cache.
+# CRI-O never wipes the image cache.
 install -d -m 0755 /etc/systemd/system/crio-wipe.service.d
 cat >/etc/systemd/system/crio-wipe.service.d/10-guestcluster-keep-images.conf <<'UNIT'
 [Service]
 ExecStart=
 ExecStart=/bin/true
 UNIT
-# C13: the public routes-controller image, and its manifest for CRC to apply.
+# The public routes-controller image, and its manifest for CRC to apply.
 podman pull --quiet "$routes_image" >/dev/null
 install -d -m 0755 /opt/crc
 cat >/opt/crc/routes-controller.yaml <<YAML
@@ -54,10 +57,10 @@ spec:
   podSelector: {matchLabels: {app: routes-controller}}
   policyTypes: [Ingress]
 YAML
-# C14: the literal node IP of the dummy eth10, never the masquerade address.
+# 80-nodeip.conf: the literal node IP of the dummy eth10, never the masquerade address.
 install -d -m 0755 /etc/systemd/system/kubelet.service.d
 printf '[Service]\nEnvironment="KUBELET_NODE_IP=%s"\n' "$node_ip" >/etc/systemd/system/kubelet.service.d/80-nodeip.conf
-# C18: CRC's units and scripts, rendered for the apps domain, installed and enabled.
+# CRC's units and scripts, rendered for the apps domain, installed and enabled.
 enabled=0
 if [[ -d "$work/units" ]]; then
   for file in "$work"/units/*; do
@@ -79,7 +82,7 @@ if [[ -d "$work/units" ]]; then
     enabled=$((enabled + 1))
   done
 fi
-# C19: self-sufficient units skip unless cloud-init flips this.
+# crc-env: self-sufficient units skip unless cloud-init flips this.
 install -d -m 0755 /etc/sysconfig
 echo 'CRC_SELF_SUFFICIENT=0' >/etc/sysconfig/crc-env
 systemctl daemon-reload

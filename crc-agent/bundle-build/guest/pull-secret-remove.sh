@@ -1,7 +1,9 @@
 # guestcluster-build-step: pull-secret-remove
-# P9, S43 (spec §4.2.1): replace openshift-config/pull-secret with {}; the MCO then renders a
-# new config and rewrites /var/lib/kubelet/config.json without a reboot. Prints the rendered
-# config before the change, so the agent can wait for a new one (mcp-status). Idempotent.
+# P9, as snc.sh empties the pull secret
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): replace
+# openshift-config/pull-secret with {}; the MCO then renders a new config and rewrites
+# /var/lib/kubelet/config.json without a reboot. Prints the rendered config before the change, so
+# the agent can wait for a new one (mcp-status). Idempotent.
 set -euo pipefail
 export KUBECONFIG=/opt/kubeconfig
 echo "result rendered-before $(oc get mcp master -o jsonpath='{.status.configuration.name}')"

@@ -1,5 +1,6 @@
 # guestcluster-build-step: seal-checklist
-# The seal checklist (spec §4.6), run after P10 and before P11: one line per check,
+# The seal checklist (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10), run after P10
+# and before P11: one line per check,
 #   check <name> pass|fail <detail>
 # and nothing else on stdout. It changes nothing on the disk: the cluster state is read from
 # etcd, started offline for the checklist and stopped again, since the kubelet is down by now.
@@ -39,7 +40,7 @@ done
 skew=$(($(date -u +%s) - real))
 report clock "$([[ ${skew#-} -le 60 ]]; echo $?)" "skew=${skew}s"
 
-# Disk-side pull secret, and the marker grep (§4.2.2).
+# Disk-side pull secret, and the marker grep.
 report kubelet-pull-secret "$([[ "$(tr -d '[:space:]' </var/lib/kubelet/config.json 2>/dev/null)" == "{}" ]]; echo $?)" /var/lib/kubelet/config.json
 if [[ -z "${marker:-}" ]]; then
   report pull-secret-marker 1 "no-marker-on-stdin"
@@ -49,7 +50,7 @@ else
 fi
 unset marker
 
-# Guest OS sealing (§4.4).
+# Guest OS sealing (os-seal).
 report kubelet-disabled "$([[ "$(systemctl is-enabled kubelet.service 2>/dev/null)" == disabled ]]; echo $?)" "$(systemctl is-enabled kubelet.service 2>/dev/null)"
 report nodeip-conf "$(is grep -qx "Environment=\"KUBELET_NODE_IP=$node_ip\"" /etc/systemd/system/kubelet.service.d/80-nodeip.conf)" 80-nodeip.conf
 report crc-env "$(is grep -qx 'CRC_SELF_SUFFICIENT=0' /etc/sysconfig/crc-env)" /etc/sysconfig/crc-env
@@ -68,7 +69,7 @@ else
   report layered-packages "$([[ -z "$missing" ]]; echo $?)" "missing=${missing#,}"
 fi
 
-# Cleanup (§4.5).
+# Cleanup (os-cleanup, cloud-init-seal) and the files CRC needs.
 # Boots are the lines with an index and a boot id (newer systemd prints a legend line too).
 boots="$(journalctl --list-boots --no-pager 2>/dev/null | grep -cE '^ *-?[0-9]+ [0-9a-f]{32}' || true)"
 logs="$(find /var/log -type f -name '*.log' 2>/dev/null | wc -l)"

@@ -1,7 +1,8 @@
 # guestcluster-build-step: zero-fill
-# P11, the step that replaces guestfish's zero-free-space (spec §4.5.7): fill the root
-# filesystem's free space with zeros, sync, delete the fill file, trim. /var lives on the root
-# filesystem, so the fill file goes there. Idempotent: a leftover fill file is replaced.
+# P11, the step that replaces guestfish's zero-free-space in snc's sparsify
+# (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): fill the root filesystem's free
+# space with zeros, sync, delete the fill file, trim. /var lives on the root filesystem, so the
+# fill file goes there. Idempotent: a leftover fill file is replaced.
 set -euo pipefail
 fill=/var/guestcluster-zero-fill
 rm -f "$fill"

@@ -6,10 +6,11 @@ import type { StepRunner } from '../step-context.js';
 import { GUEST_WORK_DIR, WORK_FILES, workPath } from '../work-files.js';
 
 /**
- * P8 (SNC S28–S41, S44): the htpasswd is made here with bcrypt (developer/developer and the
- * installer's kubeadmin password) and reaches the guest on stdin; the bundle's post-install
- * manifests go in as a tar stream; then the guest script, and a stable cluster once the MCO has
- * rolled out the removal of chronyd-mask.
+ * P8, what snc.sh does from the cred manager's removal to its next stable cluster, and its proxy
+ * removal (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): the htpasswd is
+ * made here with bcrypt (developer/developer and the installer's kubeadmin password) and reaches
+ * the guest on stdin; the bundle's post-install manifests go in as a tar stream; then the guest
+ * script, and a stable cluster once the MCO has rolled out the removal of chronyd-mask.
  */
 export const runCustomize: StepRunner<'customize'> = async (context) => {
   const { config, log } = context;

@@ -3,9 +3,10 @@ import { requiredResult } from '../script-output.js';
 import type { StepRunner } from '../step-context.js';
 
 /**
- * P9 (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10; SNC S42, S43, S45–S48), in SNC's order: pin baremetal-runtimecfg while
- * the pull secret still works, empty the pull secret and wait for the MCO to render and roll it
- * out, let the cluster settle without it, then prune.
+ * P9 (docs/bundle-build.md#7-sealing-every-seal-check-passes-p8p10), the end of snc.sh in its
+ * order (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): pin
+ * baremetal-runtimecfg while the pull secret still works, empty the pull secret and wait for the
+ * MCO to render and roll it out, let the cluster settle without it, then prune.
  */
 export const runImagePin: StepRunner<'image-pin'> = async (context) => {
   const { log } = context;

@@ -75,7 +75,7 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
         if (identity)
           throw context.fail(
             'NodeIdentityWrong',
-            `${identity} (${phase} system): the node would be baked with the wrong identity; check the VM's spec.hostname (crc) and the dummy-network unit of the live ignition (A3)`,
+            `${identity} (${phase} system): the node would be baked with the wrong identity; check the VM's spec.hostname (crc) and the dummy-network unit of the live ignition (guestcluster-dummy-eth10.service)`,
           );
         if (phase === 'live')
           throw new Error(
@@ -123,7 +123,7 @@ export const runInstallWait: StepRunner<'install-wait'> = async (context) => {
         if (nodeIp && nodeIp !== BUILD_NODE.internalIP)
           throw context.fail(
             'NodeIPWrong',
-            `node crc has InternalIP ${nodeIp}, not ${BUILD_NODE.internalIP}: the node-IP hint (A1) or the dummy eth10 did not apply`,
+            `node crc has InternalIP ${nodeIp}, not ${BUILD_NODE.internalIP}: the node-IP hint (/etc/default/nodeip-configuration) or the dummy eth10 did not apply`,
           );
         return status.results.get('version') || 'unknown';
       },

@@ -40,7 +40,7 @@ export function liveIso(
 }
 
 async function routesControllerImage(context: StepContext, version: string): Promise<string> {
-  // C9: the tag of this version when it exists, else latest.
+  // As snc's createdisk.sh picks it: the tag of this version when it exists, else latest.
   const tagged = `${ROUTES_CONTROLLER}:${version}`;
   const exists = await tool(
     'oc',
@@ -54,9 +54,12 @@ async function routesControllerImage(context: StepContext, version: string): Pro
 }
 
 /**
- * P0 (docs/bundle-build.md#1-preflight-p0-p1; SNC S1–S4, S21, C9): the release's version, digest and component images, the
- * openshift-install binary extracted onto the work volume, and the live ISO of the release's
- * stream metadata. Everything the later steps need is written to the work volume too.
+ * P0 (docs/bundle-build.md#1-preflight-p0-p1), what snc.sh finds out at its start and
+ * createdisk.sh's routes-controller tag
+ * (docs/adr/0032-bundle-build-guest-side.md#ported-and-replaced): the release's version, digest and
+ * component images, the openshift-install binary extracted onto the work volume, and the live ISO
+ * of the release's stream metadata. Everything the later steps need is written to the work volume
+ * too.
  */
 export const runResolve: StepRunner<'resolve'> = async (context) => {
   const { config, signal } = context;
