@@ -63,7 +63,7 @@ export interface SimulatedBuildGuestOptions {
 /**
  * A build guest for tests and the local environment: the installer VM or the target VM of one
  * VMI, with sshd on the VMI's address. It recognises the guest scripts by their first-line
- * marker and answers as the spec's guest would, from a state model that the scripts change (see
+ * marker and answers as a real build guest would (docs/bundle-build.md#stage-map), from a state model that the scripts change (see
  * BUILD_SCRIPTS); it records every command and file it receives. The target goes from the live
  * ISO to the installed system with a reboot inside the same VMI (new host key), keeps its state
  * on its root disk, and its clock is real time plus the VMI's offset; the installer's clock is
