@@ -244,7 +244,8 @@ export class SimulatedPlatform {
       parts.unshift(node);
       await ensurePlatformOperands(api);
       if (options.crc) await this.startCrc(served, serves, node.name);
-      const backends = options.crc ? await ServiceBackends.start(kubeConfig, tenants) : undefined;
+      // The operator namespace too: a bundle build validates its disk there, behind a Route.
+      const backends = options.crc ? await ServiceBackends.start(kubeConfig, served) : undefined;
       if (backends) parts.unshift(backends);
       this.router = await SimulatedRouter.start({
         kubeConfig,

@@ -12,7 +12,6 @@ import { simulatedBuilds } from '../../dev/platform/simulated-platform.js';
 import { SIMULATED_RELEASE } from '../../dev/platform/build/simulated-build-tools.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor } from '../../dev/support/wait-for.js';
-import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';
 import {
   condition,
@@ -28,9 +27,15 @@ import { instancesTornDown } from '../support/fixtures/pool-fixtures.js';
  * operator namespace of this world and the labels that put it in this operator's scope.
  */
 
-const world = useWorld({ namespace: 'bundle-build-sample' });
-const { ns: ops } = world;
 const suffix = randomBytes(3).toString('hex');
+// As in the local environment, the operator's namespace (where the build runs and validates its
+// disk) is not one of the tenants' namespaces.
+const world = useWorld({
+  namespace: `bundle-sample-${suffix}`,
+  enabled: true,
+  operatorNamespace: 'bundle-build-sample',
+});
+const { operatorNs: ops } = world;
 
 /** The sample's documents, the CRCBundle first, as kubectl apply would read them. */
 async function sample(): Promise<{ bundle: CRCBundle; configMaps: KubeObject[] }> {
@@ -43,10 +48,9 @@ async function sample(): Promise<{ bundle: CRCBundle; configMaps: KubeObject[] }
 describe('the build sample in the local environment', () => {
   let name = '';
   let tenant = '';
-  let consumer: TestNamespace;
+  const consumer = world.ns;
 
   beforeAll(async () => {
-    consumer = await world.addNamespace(`bundle-sample-${suffix}`, { enabled: true });
     tenant = consumer.name;
     // The sample's consumers: namespaces labelled example.com/team=platform.
     await ops.api.patch(
