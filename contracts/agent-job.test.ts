@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadAgentConfig } from '../crc-agent/config.js';
-import type { ClusterInstance } from '../operator/api/resources.js';
+import type { ClusterInstance } from '../client/api/resources.js';
 import { buildAgentJob } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import type { Stored } from '../operator/kube/objects.js';
 import { AGENT_ENV, AGENT_MOUNTS, AGENT_PATHS, AgentJobSpec } from './agent-job.js';

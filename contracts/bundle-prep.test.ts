@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadBundlePrepConfig } from '../crc-agent/bundle-prep/config.js';
 import { desiredMetadataConfigMap } from '../crc-agent/bundle-prep/publish-bundle.js';
-import type { CRCBundle } from '../operator/api/resources.js';
+import type { CRCBundle } from '../client/api/resources.js';
 import { bundleLabels as operatorBundleLabels } from '../operator/controllers/bundles/bundle-owner.js';
 import { buildPrepJob } from '../operator/controllers/crcbundle/prep-job.js';
 import type { StoredCluster } from '../operator/kube/objects.js';

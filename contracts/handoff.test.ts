@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkExistingHandoff, desiredHandoffSecret } from '../crc-agent/publish.js';
-import type { ClusterInstance } from '../operator/api/resources.js';
+import type { ClusterInstance } from '../client/api/resources.js';
 import { buildHandoffSecret } from '../operator/controllers/clusterinstance/crc/crc-agent-builders.js';
 import { handoffFrom } from '../operator/controllers/clusterinstance/crc/crc-handoff.js';
 import type { Stored } from '../operator/kube/objects.js';

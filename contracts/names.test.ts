@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { gitHubRun } from '../client/lease/github-run.js';
 import { readSettings } from '../action/inputs.js';
 import { GUESTCLUSTER_API_VERSION, KINDS } from './api.js';
-import { BUNDLES, INSTANCES, LEASES, POOLS } from '../operator/api/resources.js';
+import { BUNDLES, INSTANCES, LEASES, POOLS } from '../client/api/resources.js';
 import {
   crcBundleName,
   kubeconfigSecretName,

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiClient } from '../../operator/kube/api-client.js';
-import { ApiError } from '../../operator/kube/api-error.js';
+import { ApiClient } from '../../client/kube/api-client.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import { ControlPlaneError } from './errors.js';
 import type { CrdManifest } from './platform-crds/crd-manifest.js';
 import { parseCrds } from './platform-crds/crd-manifest.js';

@@ -1,7 +1,7 @@
 import { copyFile, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
 import { TestMirror } from '../platform/bundles/bundle-fixtures.js';

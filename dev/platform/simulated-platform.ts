@@ -6,7 +6,7 @@ import { LABEL_CRC_BUNDLE } from '../../contracts/labels.js';
 import type { ContainerResult } from './jobs/local-pod.js';
 import type { Job } from '../../operator/kube/workloads.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
-import type { ApiClient } from '../../operator/kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { TEST_AGENT_IMAGE } from './bundles/bundle-fixtures.js';
 import { ServiceBackends } from './router/service-backends.js';
@@ -27,7 +27,7 @@ import { SimulatedStorage } from './storage/simulated-storage.js';
 import { playReleaseTool } from './build/simulated-build-tools.js';
 import { SimulatedBuildGuests } from './build/simulated-build-guests.js';
 import type { VmiObject } from './host/platform-kinds.js';
-import { SECRETS } from '../../operator/api/resources.js';
+import { SECRETS } from '../../client/api/resources.js';
 import type { Secret } from '../../operator/kube/workloads.js';
 
 export { TEST_AGENT_IMAGE };

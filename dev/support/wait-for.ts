@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { watchObject } from '../../operator/kube/watch-object.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import { watchObject } from '../../client/kube/watch-object.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 
 /** Any object shape will do: client-node's models (V1ConfigMap, ...) as well as our plain ones. */
 type Watched = { metadata?: { resourceVersion?: string } };

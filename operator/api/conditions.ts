@@ -1,5 +1,5 @@
 import type { Condition } from '../../client/api/conditions.js';
-import { metaTime } from '../kube/meta-time.js';
+import { metaTime } from '../../client/kube/meta-time.js';
 
 // A condition and how to find one are shared with the lease client (client/api/conditions.ts).
 export type { Condition } from '../../client/api/conditions.js';

@@ -1,4 +1,4 @@
-import { resourceType } from '../kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 
 /** Kinds of the management platform (HyperShift, KubeVirt, OpenShift routing and config) and core kinds the operator uses. */
 export const HOSTED_CLUSTERS = resourceType(
@@ -27,7 +27,7 @@ export const VIRTUAL_MACHINE_INSTANCES = resourceType(
 );
 export const NODES = resourceType('v1', 'Node', 'nodes', false);
 /** The same registry entries as core-resources.ts, under the names platform code uses. */
-export { PODS, PVCS as PERSISTENT_VOLUME_CLAIMS } from './core-resources.js';
+export { PODS, PVCS as PERSISTENT_VOLUME_CLAIMS } from '../../client/api/core-resources.js';
 
 /** HyperShift's label on the worker VMIs and launcher pods of a node pool. */
 export const LABEL_NODE_POOL_NAME = 'hypershift.openshift.io/nodepool-name';

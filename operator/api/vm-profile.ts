@@ -1,4 +1,4 @@
-import type { CRCBundle } from './resources.js';
+import type { CRCBundle } from '../../client/api/resources.js';
 
 /**
  * A versioned KubeVirt VM profile (`spec.build.profile`, recorded in `status.build.profile` and in

@@ -1,7 +1,7 @@
 import type { OperatorFlags } from '../config.js';
 import { loadOperatorConfig, managerOptions } from '../config.js';
 import { registerControllers } from '../controllers/register-controllers.js';
-import { defaultClusterAccess } from '../kube/cluster-access.js';
+import { defaultClusterAccess } from '../../client/kube/cluster-access.js';
 import { createLogger } from '../runtime/logger.js';
 import { Manager } from '../runtime/manager.js';
 

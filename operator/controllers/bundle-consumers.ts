@@ -1,5 +1,5 @@
-import type { CRCBundle } from '../api/resources.js';
-import { NAMESPACES } from '../api/resources.js';
+import type { CRCBundle } from '../../client/api/resources.js';
+import { NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../kube/objects.js';
 import { describeSelector, selects } from '../kube/label-selector.js';
 import type { ControllerPorts } from '../runtime/ports.js';

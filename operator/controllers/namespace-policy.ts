@@ -1,5 +1,5 @@
 import { LABEL_NAMESPACE_ENABLED } from '../api/labels.js';
-import { NAMESPACES } from '../api/resources.js';
+import { NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../kube/objects.js';
 import type { ControllerPorts } from '../runtime/ports.js';
 

@@ -1,5 +1,5 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../api/labels.js';
-import { SECRETS } from '../api/resources.js';
+import { SECRETS } from '../../client/api/resources.js';
 import type { ControllerName, OperatorConfig } from '../config.js';
 import { HANDOFF_MANAGED_BY } from './clusterinstance/crc/crc-agent-builders.js';
 import type { Controller } from '../runtime/controller.js';

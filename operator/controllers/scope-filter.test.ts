@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LEASES, NAMESPACES } from '../api/resources.js';
+import { LEASES, NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../kube/objects.js';
 import { createLogger } from '../runtime/logger.js';
 import type { ControllerRegistration, WatchSpec } from '../runtime/manager.js';

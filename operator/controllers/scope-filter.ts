@@ -1,7 +1,7 @@
-import { NAMESPACES } from '../api/resources.js';
+import { NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey, splitKey } from '../kube/objects.js';
-import type { NamespacedType } from '../kube/resource-type.js';
+import type { NamespacedType } from '../../client/kube/resource-type.js';
 import type { OperatorScope } from '../operator-scope.js';
 import { carriesScope } from '../operator-scope.js';
 import type { CacheReader } from '../runtime/cache.js';

@@ -1,8 +1,16 @@
-import type { DeleteOptions as ApiDeleteOptions, ListOptions, ObjectList } from './api-client.js';
-import { isAlreadyExists, isConflict, isNotFound } from './api-error.js';
+import type {
+  DeleteOptions as ApiDeleteOptions,
+  ListOptions,
+  ObjectList,
+} from '../../client/kube/api-client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../client/kube/api-error.js';
 import type { KubeObject, Stored, StoredCluster, StoredMeta } from './objects.js';
-import type { ClusterScopedType, NamespacedType, ResourceType } from './resource-type.js';
-import { typeName } from './resource-type.js';
+import type {
+  ClusterScopedType,
+  NamespacedType,
+  ResourceType,
+} from '../../client/kube/resource-type.js';
+import { typeName } from '../../client/kube/resource-type.js';
 
 /** The requests a KubeClient is made of: ApiClient's, or an in-memory fake's. */
 export interface ObjectApi {

@@ -1,5 +1,5 @@
 import type { KubeObject, OwnerReference, StoredMeta } from './objects.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 
 /** An owner as stored: its name and UID are known. */
 interface Owner {

@@ -1,5 +1,5 @@
 import type { KubeObject, Stored } from '../kube/objects.js';
-import type { NamespacedType } from '../kube/resource-type.js';
+import type { NamespacedType } from '../../client/kube/resource-type.js';
 import type { ControllerPorts } from '../runtime/ports.js';
 
 /** Where a controller reads objects: its caches (which may lag, or not hold a kind) and the API. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { CONFIG_MAPS } from '../api/core-resources.js';
+import { CONFIG_MAPS } from '../../client/api/core-resources.js';
 import type { KubeObject, Stored } from '../kube/objects.js';
-import type { NamespacedType } from '../kube/resource-type.js';
+import type { NamespacedType } from '../../client/kube/resource-type.js';
 import type { FakePorts } from '../../test/support/fake-ports.js';
 import { fakePorts } from '../../test/support/fake-ports.js';
 import type { ObjectSource } from './object-source.js';

@@ -1,5 +1,5 @@
 import type { KubeObject, Stored } from '../kube/objects.js';
-import type { NamespacedType } from '../kube/resource-type.js';
+import type { NamespacedType } from '../../client/kube/resource-type.js';
 import type { StepFailure } from './step-errors.js';
 import type { Verdict } from './verdict.js';
 import { failed, holds, recorded } from './verdict.js';

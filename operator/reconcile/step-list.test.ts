@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../kube/api-error.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import { CreateRefused, OwnershipConflictError, StepFailure } from './step-errors.js';
 import type { Step } from './step-list.js';
 import { runSteps, steps } from './step-list.js';

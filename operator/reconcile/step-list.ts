@@ -1,4 +1,4 @@
-import { ApiError } from '../kube/api-error.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import { CreateRefused, OwnershipConflictError, StepFailure } from './step-errors.js';
 import type { Nothing, Verdict, Wait } from './verdict.js';
 

@@ -1,5 +1,5 @@
 import type { KubeObject, Stored, StoredCluster } from '../kube/objects.js';
-import type { ClusterScopedType, NamespacedType } from '../kube/resource-type.js';
+import type { ClusterScopedType, NamespacedType } from '../../client/kube/resource-type.js';
 
 /** What a cache holds of one kind, read synchronously. */
 export interface CacheView<S> {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { pino } from 'pino';
-import { ApiError } from '../kube/api-error.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import { systemClock } from './clock.js';
 import { Controller, sooner } from './controller.js';
 import { RuntimeMetrics } from './metrics.js';

@@ -1,4 +1,4 @@
-import { isConflict } from '../kube/api-error.js';
+import { isConflict } from '../../client/kube/api-error.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';

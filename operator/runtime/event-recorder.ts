@@ -1,6 +1,6 @@
-import type { ApiClient } from '../kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../kube/objects.js';
-import { EVENTS } from '../api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 

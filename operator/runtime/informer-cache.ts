@@ -1,8 +1,8 @@
-import type { ApiClient } from '../kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject, Stored } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
-import type { NamespacedType, ResourceType } from '../kube/resource-type.js';
-import { typeName } from '../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../../client/kube/resource-type.js';
+import { typeName } from '../../client/kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { CacheIndex, CacheReader, CacheView } from './cache.js';
 import type { Clock } from './clock.js';

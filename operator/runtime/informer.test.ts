@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
-import { SECRETS } from '../api/resources.js';
-import type { ApiClient, ListOptions, WatchOptions } from '../kube/api-client.js';
+import { SECRETS } from '../../client/api/resources.js';
+import type { ApiClient, ListOptions, WatchOptions } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { Informer } from './informer.js';
 import { RuntimeMetrics } from './metrics.js';

@@ -1,9 +1,9 @@
-import type { ApiClient, WatchEvent } from '../kube/api-client.js';
-import { isGone } from '../kube/api-error.js';
+import type { ApiClient, WatchEvent } from '../../client/kube/api-client.js';
+import { isGone } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
-import type { ResourceType } from '../kube/resource-type.js';
-import { typeName } from '../kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
+import { typeName } from '../../client/kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import { backoffDelay } from './backoff.js';
 import type { Clock } from './clock.js';

@@ -1,11 +1,11 @@
-import type { ApiClient } from '../kube/api-client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-error.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../kube/objects.js';
-import { resourceType } from '../kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import type { Clock } from './clock.js';
 import { sleep } from './clock.js';
 import type { Logger } from './logger.js';
-import { metaMicroTime } from '../kube/meta-time.js';
+import { metaMicroTime } from '../../client/kube/meta-time.js';
 
 export const LEASES = resourceType('coordination.k8s.io/v1', 'Lease', 'leases');
 

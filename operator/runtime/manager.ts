@@ -1,9 +1,9 @@
-import type { ClusterAccess } from '../kube/api-client.js';
-import { ApiClient } from '../kube/api-client.js';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import { ObjectClient } from '../kube/kube-client.js';
 import type { KubeObject } from '../kube/objects.js';
 import { objectKey } from '../kube/objects.js';
-import type { NamespacedType, ResourceType } from '../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../../client/kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 import { sleep, systemClock } from './clock.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../kube/api-error.js';
+import { ApiError } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../kube/objects.js';
-import type { ResourceType } from '../kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import type { Clock } from './clock.js';
 import { MetricsAccess } from './metrics-access.js';
 

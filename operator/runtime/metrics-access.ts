@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ApiClient } from '../kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../kube/objects.js';
-import { resourceType } from '../kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { LruMap } from './lru-map.js';

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
-import type { ClusterAccess } from '../kube/api-client.js';
-import { ApiClient } from '../kube/api-client.js';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { Clock } from './clock.js';
 import type { Guard, ListenAddress } from './http-endpoints.js';
 import { HttpEndpoints } from './http-endpoints.js';

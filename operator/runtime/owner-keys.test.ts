@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { resourceType } from '../kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import { labelKey, ownerKeys } from './owner-keys.js';
 
 const POOLS = resourceType('guestcluster.opdev.io/v1alpha1', 'ClusterPool', 'clusterpools');

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../kube/objects.js';
-import type { ResourceType } from '../kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 
 const groupOf = (apiVersion: string): string =>
   apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';

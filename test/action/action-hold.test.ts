@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import {

@@ -1,12 +1,12 @@
 import { mkdir, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
-import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
+import { ROLE_BINDINGS, ROLES } from '../../client/api/core-resources.js';
 import {
   hcpPool,
   lease,

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
-import type { ApiClient } from '../../operator/kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   releaseLeasesAndPools,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
-import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   releaseLeasesAndPools,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';

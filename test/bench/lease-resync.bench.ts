@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   fillPool,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { SECRETS } from '../../operator/api/resources.js';
+import { SECRETS } from '../../client/api/resources.js';
 import type { OperatorProcess } from '../support/runners/operator-process.js';
 import { startOperatorProcess } from '../support/runners/operator-process.js';
 import { inBatches } from '../support/batches.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { LEASES, POOLS } from '../../client/api/resources.js';
 import {
   hcpPool,
   lease,

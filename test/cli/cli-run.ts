@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { LEASES } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { LEASES } from '../../client/api/resources.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { kubectl } from '../support/kubectl.js';
 

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   hcpPool,

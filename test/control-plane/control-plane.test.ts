@@ -9,10 +9,10 @@ import { ApiException, CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-n
 import { useStandIns } from '../../dev/control-plane/platform-crds/platform-crds.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
-import { CONFIG_MAPS } from '../../operator/api/core-resources.js';
+import { CONFIG_MAPS } from '../../client/api/core-resources.js';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resources.js';
-import { NAMESPACES } from '../../operator/api/resources.js';
-import { collectionPath, resourceType } from '../../operator/kube/resource-type.js';
+import { NAMESPACES } from '../../client/api/resources.js';
+import { collectionPath, resourceType } from '../../client/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
 const { ns } = useWorld({ namespace: 'control-plane' });

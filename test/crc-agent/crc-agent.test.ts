@@ -12,8 +12,8 @@ import { parse, stringify } from 'yaml';
 import { createCrcIdentity } from '../../crc-agent/crc-identity.js';
 import { fingerprint } from '../../crc-agent/host-key.js';
 import { generateEd25519KeyPair, publicKeyLine } from '../../crc-agent/ssh-key.js';
-import type { ClusterInstance } from '../../operator/api/resources.js';
-import { INSTANCES } from '../../operator/api/resources.js';
+import type { ClusterInstance } from '../../client/api/resources.js';
+import { INSTANCES } from '../../client/api/resources.js';
 import {
   buildAgentBinding,
   buildAgentClusterRole,

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES } from '../../operator/api/resources.js';
+import type { CRCBundle } from '../../client/api/resources.js';
+import { BUNDLES, INSTANCES } from '../../client/api/resources.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import { TEST_AGENT_IMAGE } from '../../dev/platform/simulated-platform.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { OperatorProcess } from '../support/runners/operator-process.js';

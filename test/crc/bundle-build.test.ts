@@ -7,9 +7,9 @@ import {
   PODS,
   PVCS,
   SERVICES,
-} from '../../operator/api/core-resources.js';
-import type { CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, SECRETS } from '../../operator/api/resources.js';
+} from '../../client/api/core-resources.js';
+import type { CRCBundle } from '../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../client/api/resources.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
@@ -19,7 +19,7 @@ import { LABEL_BUILD_ATTEMPT } from '../../operator/controllers/bundlebuild/buil
 import { NETWORK_POLICIES } from '../../operator/controllers/clusterinstance/crc/crc-network-policy.js';
 import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import { DEFAULT_TIMINGS } from '../../operator/timings.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { BUILD_ENV } from '../../contracts/bundle-build.js';

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS } from '../../operator/api/core-resources.js';
+import { EVENTS, JOBS } from '../../client/api/core-resources.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
-import type { ClusterInstance, ClusterPool } from '../../operator/api/resources.js';
-import { INSTANCES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterPool } from '../../client/api/resources.js';
+import { INSTANCES, POOLS, SECRETS } from '../../client/api/resources.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Job } from '../../operator/kube/workloads.js';
@@ -15,7 +15,7 @@ import {
 } from '../../dev/platform/host/platform-kinds.js';
 import type { RouteObject } from '../../dev/platform/router/simulated-router.js';
 import { useWorld } from '../support/world.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 

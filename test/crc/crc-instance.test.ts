@@ -10,7 +10,7 @@ import {
   ROLE_BINDINGS,
   SERVICE_ACCOUNTS,
   SERVICES,
-} from '../../operator/api/core-resources.js';
+} from '../../client/api/core-resources.js';
 import { FINALIZER_INSTANCE_CLEANUP, LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import {
   DATA_VOLUMES,
@@ -19,18 +19,18 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
 } from '../../operator/api/platform-resources.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
 import {
   agentAccountName,
   agentJobName,
   crcApiName,
   handoffSecretName,
 } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
-import { clusterAccess } from '../../operator/kube/cluster-access.js';
+import { ApiClient } from '../../client/kube/api-client.js';
+import { clusterAccess } from '../../client/kube/cluster-access.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import type { Job, Secret } from '../../operator/kube/workloads.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import { lease } from '../support/fixtures/pool-fixtures.js';

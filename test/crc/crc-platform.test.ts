@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
-import { PODS, PVCS } from '../../operator/api/core-resources.js';
+import { PODS, PVCS } from '../../client/api/core-resources.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { PersistentVolumeClaim, Pod } from '../../operator/kube/workloads.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
-import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { EVENTS, JOBS, PVCS } from '../../client/api/core-resources.js';
+import type { ClusterInstance, ClusterPool, CRCBundle } from '../../client/api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { agentJobName } from '../../operator/controllers/clusterinstance/crc/crc-naming.js';
 import { quantityBytes } from '../../operator/kube/quantity.js';

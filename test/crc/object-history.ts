@@ -1,6 +1,6 @@
-import type { ApiClient } from '../../operator/kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 
 /** One version of an object as the apiserver reported it (each write that changed it is one). */
 export interface Version<T> {

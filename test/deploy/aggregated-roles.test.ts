@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CLUSTER_ROLES, ROLE_BINDINGS } from '../../operator/api/core-resources.js';
-import { BUNDLES, VERSION_STREAMS } from '../../operator/api/resources.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { CLUSTER_ROLES, ROLE_BINDINGS } from '../../client/api/core-resources.js';
+import { BUNDLES, VERSION_STREAMS } from '../../client/api/resources.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor } from '../../dev/support/wait-for.js';

@@ -6,11 +6,11 @@ import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
 import { loadOperatorConfig } from '../../operator/config.js';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
-import { clusterAccess } from '../../operator/kube/cluster-access.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import { clusterAccess } from '../../client/kube/cluster-access.js';
 import type { Logger } from '../../operator/runtime/logger.js';
-import type { ClusterAccess } from '../../operator/kube/api-client.js';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import {

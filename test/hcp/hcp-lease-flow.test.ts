@@ -1,12 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { FINALIZER_INSTANCE_CLEANUP } from '../../operator/api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../client/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS, ROUTES } from '../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/guest-api-probe.js';

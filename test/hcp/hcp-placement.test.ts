@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { FINALIZER_INSTANCE_CLEANUP } from '../../operator/api/labels.js';
-import type { ClusterInstance } from '../../operator/api/resources.js';
-import { INSTANCES, SECRETS } from '../../operator/api/resources.js';
+import type { ClusterInstance } from '../../client/api/resources.js';
+import { INSTANCES, SECRETS } from '../../client/api/resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { hostedClusterName } from '../../operator/controllers/clusterinstance/hcp/hcp-naming.js';
-import { isNotFound } from '../../operator/kube/api-error.js';
+import { isNotFound } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { enableNamespace } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';

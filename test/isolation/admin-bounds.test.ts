@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS, PVCS } from '../../operator/api/core-resources.js';
-import type { ClusterPool, CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, POOLS } from '../../operator/api/resources.js';
+import { EVENTS, JOBS, PVCS } from '../../client/api/core-resources.js';
+import type { ClusterPool, CRCBundle } from '../../client/api/resources.js';
+import { BUNDLES, INSTANCES, POOLS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROLE_BINDINGS, ROLES } from '../../operator/api/core-resources.js';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { LEASES, POOLS } from '../../operator/api/resources.js';
+import { ROLE_BINDINGS, ROLES } from '../../client/api/core-resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { LEASES, POOLS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {

@@ -3,27 +3,21 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { findCondition } from '../../operator/api/conditions.js';
-import { CLUSTER_ROLES, ROLE_BINDINGS } from '../../operator/api/core-resources.js';
+import { CLUSTER_ROLES, ROLE_BINDINGS } from '../../client/api/core-resources.js';
 import type {
   ClusterInstance,
   ClusterLease,
   ClusterPool,
   CRCBundle,
-} from '../../operator/api/resources.js';
-import {
-  BUNDLES,
-  INSTANCES,
-  LEASES,
-  POOLS,
-  VERSION_STREAMS,
-} from '../../operator/api/resources.js';
+} from '../../client/api/resources.js';
+import { BUNDLES, INSTANCES, LEASES, POOLS, VERSION_STREAMS } from '../../client/api/resources.js';
 import {
   ADMISSION_POLICIES,
   admissionPolicies,
 } from '../../operator/controllers/admission/admission-policies.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { resourceType } from '../../operator/kube/resource-type.js';
+import { resourceType } from '../../client/kube/resource-type.js';
 import { installCrds, readCrdFolder } from '../../dev/control-plane/install-crds.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitFor } from '../../dev/support/wait-for.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ensureAdmissionPolicies } from '../../operator/controllers/admission/policy-keeper.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import { ObjectClient } from '../../operator/kube/kube-client.js';
 import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control-plane.js';
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';

@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { NAMESPACES } from '../../operator/api/resources.js';
+import { NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 

@@ -3,21 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { JOBS } from '../../operator/api/core-resources.js';
+import { JOBS } from '../../client/api/core-resources.js';
 import { LABEL_CLUSTER_INSTANCE, LABEL_POOL } from '../../operator/api/labels.js';
 import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../operator/api/platform-resources.js';
-import type { ClusterInstance, ClusterLease, VersionStream } from '../../operator/api/resources.js';
-import {
-  INSTANCES,
-  LEASES,
-  POOLS,
-  SECRETS,
-  VERSION_STREAMS,
-} from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease, VersionStream } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS, VERSION_STREAMS } from '../../client/api/resources.js';
 import { findCondition } from '../../operator/api/conditions.js';
 import { LOCAL_STREAM } from '../../dev/local/local-update-service.js';
 import { releaseImage } from '../../dev/platform/update-service/update-service-stand-in.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { ActionJob } from '../support/runners/action-runner.js';
 import { CommandFailedError, runCommand } from '../../dev/control-plane/run-command.js';

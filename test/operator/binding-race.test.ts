@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';

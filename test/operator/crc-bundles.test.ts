@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import {
@@ -10,9 +10,9 @@ import {
   ROLE_BINDINGS,
   ROLES,
   SERVICE_ACCOUNTS,
-} from '../../operator/api/core-resources.js';
-import type { ClusterInstance, ClusterPool, CRCBundle } from '../../operator/api/resources.js';
-import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
+} from '../../client/api/core-resources.js';
+import type { ClusterInstance, ClusterPool, CRCBundle } from '../../client/api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, POOLS, SECRETS } from '../../client/api/resources.js';
 import {
   BundleController,
   PREP_RETRY_BACKOFF,
@@ -39,7 +39,7 @@ import {
   TestMirror,
 } from '../../dev/platform/bundles/bundle-fixtures.js';
 import { enableNamespace, releaseLeasesAndPools } from '../support/fixtures/pool-fixtures.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import { impersonating } from '../support/tenant.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 

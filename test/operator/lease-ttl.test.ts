@@ -1,7 +1,7 @@
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../operator/api/resources.js';
+import type { ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { FINALIZER_POOL_PROTECTION } from '../../operator/api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../operator/api/resources.js';
-import { isNotFound } from '../../operator/kube/api-error.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../client/api/resources.js';
+import { isNotFound } from '../../client/kube/api-error.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CONFIG_MAPS, EVENTS, ROLES, SERVICE_ACCOUNTS } from '../../operator/api/core-resources.js';
-import { SECRETS } from '../../operator/api/resources.js';
+import { CONFIG_MAPS, EVENTS, ROLES, SERVICE_ACCOUNTS } from '../../client/api/core-resources.js';
+import { SECRETS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { fetch } from 'undici';
 import type { Manager } from '../../operator/runtime/manager.js';

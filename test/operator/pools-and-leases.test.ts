@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../operator/api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import type { ClusterInstance, ClusterLease } from '../../operator/api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../operator/api/resources.js';
-import { isConflict } from '../../operator/kube/api-error.js';
+import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
+import { isConflict } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { inBatches } from '../support/batches.js';

@@ -6,7 +6,7 @@ import type {
   ClusterPool,
   CRCBundle,
   VersionStream,
-} from '../../operator/api/resources.js';
+} from '../../client/api/resources.js';
 import {
   BUNDLES,
   INSTANCES,
@@ -14,10 +14,10 @@ import {
   POOLS,
   SECRETS,
   VERSION_STREAMS,
-} from '../../operator/api/resources.js';
+} from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { LABEL_POOL } from '../../operator/api/labels.js';
-import { isNotFound } from '../../operator/kube/api-error.js';
+import { isNotFound } from '../../client/kube/api-error.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
 import { eventFor } from '../support/events.js';
 import { useWorld } from '../support/world.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../operator/api/resources.js';
+import type { ClusterInstance } from '../../client/api/resources.js';
 import {
   buildApiRoute as buildCrcRoute,
   buildApiService,
@@ -13,7 +13,7 @@ import {
 } from '../../operator/controllers/clusterinstance/hcp/hcp-builders.js';
 import { plannedPlacement } from '../../operator/controllers/clusterinstance/hcp/hcp-placement.js';
 import type { KubeObject, Stored, StoredCluster } from '../../operator/kube/objects.js';
-import type { CRCBundle } from '../../operator/api/resources.js';
+import type { CRCBundle } from '../../client/api/resources.js';
 import { buildTargetVm } from '../../operator/controllers/bundlebuild/build-vms.js';
 import { buildNames } from '../../operator/controllers/bundlebuild/build-names.js';
 import { CRC_KUBEVIRT_V1 } from '../../operator/api/vm-profile.js';

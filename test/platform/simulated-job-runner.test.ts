@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JOBS, PODS, PVCS } from '../../operator/api/core-resources.js';
-import { SECRETS } from '../../operator/api/resources.js';
+import { JOBS, PODS, PVCS } from '../../client/api/core-resources.js';
+import { SECRETS } from '../../client/api/resources.js';
 import type { Job, Pod } from '../../operator/kube/workloads.js';
 import { useWorld } from '../support/world.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';

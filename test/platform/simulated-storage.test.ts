@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { PVCS } from '../../operator/api/core-resources.js';
+import { PVCS } from '../../client/api/core-resources.js';
 import type { PersistentVolumeClaim } from '../../operator/kube/workloads.js';
 import { useWorld } from '../support/world.js';
 import { waitFor } from '../../dev/support/wait-for.js';

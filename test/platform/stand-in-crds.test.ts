@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../operator/api/resources.js';
+import type { ClusterInstance } from '../../client/api/resources.js';
 import {
   buildHostedCluster,
   buildNodePool,

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { issueCertificate } from '../../crc-agent/certificates.js';
-import type { KubeconfigContext } from '../../operator/kube/kubeconfig.js';
-import { parseKubeconfig } from '../../operator/kube/kubeconfig.js';
+import type { KubeconfigContext } from '../../client/kube/kubeconfig.js';
+import { parseKubeconfig } from '../../client/kube/kubeconfig.js';
 import { testEnv } from './test-env.js';
 
 /** One request that reached the proxy. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { ApiClient } from '../../operator/kube/api-client.js';
-import { PODS } from '../../operator/api/core-resources.js';
+import { ApiClient } from '../../client/kube/api-client.js';
+import { PODS } from '../../client/api/core-resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../operator/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { emptyTerminatingNamespace } from './namespace-content.js';
 import { testEnv } from './test-env.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import { EVENTS } from '../../operator/api/core-resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 
 export type CoreEvent = KubeObject & {

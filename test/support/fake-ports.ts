@@ -1,9 +1,9 @@
-import { ApiError } from '../../operator/kube/api-error.js';
-import type { DeleteOptions, ListOptions, ObjectList } from '../../operator/kube/api-client.js';
+import { ApiError } from '../../client/kube/api-error.js';
+import type { DeleteOptions, ListOptions, ObjectList } from '../../client/kube/api-client.js';
 import type { ObjectApi } from '../../operator/kube/kube-client.js';
 import { ObjectClient } from '../../operator/kube/kube-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import type { CacheIndex, CacheReader, CacheView } from '../../operator/runtime/cache.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import type { EventSink, EventType } from '../../operator/runtime/event-recorder.js';

@@ -1,6 +1,6 @@
-import type { ApiClient } from '../../operator/kube/api-client.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 import { ObjectClient } from '../../operator/kube/kube-client.js';
-import { LEASES } from '../../operator/api/resources.js';
+import { LEASES } from '../../client/api/resources.js';
 import { ensureAdmissionPolicies } from '../../operator/controllers/admission/policy-keeper.js';
 
 /**

@@ -1,9 +1,9 @@
 import { ApisApi, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig, V1APIResourceList } from '@kubernetes/client-node';
-import type { ApiClient } from '../../operator/kube/api-client.js';
-import { isConflict, isNotFound } from '../../operator/kube/api-error.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
+import { isConflict, isNotFound } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
 /*

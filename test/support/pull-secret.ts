@@ -1,5 +1,5 @@
-import { SECRETS } from '../../operator/api/resources.js';
-import type { ApiClient } from '../../operator/kube/api-client.js';
+import { SECRETS } from '../../client/api/resources.js';
+import type { ApiClient } from '../../client/kube/api-client.js';
 
 /** The pull secret an instance of either topology needs in its namespace (default name `pull-secret`). */
 export async function createPullSecret(

@@ -1,7 +1,7 @@
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ROLES, ROLE_BINDINGS } from '../../operator/api/core-resources.js';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ROLES, ROLE_BINDINGS } from '../../client/api/core-resources.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { CommandFailedError } from '../../dev/control-plane/run-command.js';
 import { kubectl } from './kubectl.js';

@@ -4,7 +4,7 @@ import type { ControllerName, OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
 import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/guest-api-probe.js';
 import { registerControllers } from '../../operator/controllers/register-controllers.js';
-import type { ClusterAccess } from '../../operator/kube/api-client.js';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import type { Clock } from '../../operator/runtime/clock.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import { Manager } from '../../operator/runtime/manager.js';

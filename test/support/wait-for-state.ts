@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { ApiClient } from '../../operator/kube/api-client.js';
+import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
-import type { ResourceType } from '../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../client/kube/resource-type.js';
 import { Informer } from '../../operator/runtime/informer.js';
 import { RuntimeMetrics } from '../../operator/runtime/metrics.js';
 import { WaitTimeoutError } from '../../dev/support/wait-for.js';

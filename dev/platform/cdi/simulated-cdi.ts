@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PODS, PVCS } from '../../../operator/api/core-resources.js';
-import { isAlreadyExists } from '../../../operator/kube/api-error.js';
+import { PODS, PVCS } from '../../../client/api/core-resources.js';
+import { isAlreadyExists } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import type { PersistentVolumeClaim, Pod } from '../../../operator/kube/workloads.js';
 import type { Informer } from '../../../operator/runtime/informer.js';

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../../operator/kube/objects.js';
 
 /** The KubeVirt, CDI and core kinds the simulated crc platform acts on: the operator's own. */
-export { SERVICES } from '../../../operator/api/core-resources.js';
+export { SERVICES } from '../../../client/api/core-resources.js';
 export {
   DATA_VOLUMES,
   LABEL_VM_NAME,

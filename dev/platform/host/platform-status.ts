@@ -1,7 +1,7 @@
-import type { ApiClient } from '../../../operator/kube/api-client.js';
-import { isNotFound } from '../../../operator/kube/api-error.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
-import type { ResourceType } from '../../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import type { Condition } from './platform-kinds.js';
 import { timestamp } from './platform-kinds.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { isConflict } from '../../../operator/kube/api-error.js';
+import { isConflict } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
-import type { ResourceType } from '../../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import type { BackoffPolicy } from '../../../operator/runtime/backoff.js';
 import { WorkQueue } from '../../../operator/runtime/work-queue.js';
 

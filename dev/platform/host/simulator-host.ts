@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
-import type { ClusterAccess } from '../../../operator/kube/api-client.js';
-import { ApiClient } from '../../../operator/kube/api-client.js';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
+import { ApiClient } from '../../../client/kube/api-client.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import { objectKey } from '../../../operator/kube/objects.js';
-import type { ResourceType } from '../../../operator/kube/resource-type.js';
-import { typeName } from '../../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
+import { typeName } from '../../../client/kube/resource-type.js';
 import type { BackoffPolicy } from '../../../operator/runtime/backoff.js';
 import { Informer } from '../../../operator/runtime/informer.js';
 import { RuntimeMetrics } from '../../../operator/runtime/metrics.js';

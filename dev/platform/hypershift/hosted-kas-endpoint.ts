@@ -1,7 +1,7 @@
-import type { ApiClient } from '../../../operator/kube/api-client.js';
-import { isAlreadyExists } from '../../../operator/kube/api-error.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isAlreadyExists } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
-import { resourceType } from '../../../operator/kube/resource-type.js';
+import { resourceType } from '../../../client/kube/resource-type.js';
 import type { HostedClusterObject } from './hosted-cluster-status.js';
 import type { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 

@@ -1,13 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { NAMESPACES, SECRETS } from '../../../operator/api/resources.js';
+import { NAMESPACES, SECRETS } from '../../../client/api/resources.js';
 import {
   HOSTED_CLUSTERS,
   INGRESS_CONFIGS,
   NODE_POOLS,
 } from '../../../operator/api/platform-resources.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../../operator/kube/api-error.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
-import type { ResourceType } from '../../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import type { SimulatorHost } from '../host/simulator-host.js';
 import { startSimulatedController } from '../host/simulator-host.js';
 import type { KasEndpoint } from './hosted-kas-endpoint.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../../operator/api/platform-resources.js';
-import { isConflict, isNotFound } from '../../../operator/kube/api-error.js';
+import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject, OwnerReference } from '../../../operator/kube/objects.js';
 import type { SimulatorHost } from '../host/simulator-host.js';
 import { startSimulatedController } from '../host/simulator-host.js';

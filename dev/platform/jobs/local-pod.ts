@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CONFIG_MAPS, PODS } from '../../../operator/api/core-resources.js';
-import { SECRETS } from '../../../operator/api/resources.js';
-import type { ApiClient } from '../../../operator/kube/api-client.js';
-import { isNotFound } from '../../../operator/kube/api-error.js';
+import { CONFIG_MAPS, PODS } from '../../../client/api/core-resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import type {
   ConfigMap,
   Container,

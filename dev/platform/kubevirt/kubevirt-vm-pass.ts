@@ -1,4 +1,4 @@
-import { isAlreadyExists, isConflict, isNotFound } from '../../../operator/kube/api-error.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { SimulatorHost } from '../host/simulator-host.js';
 import type {
   Condition,

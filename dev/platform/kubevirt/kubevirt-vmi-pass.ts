@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { PODS, PVCS } from '../../../operator/api/core-resources.js';
-import { isConflict, isNotFound } from '../../../operator/kube/api-error.js';
+import { PODS, PVCS } from '../../../client/api/core-resources.js';
+import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { PersistentVolumeClaim, Pod } from '../../../operator/kube/workloads.js';
 import type { SimulatorHost } from '../host/simulator-host.js';
 import { ownerKeys } from '../../../operator/runtime/owner-keys.js';

@@ -1,4 +1,4 @@
-import { PODS, PVCS } from '../../../operator/api/core-resources.js';
+import { PODS, PVCS } from '../../../client/api/core-resources.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import type { SimulatedController } from '../host/simulated-controller.js';
 import type { Informer } from '../../../operator/runtime/informer.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiClient } from '../../../operator/kube/api-client.js';
-import { isNotFound } from '../../../operator/kube/api-error.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import { NODES } from '../../../operator/api/platform-resources.js';
 import { kubeletReadyCondition } from '../../guest/kubelet-ready.js';

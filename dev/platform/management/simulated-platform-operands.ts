@@ -1,14 +1,14 @@
-import { NAMESPACES } from '../../../operator/api/resources.js';
+import { NAMESPACES } from '../../../client/api/resources.js';
 import {
   DEPLOYMENTS,
   HYPERCONVERGEDS,
   INGRESS_CONTROLLERS,
   MULTICLUSTERENGINES,
 } from '../../../operator/api/platform-resources.js';
-import type { ApiClient } from '../../../operator/kube/api-client.js';
-import { isAlreadyExists, isConflict } from '../../../operator/kube/api-error.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isAlreadyExists, isConflict } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
-import type { ResourceType } from '../../../operator/kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 
 type WithStatus = KubeObject & { status?: Record<string, unknown> };
 

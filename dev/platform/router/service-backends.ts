@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PODS } from '../../../operator/api/core-resources.js';
-import type { ApiClient } from '../../../operator/kube/api-client.js';
+import { PODS } from '../../../client/api/core-resources.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
 import type { Pod } from '../../../operator/kube/workloads.js';
 import type { Informer } from '../../../operator/runtime/informer.js';
 import type { PodStatusIp, ServiceObject } from '../host/platform-kinds.js';

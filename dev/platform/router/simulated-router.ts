@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { INGRESS_CONFIGS, ROUTES } from '../../../operator/api/platform-resources.js';
-import { isAlreadyExists, isNotFound } from '../../../operator/kube/api-error.js';
+import { isAlreadyExists, isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import { SimulatorHost } from '../host/simulator-host.js';
 import { readConnectRequest } from './http-connect.js';

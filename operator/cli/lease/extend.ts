@@ -1,9 +1,9 @@
 import { ExtendError, extendLease } from '../../../client/lease/extend-lease.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
-import type { ApiClient } from '../../kube/api-client.js';
-import { isInvalid, isNotFound } from '../../kube/api-error.js';
-import { watchObject } from '../../kube/watch-object.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
+import type { ApiClient } from '../../../client/kube/api-client.js';
+import { isInvalid, isNotFound } from '../../../client/kube/api-error.js';
+import { watchObject } from '../../../client/kube/watch-object.js';
 import { badInput, CommandExit, EXIT } from './exit-codes.js';
 import { leaseNameFlag, outputFormat, ttlFlag } from './lease-flags.js';
 import { leaseSummary } from './lease-summary.js';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { readGuestKubeconfig } from '../../../client/lease/guest-kubeconfig.js';
 import { writePrivateFile } from '../../../client/lease/private-file.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
-import { isNotFound } from '../../kube/api-error.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import { CommandExit, EXIT } from './exit-codes.js';
 import { leaseNameFlag, outputFormat } from './lease-flags.js';
 import type { ManagementFlags } from './management-access.js';

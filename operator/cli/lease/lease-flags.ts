@@ -1,4 +1,4 @@
-import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../api/duration.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../../client/api/duration.js';
 import { MAX_KUBECONFIG_OWNER_NAME } from '../../../contracts/names.js';
 import { badInput } from './exit-codes.js';
 

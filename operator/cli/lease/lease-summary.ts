@@ -1,5 +1,5 @@
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
 
 /**
  * One lease as `--output json` shows it: a stable shape of our own (docs/reference/cli.md), not

@@ -1,5 +1,5 @@
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import { outputFormat } from './lease-flags.js';
 import { leaseSummary, leaseTable } from './lease-summary.js';
 import type { ManagementFlags } from './management-access.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ApiClient } from '../../kube/api-client.js';
-import { clusterAccess, defaultClusterAccess } from '../../kube/cluster-access.js';
-import { KubeconfigError, parseKubeconfig } from '../../kube/kubeconfig.js';
+import { ApiClient } from '../../../client/kube/api-client.js';
+import { clusterAccess, defaultClusterAccess } from '../../../client/kube/cluster-access.js';
+import { KubeconfigError, parseKubeconfig } from '../../../client/kube/kubeconfig.js';
 import { badInput } from './exit-codes.js';
 
 export interface ManagementFlags {

@@ -1,7 +1,7 @@
 import { releaseLease } from '../../../client/lease/release-lease.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
-import { isNotFound } from '../../kube/api-error.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import { leaseNameFlag, outputFormat } from './lease-flags.js';
 import type { ManagementFlags } from './management-access.js';
 import { managementAccess } from './management-access.js';

@@ -1,7 +1,7 @@
 import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
 import { GUESTCLUSTER_API_VERSION, GUESTCLUSTER_GROUP as GROUP } from '../../../contracts/api.js';
 import type { KubeObject } from '../../kube/objects.js';
-import { resourceType } from '../../kube/resource-type.js';
+import { resourceType } from '../../../client/kube/resource-type.js';
 
 export const ADMISSION_POLICIES = resourceType(
   'admissionregistration.k8s.io/v1',

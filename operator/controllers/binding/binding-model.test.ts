@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../../client/api/resources.js';
 import type { Instance, Lease } from './binding-model.js';
 import {
   availableInstances,

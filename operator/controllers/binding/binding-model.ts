@@ -1,4 +1,4 @@
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { kubeconfigSecretName } from '../../../contracts/names.js';
 import type { QueuePlacement } from './version-match.js';

@@ -1,6 +1,6 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
-import { isConflict } from '../../kube/api-error.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES } from '../../../client/api/resources.js';
+import { isConflict } from '../../../client/kube/api-error.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { Instance } from './binding-model.js';
 

@@ -1,5 +1,5 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES } from '../../../client/api/resources.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { Stored } from '../../kube/objects.js';
 import { provisioningGrant } from './pool-membership.js';

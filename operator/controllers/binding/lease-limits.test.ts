@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterLease, ClusterPool } from '../../api/resources.js';
+import type { ClusterLease, ClusterPool } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { accountPool } from '../clusterpool/pool-accounting.js';
 import type { Lease } from './binding-model.js';

@@ -1,5 +1,5 @@
-import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../api/duration.js';
-import type { ClusterLease, ClusterPool } from '../../api/resources.js';
+import { MAX_LEASE_TTL_MS, parseGoDuration } from '../../../client/api/duration.js';
+import type { ClusterLease, ClusterPool } from '../../../client/api/resources.js';
 import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
 import { isPendingLease } from './binding-model.js';
 

@@ -1,5 +1,5 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { metaTime } from '../../kube/meta-time.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 
 type InstanceStatus = NonNullable<ClusterInstance['status']>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterPool } from '../../api/resources.js';
+import type { ClusterPool } from '../../../client/api/resources.js';
 import type { Instance, Lease } from './binding-model.js';
 import { offerServes, poolOffer, versionUnavailable } from './pool-offer.js';
 

@@ -1,5 +1,5 @@
-import { versionMatches } from '../../api/ocp-version.js';
-import type { ClusterPool } from '../../api/resources.js';
+import { versionMatches } from '../../../client/api/ocp-version.js';
+import type { ClusterPool } from '../../../client/api/resources.js';
 import type { Instance, Lease } from './binding-model.js';
 import { claimedInstances } from './binding-model.js';
 import { canTake } from './version-match.js';

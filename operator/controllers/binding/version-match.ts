@@ -1,5 +1,5 @@
-import { versionMatches, versionsOverlap } from '../../api/ocp-version.js';
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
+import { versionMatches, versionsOverlap } from '../../../client/api/ocp-version.js';
+import type { ClusterInstance, ClusterLease } from '../../../client/api/resources.js';
 import type { Instance, Lease } from './binding-model.js';
 
 /**

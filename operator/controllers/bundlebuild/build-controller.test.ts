@@ -8,17 +8,17 @@ import {
   PODS,
   PVCS,
   SERVICES,
-} from '../../api/core-resources.js';
+} from '../../../client/api/core-resources.js';
 import {
   DATA_VOLUMES,
   DEPLOYMENTS,
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, INSTANCES, SECRETS } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, INSTANCES, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
-import type { ResourceType } from '../../kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import type { Job } from '../../kube/workloads.js';
 import { createLogger } from '../../runtime/logger.js';
 import { DEFAULT_TIMINGS } from '../../timings.js';

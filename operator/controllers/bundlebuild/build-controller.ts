@@ -5,10 +5,10 @@ import {
   PODS,
   PVCS,
   SERVICES,
-} from '../../api/core-resources.js';
+} from '../../../client/api/core-resources.js';
 import { findCondition } from '../../api/conditions.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, INSTANCES, SECRETS } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, INSTANCES, SECRETS } from '../../../client/api/resources.js';
 import {
   DATA_VOLUMES,
   DEPLOYMENTS,

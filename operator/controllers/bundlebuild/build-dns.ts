@@ -1,4 +1,4 @@
-import { CONFIG_MAPS, SERVICES } from '../../api/core-resources.js';
+import { CONFIG_MAPS, SERVICES } from '../../../client/api/core-resources.js';
 import { DEPLOYMENTS } from '../../api/platform-resources.js';
 import type { Desired } from '../../kube/objects.js';
 import type { ConfigMap } from '../../kube/workloads.js';

@@ -1,6 +1,6 @@
-import { CONFIG_MAPS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../api/resources.js';
+import { CONFIG_MAPS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import type { CacheReader } from '../../runtime/cache.js';
 import type { WatchSpec } from '../../runtime/manager.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { CONFIG_MAPS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { SECRETS } from '../../api/resources.js';
+import { CONFIG_MAPS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import type { KubeClient } from '../../kube/kube-client.js';

@@ -1,4 +1,4 @@
-import { JOBS } from '../../api/core-resources.js';
+import { JOBS } from '../../../client/api/core-resources.js';
 import type { Desired } from '../../kube/objects.js';
 import type { Job, Pod, Volume } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';

@@ -1,5 +1,5 @@
 import ssh2 from 'ssh2';
-import { SECRETS } from '../../api/resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import type { Desired } from '../../kube/objects.js';
 import type { Secret } from '../../kube/workloads.js';
 import type { Bundle } from './build-meta.js';

@@ -1,8 +1,8 @@
-import type { CRCBundle } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { DesiredMeta, StoredCluster } from '../../kube/objects.js';
 import { bundleLabels } from '../bundles/bundle-owner.js';
 import { controllerReference } from '../../kube/ownership.js';
-import { BUNDLES } from '../../api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 
 /** On every object of a build: which attempt made it. */
 export const LABEL_BUILD_ATTEMPT = 'guestcluster.opdev.io/bundle-build-attempt';

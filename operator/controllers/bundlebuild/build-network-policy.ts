@@ -1,4 +1,4 @@
-import { NETWORK_POLICIES } from '../../api/core-resources.js';
+import { NETWORK_POLICIES } from '../../../client/api/core-resources.js';
 import type { Desired, KubeObject } from '../../kube/objects.js';
 import { LABEL_BUILD_ROLE, LABEL_BUILD_STEP } from '../../../contracts/bundle-build.js';
 import type { Bundle } from './build-meta.js';

@@ -1,6 +1,6 @@
-import { isForbidden } from '../../kube/api-error.js';
+import { isForbidden } from '../../../client/kube/api-error.js';
 import type { KubeObject, Stored } from '../../kube/objects.js';
-import type { NamespacedType } from '../../kube/resource-type.js';
+import type { NamespacedType } from '../../../client/kube/resource-type.js';
 import type { ObjectSource } from '../../reconcile/object-source.js';
 import { current, portsSource } from '../../reconcile/object-source.js';
 import type { ObjectRecord, RecordOwner, RecordStore } from '../../reconcile/recorded-objects.js';

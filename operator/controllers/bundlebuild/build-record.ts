@@ -1,4 +1,4 @@
-import type { CRCBundle } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { BuildStep, BuildStepOutputs } from '../../../contracts/bundle-build.js';
 
 /** status.build: what the build recorded (attempt, objects, steps, inputs, stage). */

@@ -1,7 +1,12 @@
-import { CONFIG_MAPS, NETWORK_POLICIES, PVCS, SERVICES } from '../../api/core-resources.js';
+import {
+  CONFIG_MAPS,
+  NETWORK_POLICIES,
+  PVCS,
+  SERVICES,
+} from '../../../client/api/core-resources.js';
 import { DATA_VOLUMES, DEPLOYMENTS, VIRTUAL_MACHINES } from '../../api/platform-resources.js';
-import { INSTANCES, SECRETS } from '../../api/resources.js';
-import type { NamespacedType } from '../../kube/resource-type.js';
+import { INSTANCES, SECRETS } from '../../../client/api/resources.js';
+import type { NamespacedType } from '../../../client/kube/resource-type.js';
 import type { BuildPass } from './build-pass.js';
 import type { Role } from './build-record.js';
 import { ROLE } from './build-record.js';

@@ -4,7 +4,7 @@ import type { ReconcileResult } from '../../runtime/controller.js';
 import { PHASE, READY_REASON } from '../bundles/bundle-conditions.js';
 import type { PreparationSlots } from '../bundles/preparation-slots.js';
 import { BUILD_REASON, ready } from './build-conditions.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 import type { BuildEnv } from './build-env.js';
 import { writeBuild } from './build-env.js';
 import { MissingInput, readBuildInputs } from './build-inputs.js';

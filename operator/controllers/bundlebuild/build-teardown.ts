@@ -5,8 +5,8 @@ import {
   PODS,
   PVCS,
   SERVICES,
-} from '../../api/core-resources.js';
-import { INSTANCES, SECRETS } from '../../api/resources.js';
+} from '../../../client/api/core-resources.js';
+import { INSTANCES, SECRETS } from '../../../client/api/resources.js';
 import {
   DATA_VOLUMES,
   DEPLOYMENTS,
@@ -14,7 +14,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
 import type { KubeObject, Stored } from '../../kube/objects.js';
-import type { NamespacedType } from '../../kube/resource-type.js';
+import type { NamespacedType } from '../../../client/kube/resource-type.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Bundle } from './build-meta.js';

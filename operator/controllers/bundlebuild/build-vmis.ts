@@ -1,4 +1,4 @@
-import { PODS } from '../../api/core-resources.js';
+import { PODS } from '../../../client/api/core-resources.js';
 import { LABEL_VM_NAME, VIRTUAL_MACHINE_INSTANCES } from '../../api/platform-resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Pod } from '../../kube/workloads.js';

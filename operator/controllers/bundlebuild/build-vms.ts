@@ -1,5 +1,5 @@
-import { PVCS } from '../../api/core-resources.js';
-import { SECRETS } from '../../api/resources.js';
+import { PVCS } from '../../../client/api/core-resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import {
   ANNOTATION_CDI_DELETE_AFTER_COMPLETION,
   DATA_VOLUMES,

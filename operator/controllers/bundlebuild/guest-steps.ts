@@ -1,4 +1,4 @@
-import { SERVICES } from '../../api/core-resources.js';
+import { SERVICES } from '../../../client/api/core-resources.js';
 import type { BuildStep } from '../../../contracts/bundle-build.js';
 import type { PlatformObject } from '../clusterinstance/core/platform-object.js';
 import type { BuildPass } from './build-pass.js';

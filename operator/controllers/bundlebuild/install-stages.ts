@@ -1,5 +1,5 @@
-import { CONFIG_MAPS, PVCS, SERVICES } from '../../api/core-resources.js';
-import { SECRETS } from '../../api/resources.js';
+import { CONFIG_MAPS, PVCS, SERVICES } from '../../../client/api/core-resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import { DATA_VOLUMES, DEPLOYMENTS, VIRTUAL_MACHINES } from '../../api/platform-resources.js';
 import { profileOf } from '../../api/vm-profile.js';
 import type { Secret } from '../../kube/workloads.js';

@@ -1,5 +1,5 @@
-import { CONFIG_MAPS } from '../../api/core-resources.js';
-import { SECRETS } from '../../api/resources.js';
+import { CONFIG_MAPS } from '../../../client/api/core-resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import { METADATA_KEYS, SSH_KEY_DATA_KEY } from '../../../contracts/bundle-prep.js';
 import { buildLabels } from './build-meta.js';
@@ -16,7 +16,7 @@ import type { Nothing, Verdict } from '../../reconcile/verdict.js';
 import { holds } from '../../reconcile/verdict.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
 import { controllerReference, isControlledBy } from '../../kube/ownership.js';
-import { BUNDLES } from '../../api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 
 /**
  * Publish: a Job reads the golden disk (its sha256 and virtual size), then the bundle's SSH key Secret

@@ -5,7 +5,7 @@ import { PHASE, READY_REASON } from '../bundles/bundle-conditions.js';
 import { bundleNames } from '../bundles/bundle-names.js';
 import type { BundleStatus } from '../bundles/bundle-status.js';
 import { BUILD_REASON, ready } from './build-conditions.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 import type { BuildEnv } from './build-env.js';
 import { writeBuild } from './build-env.js';
 import type { Bundle } from './build-meta.js';

@@ -1,9 +1,9 @@
-import { JOBS, LABEL_JOB_NAME, PODS } from '../../api/core-resources.js';
-import { SECRETS } from '../../api/resources.js';
+import { JOBS, LABEL_JOB_NAME, PODS } from '../../../client/api/core-resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../kube/workloads.js';
 import type { BuildJobSpec } from '../../../contracts/bundle-build.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 import {
   ANNOTATION_BUILD_VMI,
   buildStepJob,

@@ -1,5 +1,5 @@
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES } from '../../../client/api/resources.js';
 import { GUESTCLUSTER_API_VERSION } from '../../../contracts/api.js';
 import { buildMeta } from './build-meta.js';
 import type { BuildPass } from './build-pass.js';

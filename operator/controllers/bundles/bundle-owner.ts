@@ -1,5 +1,5 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
-import type { CRCBundle } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 
 import { LABEL_CRC_BUNDLE } from '../../../contracts/labels.js';

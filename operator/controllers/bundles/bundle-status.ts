@@ -1,7 +1,7 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import { setCondition } from '../../api/conditions.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ControllerPorts } from '../../runtime/ports.js';

@@ -1,6 +1,6 @@
 import { findCondition } from '../../api/conditions.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 import { MAX_BUILDING_BUNDLES_SETTING, MAX_PREPARING_BUNDLES_SETTING } from '../../crc-bounds.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { CacheReader } from '../../runtime/cache.js';

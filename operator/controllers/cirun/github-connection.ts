@@ -1,4 +1,4 @@
-import { SECRETS } from '../../api/resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
 import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import type { GitHubReclaimSettings } from './github-settings.js';
 import { leaseQuestion } from './lease-question.js';
 

@@ -1,6 +1,6 @@
 import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
 import { ANNOTATION_KEEP_AFTER_JOB } from '../../../contracts/run-annotations.js';
-import type { ClusterLease } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
 import type { GitHubReclaimSettings } from './github-settings.js';
 import { GITHUB_SETTINGS, repositoryAllowed } from './github-settings.js';
 import type { LeaseRun } from './lease-run.js';

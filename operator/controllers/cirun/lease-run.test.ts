@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import { leaseRun } from './lease-run.js';
 
 const leaseWith = (annotations: Record<string, string>): ClusterLease => ({

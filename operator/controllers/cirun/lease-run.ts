@@ -1,5 +1,5 @@
 import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
-import type { ClusterLease } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
 
 /** The GitHub run attempt (and, when known, the job) a lease was made for. */
 export interface LeaseRun {

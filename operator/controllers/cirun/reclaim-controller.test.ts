@@ -5,8 +5,8 @@ import { FakeApi, FakeCache, FakeClock, FakeEvents } from '../../../test/support
 import { GitHubStandIn } from '../../../test/support/github-stand-in.js';
 import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES, POOLS, SECRETS } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES, POOLS, SECRETS } from '../../../client/api/resources.js';
 import { ObjectClient } from '../../kube/kube-client.js';
 import { REQUEST_TIMEOUT_MS } from './github-api.js';
 import type { GitHubReclaimSettings } from './github-settings.js';

@@ -1,7 +1,7 @@
 import { RUN_ANNOTATIONS } from '../../../contracts/run-annotations.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES, POOLS } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES, POOLS } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { splitKey } from '../../kube/objects.js';
 import type { CacheIndex } from '../../runtime/cache.js';

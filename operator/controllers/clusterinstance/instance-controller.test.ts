@@ -15,8 +15,8 @@ import {
   ROUTES,
   VIRTUAL_MACHINES,
 } from '../../api/platform-resources.js';
-import type { ClusterInstance } from '../../api/resources.js';
-import { BUNDLES, INSTANCES, NAMESPACES, SECRETS } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { BUNDLES, INSTANCES, NAMESPACES, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { createLogger } from '../../runtime/logger.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';

@@ -1,7 +1,7 @@
 import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES, NAMESPACES } from '../../api/resources.js';
-import { metaTime } from '../../kube/meta-time.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES, NAMESPACES } from '../../../client/api/resources.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';

@@ -1,6 +1,6 @@
-import { ROLES, ROLE_BINDINGS } from '../../api/core-resources.js';
+import { ROLES, ROLE_BINDINGS } from '../../../client/api/core-resources.js';
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
-import { LEASES } from '../../api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import { controllerReference, isControlledBy } from '../../kube/ownership.js';

@@ -1,8 +1,8 @@
 import { findCondition } from '../../api/conditions.js';
 import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
-import { isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../../client/api/resources.js';
+import { isConflict, isNotFound, orUndefined } from '../../../client/kube/api-error.js';
 import { writeClaim } from '../binding/instance-status-writes.js';
 import type { Stored } from '../../kube/objects.js';
 import { objectKey } from '../../kube/objects.js';
@@ -30,7 +30,7 @@ import {
 import type { LeaseMetrics } from './lease-metrics.js';
 import { observeBound } from './lease-metrics.js';
 import { enforceTtl, expiresAt } from './lease-ttl.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 
 /** Waits that only a change of the lease (or its pool) ends. */
 const NEEDS_A_PERSON = new Set<string>([

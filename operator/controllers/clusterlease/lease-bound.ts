@@ -1,6 +1,6 @@
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, POOLS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, POOLS } from '../../../client/api/resources.js';
 import { writeClaimReleased } from '../binding/instance-status-writes.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import { sooner } from '../../runtime/controller.js';
@@ -25,7 +25,7 @@ import type { PoolLimits, Refusal } from '../binding/lease-limits.js';
 import { isHeldLabelled, poolLimits } from '../binding/lease-limits.js';
 import { acceptedExpiry, ttlAcceptedConditions } from './lease-ttl-change.js';
 import { enforceTtl, expiryConditions } from './lease-ttl.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 
 /**
  * A bound lease keeps telling the truth about its cluster. Every pass: claims of this lease on

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { findCondition } from '../../api/conditions.js';
 import { FINALIZER_LEASE_RELEASE, LABEL_NAMESPACE_ENABLED, LABEL_POOL } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { controllerReference } from '../../kube/ownership.js';
 import type { Secret } from '../../kube/workloads.js';

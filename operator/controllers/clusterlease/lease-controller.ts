@@ -1,6 +1,6 @@
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, POOLS, SECRETS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { objectKey, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';

@@ -1,7 +1,7 @@
 import type { Condition } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES } from '../../../client/api/resources.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimOf } from '../binding/binding-model.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SECRETS } from '../../api/resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
 import { isControlledBy } from '../../kube/ownership.js';
 import type { Secret } from '../../kube/workloads.js';
 import type { ControllerPorts } from '../../runtime/ports.js';

@@ -1,6 +1,11 @@
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../api/labels.js';
-import { LEASES, SECRETS } from '../../api/resources.js';
-import { isAlreadyExists, isConflict, isNotFound, orUndefined } from '../../kube/api-error.js';
+import { LEASES, SECRETS } from '../../../client/api/resources.js';
+import {
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  orUndefined,
+} from '../../../client/kube/api-error.js';
 import type { Stored } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import { controllerReference, isControlledBy } from '../../kube/ownership.js';

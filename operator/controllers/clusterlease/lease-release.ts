@@ -1,7 +1,7 @@
 import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease } from '../../api/resources.js';
-import { INSTANCES, LEASES } from '../../api/resources.js';
-import { isNotFound, orUndefined } from '../../kube/api-error.js';
+import type { ClusterInstance, ClusterLease } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES } from '../../../client/api/resources.js';
+import { isNotFound, orUndefined } from '../../../client/kube/api-error.js';
 import { splitKey } from '../../kube/objects.js';
 import { withoutFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';

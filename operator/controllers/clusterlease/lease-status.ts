@@ -1,7 +1,7 @@
 import type { Condition } from '../../api/conditions.js';
 import { setCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Lease } from '../binding/binding-model.js';

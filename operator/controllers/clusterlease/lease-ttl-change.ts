@@ -1,6 +1,6 @@
 import type { Condition } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
 import type { PoolLimits, Refusal } from '../binding/lease-limits.js';
 import { LimitReason, isHeldLabelled, latestDeadline, limitText } from '../binding/lease-limits.js';
 import { LeaseReason } from './lease-status.js';

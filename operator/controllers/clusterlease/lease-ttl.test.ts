@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
 import { findCondition } from '../../api/conditions.js';
 import { DEFAULT_TIMINGS } from '../../timings.js';
 import { leaseTtl } from '../binding/lease-limits.js';

@@ -1,8 +1,8 @@
-import { MAX_LEASE_TTL_MS } from '../../api/duration.js';
+import { MAX_LEASE_TTL_MS } from '../../../client/api/duration.js';
 import type { Condition } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterLease } from '../../api/resources.js';
-import { LEASES } from '../../api/resources.js';
+import type { ClusterLease } from '../../../client/api/resources.js';
+import { LEASES } from '../../../client/api/resources.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -10,7 +10,7 @@ import type { LeaseTimings } from '../../timings.js';
 import type { Lease } from '../binding/binding-model.js';
 import { leaseTtl } from '../binding/lease-limits.js';
 import { LeaseEvent, LeaseReason } from './lease-status.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 
 /** The deadline (epoch ms) spec.ttl asks for: boundTime + ttl; undefined when none applies. */
 function requestedDeadline(lease: ClusterLease): number | undefined {

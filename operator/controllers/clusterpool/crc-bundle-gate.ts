@@ -1,5 +1,5 @@
-import type { ClusterPool, CRCBundle } from '../../api/resources.js';
-import { BUNDLES } from '../../api/resources.js';
+import type { ClusterPool, CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ControllerPorts } from '../../runtime/ports.js';

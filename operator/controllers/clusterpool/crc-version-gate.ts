@@ -1,5 +1,5 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterPool } from '../../api/resources.js';
+import type { ClusterPool } from '../../../client/api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import type { ControllerPorts } from '../../runtime/ports.js';

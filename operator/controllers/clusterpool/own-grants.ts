@@ -1,4 +1,4 @@
-import type { ClusterInstance } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import type { Stored } from '../../kube/objects.js';
 import { writeProvisioningGrant } from '../binding/instance-status-writes.js';

@@ -1,4 +1,4 @@
-import type { ClusterPool } from '../../api/resources.js';
+import type { ClusterPool } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';

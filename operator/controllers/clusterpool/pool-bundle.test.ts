@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 import { createLogger } from '../../runtime/logger.js';
 import { fakePorts } from '../../../test/support/fake-ports.js';
 import { ensureBundle } from './pool-bundle.js';

@@ -1,5 +1,5 @@
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { OperatorScope } from '../../operator-scope.js';

@@ -1,6 +1,6 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterPool } from '../../api/resources.js';
+import type { ClusterInstance, ClusterPool } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { Instance } from '../binding/binding-model.js';
 import { CRC_BUNDLE_NOT_ALLOWED } from '../bundle-consumers.js';

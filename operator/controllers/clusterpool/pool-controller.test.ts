@@ -4,8 +4,8 @@ import {
   LABEL_NAMESPACE_ENABLED,
   LABEL_POOL,
 } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../../client/api/resources.js';
 import { crcBounds } from '../../crc-bounds.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { controllerReference } from '../../kube/ownership.js';

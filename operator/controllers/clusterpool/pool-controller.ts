@@ -1,6 +1,12 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, NAMESPACES, POOLS, VERSION_STREAMS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import {
+  INSTANCES,
+  LEASES,
+  NAMESPACES,
+  POOLS,
+  VERSION_STREAMS,
+} from '../../../client/api/resources.js';
 import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { objectKey, sameContent, splitKey } from '../../kube/objects.js';

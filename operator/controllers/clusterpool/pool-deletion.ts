@@ -1,6 +1,6 @@
 import { setCondition } from '../../api/conditions.js';
 import { FINALIZER_POOL_PROTECTION } from '../../api/labels.js';
-import { POOLS } from '../../api/resources.js';
+import { POOLS } from '../../../client/api/resources.js';
 import { writePoolStatus } from './pool-status-write.js';
 import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';

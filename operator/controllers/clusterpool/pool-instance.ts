@@ -1,6 +1,6 @@
 import { LABEL_MANAGED_BY, LABEL_POOL, MANAGED_BY_OPERATOR } from '../../api/labels.js';
-import type { ClusterInstance } from '../../api/resources.js';
-import { INSTANCES, POOLS } from '../../api/resources.js';
+import type { ClusterInstance } from '../../../client/api/resources.js';
+import { INSTANCES, POOLS } from '../../../client/api/resources.js';
 import { controllerReference } from '../../kube/ownership.js';
 import type { Pool } from './pool-conditions.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { LABEL_POOL } from '../../api/labels.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { poolFigures } from './pool-metrics.js';
 

@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
 import { isInstanceOf } from '../binding/pool-membership.js';
-import type { ClusterInstance, ClusterLease, ClusterPool } from '../../api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import type { CacheReader } from '../../runtime/cache.js';
 import type { Instance, Lease } from '../binding/binding-model.js';

@@ -1,6 +1,6 @@
-import type { ClusterPool } from '../../api/resources.js';
-import { POOLS } from '../../api/resources.js';
-import { isConflict, orUndefined } from '../../kube/api-error.js';
+import type { ClusterPool } from '../../../client/api/resources.js';
+import { POOLS } from '../../../client/api/resources.js';
+import { isConflict, orUndefined } from '../../../client/kube/api-error.js';
 import { sameContent } from '../../kube/objects.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Pool } from './pool-conditions.js';

@@ -1,7 +1,7 @@
 import type { Condition, ConditionUpdate } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterPool, VersionStream } from '../../api/resources.js';
-import { VERSION_STREAMS } from '../../api/resources.js';
+import type { ClusterPool, VersionStream } from '../../../client/api/resources.js';
+import { VERSION_STREAMS } from '../../../client/api/resources.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import type { Pool } from './pool-conditions.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterPool, VersionStream } from '../../api/resources.js';
+import type { ClusterPool, VersionStream } from '../../../client/api/resources.js';
 import type { Stored } from '../../kube/objects.js';
 import { followingCondition, streamAnswer } from './stream-release.js';
 

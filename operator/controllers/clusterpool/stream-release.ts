@@ -1,6 +1,6 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition } from '../../api/conditions.js';
-import type { VersionStream } from '../../api/resources.js';
+import type { VersionStream } from '../../../client/api/resources.js';
 import type { Pool } from './pool-conditions.js';
 import { PoolReason } from './pool-conditions.js';
 import type { InstanceRelease } from './pool-instance.js';

@@ -9,11 +9,11 @@ import {
   ROLE_BINDINGS,
   ROLES,
   SERVICE_ACCOUNTS,
-} from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../api/resources.js';
+} from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../../client/api/resources.js';
 import type { KubeObject } from '../../kube/objects.js';
-import type { ResourceType } from '../../kube/resource-type.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import { createLogger } from '../../runtime/logger.js';
 import { DEFAULT_TIMINGS } from '../../timings.js';
 import type { FakePorts } from '../../../test/support/fake-ports.js';

@@ -1,6 +1,6 @@
-import { CONFIG_MAPS, JOBS, PVCS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../api/resources.js';
+import { CONFIG_MAPS, JOBS, PVCS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../../client/api/resources.js';
 import { carriesScope } from '../../operator-scope.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CRCBundle } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 import { buildGoldenPvc, buildScratchPvc } from './bundle-pvcs.js';
 

@@ -1,11 +1,11 @@
-import { PVCS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
+import { PVCS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { PersistentVolumeClaim } from '../../kube/workloads.js';
 import { bundleLabels } from '../bundles/bundle-owner.js';
 import { bundleNames } from '../bundles/bundle-names.js';
 import { controllerReference } from '../../kube/ownership.js';
-import { BUNDLES } from '../../api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 
 export const DEFAULT_GOLDEN_VOLUME_SIZE = '35Gi';
 /**

@@ -1,4 +1,4 @@
-import type { CRCBundle } from '../../api/resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 
 export function bundleArch(bundle: CRCBundle): string {
   return bundle.spec.arch || 'amd64';

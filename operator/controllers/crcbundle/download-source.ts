@@ -1,12 +1,12 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import type { BundleStatus } from '../bundles/bundle-status.js';
 import { findCondition } from '../../api/conditions.js';
-import { CONFIG_MAPS, JOBS, PODS, PVCS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { SECRETS } from '../../api/resources.js';
-import { isNotFound } from '../../kube/api-error.js';
+import { CONFIG_MAPS, JOBS, PODS, PVCS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { SECRETS } from '../../../client/api/resources.js';
+import { isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject, Stored, StoredCluster } from '../../kube/objects.js';
-import type { NamespacedType } from '../../kube/resource-type.js';
+import type { NamespacedType } from '../../../client/kube/resource-type.js';
 import type { ConfigMap, Job, Pod, Secret } from '../../kube/workloads.js';
 import { current, portsSource } from '../../reconcile/object-source.js';
 import { runSteps, steps } from '../../reconcile/step-list.js';

@@ -1,9 +1,14 @@
-import { CONFIG_MAPS, ROLE_BINDINGS, ROLES, SERVICE_ACCOUNTS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../api/resources.js';
+import {
+  CONFIG_MAPS,
+  ROLE_BINDINGS,
+  ROLES,
+  SERVICE_ACCOUNTS,
+} from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../../client/api/resources.js';
 import type { Desired, DesiredMeta, KubeObject, StoredCluster } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
-import type { NamespacedType } from '../../kube/resource-type.js';
+import type { NamespacedType } from '../../../client/kube/resource-type.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { BundleNames } from '../bundles/bundle-names.js';

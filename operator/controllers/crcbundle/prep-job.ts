@@ -1,5 +1,5 @@
-import { JOBS } from '../../api/core-resources.js';
-import type { CRCBundle } from '../../api/resources.js';
+import { JOBS } from '../../../client/api/core-resources.js';
+import type { CRCBundle } from '../../../client/api/resources.js';
 import type { Desired, StoredCluster } from '../../kube/objects.js';
 import type { Job } from '../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../kube/workloads.js';
@@ -8,7 +8,7 @@ import { bundleNames } from '../bundles/bundle-names.js';
 import { bundleUrls } from './bundle-urls.js';
 import { PREP_DIRS, PREP_ENV } from '../../../contracts/bundle-prep.js';
 import { controllerReference } from '../../kube/ownership.js';
-import { BUNDLES } from '../../api/resources.js';
+import { BUNDLES } from '../../../client/api/resources.js';
 
 export const PREP_CONTAINER = 'bundle-prep';
 export const PREP_BACKOFF_LIMIT = 2;

@@ -1,4 +1,4 @@
-import { parseGoDuration } from '../../api/duration.js';
+import { parseGoDuration } from '../../../client/api/duration.js';
 import type { BackoffPolicy } from '../../runtime/backoff.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { VersionStream } from '../../api/resources.js';
+import type { VersionStream } from '../../../client/api/resources.js';
 import { inMinor, parseReleaseVersion } from './release-version.js';
 
 export type StreamSpec = Required<Omit<VersionStream['spec'], 'pin'>> & { pin?: string };

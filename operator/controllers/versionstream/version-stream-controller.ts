@@ -1,7 +1,7 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { VersionStream } from '../../api/resources.js';
-import { VERSION_STREAMS } from '../../api/resources.js';
+import type { VersionStream } from '../../../client/api/resources.js';
+import { VERSION_STREAMS } from '../../../client/api/resources.js';
 import type { StoredCluster } from '../../kube/objects.js';
 import { sameContent } from '../../kube/objects.js';
 import type { OperatorScope } from '../../operator-scope.js';
@@ -25,7 +25,7 @@ import { resolveStream } from './stream-resolution.js';
 import type { VersionStreamSettings } from './stream-settings.js';
 import { channelOf, invalidSpec, withDefaults } from './stream-spec.js';
 import { fetchUpdateGraph } from './update-service.js';
-import { metaTime } from '../../kube/meta-time.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
 
 type Stream = StoredCluster<VersionStream>;
 type StreamStatus = NonNullable<VersionStream['status']>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { VersionStream } from '../../api/resources.js';
-import { VERSION_STREAMS } from '../../api/resources.js';
+import type { VersionStream } from '../../../client/api/resources.js';
+import { VERSION_STREAMS } from '../../../client/api/resources.js';
 import { fakePorts } from '../../../test/support/fake-ports.js';
 import type { HttpGetter } from './http-get.js';
 import { VersionStreamController } from './version-stream-controller.js';

@@ -1,12 +1,12 @@
 import type { Registry } from 'prom-client';
-import type { ClusterInstance } from '../../../api/resources.js';
-import { BUNDLES } from '../../../api/resources.js';
-import type { ListOptions } from '../../../kube/api-client.js';
-import { isNotFound } from '../../../kube/api-error.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
+import { BUNDLES } from '../../../../client/api/resources.js';
+import type { ListOptions } from '../../../../client/kube/api-client.js';
+import { isNotFound } from '../../../../client/kube/api-error.js';
 import type { DeleteOptions } from '../../../kube/kube-client.js';
 import type { KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
 import { splitKey } from '../../../kube/objects.js';
-import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../../../../client/kube/resource-type.js';
 import type { CacheView } from '../../../runtime/cache.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
 import type { ControllerPorts } from '../../../runtime/ports.js';

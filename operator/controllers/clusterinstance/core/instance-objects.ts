@@ -1,7 +1,7 @@
 import type { DeleteOptions } from '../../../kube/kube-client.js';
-import { isAlreadyExists } from '../../../kube/api-error.js';
+import { isAlreadyExists } from '../../../../client/kube/api-error.js';
 import type { Desired, KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
-import type { NamespacedType, ResourceType } from '../../../kube/resource-type.js';
+import type { NamespacedType, ResourceType } from '../../../../client/kube/resource-type.js';
 import type { ObjectSource } from '../../../reconcile/object-source.js';
 import { current } from '../../../reconcile/object-source.js';
 import type { Instance, InstanceApi } from './instance-api.js';

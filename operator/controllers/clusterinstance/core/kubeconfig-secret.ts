@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LABEL_MANAGED_BY, MANAGED_BY_OPERATOR } from '../../../api/labels.js';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { writeKubeconfig } from '../../../kube/strict-kubeconfig.js';
@@ -11,7 +11,7 @@ import type { Instance, InstanceApi } from './instance-api.js';
 import { commonLabels, kubeconfigSecretName } from './naming.js';
 import { InstanceFailure, Reason } from './reasons.js';
 import { controllerReference, isControlledBy } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 /** SHA-256 (hex) of a kubeconfig as published: what status.kubeconfigSHA256 records. */
 export const kubeconfigDigest = (kubeconfig: string): string =>

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../../kube/objects.js';
-import type { ResourceType } from '../../../kube/resource-type.js';
+import type { ResourceType } from '../../../../client/kube/resource-type.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 
 /** What an ownership rule says about an object found where the instance's would be. */

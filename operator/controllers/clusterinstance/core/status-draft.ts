@@ -1,5 +1,5 @@
 import { setCondition } from '../../../api/conditions.js';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
 import type { Instance } from './instance-api.js';

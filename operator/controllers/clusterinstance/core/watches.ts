@@ -1,6 +1,6 @@
 import { LABEL_CLUSTER_INSTANCE, LABEL_CLUSTER_INSTANCE_NAMESPACE } from '../../../api/labels.js';
-import type { ClusterInstance } from '../../../api/resources.js';
-import { INSTANCES } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import { ownerKeys } from '../../../runtime/owner-keys.js';
 import type { Instance, InstanceApi } from './instance-api.js';

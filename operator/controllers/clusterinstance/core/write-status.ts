@@ -1,5 +1,5 @@
 import { findCondition } from '../../../api/conditions.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import { observePhaseChange } from './instance-metrics.js';
 import { Reason } from './reasons.js';

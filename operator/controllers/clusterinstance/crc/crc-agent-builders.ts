@@ -1,12 +1,12 @@
 import { LABEL_CLUSTER_INSTANCE, LABEL_MANAGED_BY } from '../../../api/labels.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 import {
   CLUSTER_ROLES,
   JOBS,
   ROLE_BINDINGS,
   ROLES,
   SERVICE_ACCOUNTS,
-} from '../../../api/core-resources.js';
+} from '../../../../client/api/core-resources.js';
 import type { Desired, KubeObject } from '../../../kube/objects.js';
 import type { Job, Secret } from '../../../kube/workloads.js';
 import { RESTRICTED_CONTAINER_SECURITY, RESTRICTED_POD_SECURITY } from '../../../kube/workloads.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
 import { DEFAULT_INSTANCE_TIMINGS } from '../core/timings.js';

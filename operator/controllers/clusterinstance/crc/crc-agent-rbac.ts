@@ -3,8 +3,8 @@ import {
   ROLE_BINDINGS,
   ROLES,
   SERVICE_ACCOUNTS,
-} from '../../../api/core-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+} from '../../../../client/api/core-resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { InstanceApi } from '../core/instance-api.js';

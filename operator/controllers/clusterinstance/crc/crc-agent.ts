@@ -5,8 +5,8 @@ import {
   PODS,
   ROLE_BINDINGS,
   SERVICE_ACCOUNTS,
-} from '../../../api/core-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+} from '../../../../client/api/core-resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import type { Job, Pod, Secret } from '../../../kube/workloads.js';
 import type { InstanceApi } from '../core/instance-api.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ClusterInstance, CRCBundle } from '../../../api/resources.js';
-import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import type { ClusterInstance, CRCBundle } from '../../../../client/api/resources.js';
+import { BUNDLES, SECRETS } from '../../../../client/api/resources.js';
 import { DATA_VOLUMES, PERSISTENT_VOLUME_CLAIMS } from '../../../api/platform-resources.js';
 import type { KubeObject, Stored, StoredCluster } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import {
   buildAgentBinding,
   buildAgentJob,
@@ -16,7 +16,7 @@ import {
 import type { Stored, StoredCluster } from '../../../kube/objects.js';
 import { quantityBytes } from '../../../kube/quantity.js';
 import { CRC_KUBEVIRT_V1 } from '../../../api/vm-profile.js';
-import type { CRCBundle } from '../../../api/resources.js';
+import type { CRCBundle } from '../../../../client/api/resources.js';
 import { buildTargetVm } from '../../bundlebuild/build-vms.js';
 import { buildNames } from '../../bundlebuild/build-names.js';
 

@@ -1,4 +1,4 @@
-import { SERVICES } from '../../../api/core-resources.js';
+import { SERVICES } from '../../../../client/api/core-resources.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
@@ -15,7 +15,7 @@ import type { PlatformObject } from '../core/platform-object.js';
 import { bootKeySecretName, crcApiName, crcDiskName, crcVmName } from './crc-naming.js';
 import { atLeast, quantityBytes } from '../../../kube/quantity.js';
 import { controllerReference } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 const DEFAULT_ROOT_VOLUME = '80Gi';
 const API_PORT = 6443;

@@ -1,5 +1,5 @@
-import type { CRCBundle } from '../../../api/resources.js';
-import { BUNDLES, NAMESPACES } from '../../../api/resources.js';
+import type { CRCBundle } from '../../../../client/api/resources.js';
+import { BUNDLES, NAMESPACES } from '../../../../client/api/resources.js';
 import { DATA_VOLUMES } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import { consumerRefusal } from '../../bundle-consumers.js';

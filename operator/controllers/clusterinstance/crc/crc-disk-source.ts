@@ -1,5 +1,5 @@
 import { DATA_VOLUMES } from '../../../api/platform-resources.js';
-import { BUNDLES, SECRETS } from '../../../api/resources.js';
+import { BUNDLES, SECRETS } from '../../../../client/api/resources.js';
 import type { VmProfile } from '../../../api/vm-profile.js';
 import { VM_PROFILES, vmProfileNamed } from '../../../api/vm-profile.js';
 import type { Secret } from '../../../kube/workloads.js';

@@ -1,6 +1,6 @@
-import { SERVICES } from '../../../api/core-resources.js';
+import { SERVICES } from '../../../../client/api/core-resources.js';
 import { ROUTES } from '../../../api/platform-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { checkHostAvailable, newApiHostname, recordedHostname } from '../core/endpoint.js';

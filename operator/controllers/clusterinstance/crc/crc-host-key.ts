@@ -1,4 +1,4 @@
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { decodeBase64 } from '../core/encoding.js';
 import type { InstanceObjects } from '../core/instance-objects.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import {
   buildIdentitySecret,

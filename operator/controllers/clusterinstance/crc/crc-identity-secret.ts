@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { CrcIdentity } from '../../../../contracts/crc-identity.js';
@@ -15,7 +15,7 @@ import { commonLabels } from '../core/naming.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { identitySecretName } from './crc-naming.js';
 import { controllerReference } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 /*
  * The `<instance>-crc-identity` Secret (docs/reference/generated-objects.md#secrets): made once per

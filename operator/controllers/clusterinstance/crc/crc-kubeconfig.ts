@@ -1,4 +1,4 @@
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { GuestAccess } from '../../../kube/strict-kubeconfig.js';
 import { KubeconfigRejectedError, readStrictKubeconfig } from '../../../kube/strict-kubeconfig.js';
 import type { Secret } from '../../../kube/workloads.js';

@@ -2,14 +2,14 @@ import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
 import { LABEL_VM_NAME } from '../../../api/platform-resources.js';
 import type { Desired, KubeObject } from '../../../kube/objects.js';
 import { sameContent } from '../../../kube/objects.js';
-import { NETWORK_POLICIES } from '../../../api/core-resources.js';
+import { NETWORK_POLICIES } from '../../../../client/api/core-resources.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { commonLabels } from '../core/naming.js';
 import { AGENT_COMPONENT, LABEL_COMPONENT } from './crc-agent-builders.js';
 import { crcVmName, guestNetworkPolicyName } from './crc-naming.js';
 import { controllerReference } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 export { NETWORK_POLICIES };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import type { KubeObject, OwnerReference, Stored } from '../../../kube/objects.js';
-import type { ResourceType } from '../../../kube/resource-type.js';
+import type { ResourceType } from '../../../../client/kube/resource-type.js';
 import { verifyOwnership } from '../core/ownership.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { crcOwnership, crcRule } from './crc-ownership.js';

@@ -1,4 +1,4 @@
-import { PODS } from '../../../api/core-resources.js';
+import { PODS } from '../../../../client/api/core-resources.js';
 import {
   DATA_VOLUMES,
   PERSISTENT_VOLUME_CLAIMS,
@@ -6,7 +6,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
-import type { ResourceType } from '../../../kube/resource-type.js';
+import type { ResourceType } from '../../../../client/kube/resource-type.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';
 import type { OwnershipRule, OwnershipVerdict } from '../core/ownership.js';

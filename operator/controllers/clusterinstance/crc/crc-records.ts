@@ -4,7 +4,7 @@ import {
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
 import type { KubeObject, Stored } from '../../../kube/objects.js';
-import type { NamespacedType } from '../../../kube/resource-type.js';
+import type { NamespacedType } from '../../../../client/kube/resource-type.js';
 import type { RecordStore } from '../../../reconcile/recorded-objects.js';
 import { ObjectRecords } from '../../../reconcile/recorded-objects.js';
 import type { InstanceObjects } from '../core/instance-objects.js';

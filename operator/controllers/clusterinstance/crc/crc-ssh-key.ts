@@ -1,4 +1,4 @@
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Desired } from '../../../kube/objects.js';
 import type { Secret } from '../../../kube/workloads.js';
 import { generateEd25519KeyPair, keyOf } from '../../../../contracts/ssh-key.js';
@@ -9,7 +9,7 @@ import { commonLabels } from '../core/naming.js';
 import { OwnershipConflictError } from '../../../reconcile/step-errors.js';
 import { instanceSshKeySecretName } from './crc-naming.js';
 import { controllerReference } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 /** Data keys of the instance SSH key Secret (and file names where the agent Job mounts it). */
 export const INSTANCE_SSH_KEY_FILES = { privateKey: 'id_ed25519', publicKey: 'id_ed25519.pub' };

@@ -10,7 +10,7 @@ import {
   ROLES,
   SERVICE_ACCOUNTS,
   SERVICES,
-} from '../../../api/core-resources.js';
+} from '../../../../client/api/core-resources.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,
@@ -19,7 +19,7 @@ import {
   VIRTUAL_MACHINE_INSTANCES,
   VIRTUAL_MACHINES,
 } from '../../../api/platform-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';

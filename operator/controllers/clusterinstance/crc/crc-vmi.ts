@@ -1,6 +1,6 @@
-import { JOBS } from '../../../api/core-resources.js';
+import { JOBS } from '../../../../client/api/core-resources.js';
 import { VIRTUAL_MACHINE_INSTANCES } from '../../../api/platform-resources.js';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import { kubeconfigSecretName } from '../core/naming.js';

@@ -1,7 +1,7 @@
 import { LABEL_CLUSTER_INSTANCE } from '../../../api/labels.js';
-import type { ClusterInstance, CRCBundle } from '../../../api/resources.js';
-import { BUNDLES, INSTANCES, SECRETS } from '../../../api/resources.js';
-import { JOBS, LABEL_JOB_NAME, PODS, SERVICES } from '../../../api/core-resources.js';
+import type { ClusterInstance, CRCBundle } from '../../../../client/api/resources.js';
+import { BUNDLES, INSTANCES, SECRETS } from '../../../../client/api/resources.js';
+import { JOBS, LABEL_JOB_NAME, PODS, SERVICES } from '../../../../client/api/core-resources.js';
 import {
   DATA_VOLUMES,
   LABEL_VM_NAME,

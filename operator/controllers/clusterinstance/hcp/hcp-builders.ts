@@ -7,7 +7,7 @@ import type { PlatformObject } from '../core/platform-object.js';
 import type { HcpPlacement } from './hcp-placement.js';
 import type { KasServingCert } from './kas-serving-cert.js';
 import { controllerReference, ownerReference } from '../../../kube/ownership.js';
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 
 export interface SecretObject extends KubeObject {
   type?: string;

@@ -1,4 +1,4 @@
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import { HOSTED_CLUSTERS, ROUTES } from '../../../api/platform-resources.js';
 import type { Stored } from '../../../kube/objects.js';
 import { decodeBase64 as decode } from '../core/encoding.js';

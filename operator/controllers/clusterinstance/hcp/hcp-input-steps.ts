@@ -1,5 +1,5 @@
-import type { ClusterInstance } from '../../../api/resources.js';
-import { INSTANCES, NAMESPACES, SECRETS } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
+import { INSTANCES, NAMESPACES, SECRETS } from '../../../../client/api/resources.js';
 import { HOSTED_CLUSTERS } from '../../../api/platform-resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import { holds, recorded } from '../../../reconcile/verdict.js';

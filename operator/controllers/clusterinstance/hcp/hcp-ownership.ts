@@ -1,4 +1,4 @@
-import { INSTANCES } from '../../../api/resources.js';
+import { INSTANCES } from '../../../../client/api/resources.js';
 import type { KubeObject } from '../../../kube/objects.js';
 import type { Instance, InstanceApi } from '../core/instance-api.js';
 import { InstanceObjects } from '../core/instance-objects.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClusterInstance } from '../../../api/resources.js';
+import type { ClusterInstance } from '../../../../client/api/resources.js';
 import type { KubeObject, Stored } from '../../../kube/objects.js';
 import type { PlacementWorld } from './hcp-placement.js';
 import { placementConflict, plannedPlacement, recordedPlacement } from './hcp-placement.js';

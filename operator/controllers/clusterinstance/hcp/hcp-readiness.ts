@@ -1,5 +1,5 @@
 import { findCondition } from '../../../api/conditions.js';
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import { decodeBase64 } from '../core/encoding.js';
 import type { Instance } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';

@@ -1,4 +1,4 @@
-import { SECRETS } from '../../../api/resources.js';
+import { SECRETS } from '../../../../client/api/resources.js';
 import {
   HOSTED_CLUSTERS,
   LABEL_NODE_POOL_NAME,

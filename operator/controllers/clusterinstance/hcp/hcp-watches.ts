@@ -1,4 +1,4 @@
-import { NAMESPACES, SECRETS } from '../../../api/resources.js';
+import { NAMESPACES, SECRETS } from '../../../../client/api/resources.js';
 import {
   HOSTED_CLUSTERS,
   NODE_POOLS,

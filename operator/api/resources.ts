@@ -1,3 +1,0 @@
-// Moved to the shared client layer (client/api/resources.ts); kept here so that the operator's
-// imports stay as they are until they are moved over.
-export * from '../../client/api/resources.js';
