@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JOBS, PODS, PVCS } from '../../client/api/core-resources.js';
@@ -93,7 +93,7 @@ describe('simulated Job runner', () => {
       namespace: ns.name,
       storage,
       images: { [IMAGE]: { command: process.execPath, args: ['-e', SCRIPT] } },
-      accept: (j) => j.metadata!.name !== 'injected',
+      accept: (j) => !j.metadata!.name!.startsWith('injected'),
     });
     await ns.api.create(SECRETS, {
       apiVersion: 'v1',
@@ -211,6 +211,7 @@ describe('simulated Job runner', () => {
     });
     try {
       await ns.api.create(JOBS, job('injected', {}));
+      await claim('injected-data');
       await waitFor<Job>(ns.kubeConfig, {
         type: JOBS,
         namespace: ns.name,
@@ -219,6 +220,46 @@ describe('simulated Job runner', () => {
       });
     } finally {
       await injected.stop();
+    }
+  });
+
+  it('plays an injected result only once the claims of the pod are bound, as a kubelet mounts them first', async () => {
+    // A played step reads and writes its volume (as the release tools' stand-ins do).
+    const played = await SimulatedJobRunner.start({
+      kubeConfig: ns.kubeConfig,
+      namespace: ns.name,
+      storage,
+      images: {},
+      accept: (j) => j.metadata!.name === 'injected-late',
+      inject: async () => {
+        const folder = storage.volumePath(ns.name, 'injected-late-data');
+        if (!folder) throw new Error('played before its volume was bound');
+        await writeFile(path.join(folder, 'played'), 'yes');
+        return { exitCode: 0, reason: 'Completed', message: 'played' };
+      },
+    });
+    try {
+      await ns.api.create(JOBS, job('injected-late', {}));
+      // The pod exists before its claim does.
+      await waitForList(ns.kubeConfig, {
+        type: PODS,
+        namespace: ns.name,
+        labelSelector: 'job-name=injected-late',
+        until: (pods) => pods.length > 0,
+        description: 'the pod of the played Job',
+      });
+      await claim('injected-late-data');
+      await waitFor<Job>(ns.kubeConfig, {
+        type: JOBS,
+        namespace: ns.name,
+        name: 'injected-late',
+        until: finishedAs('Complete'),
+        description: 'the played Job to complete',
+      });
+      const folder = storage.volumePath(ns.name, 'injected-late-data')!;
+      expect(await readFile(path.join(folder, 'played'), 'utf8')).toBe('yes');
+    } finally {
+      await played.stop();
     }
   });
 

@@ -315,6 +315,9 @@ export class SimulatedJobRunner {
   private async runContainer(job: Job, pod: Pod, signal: AbortSignal): Promise<ContainerResult> {
     const dir = this.podDir(pod.metadata!.name!);
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    // A kubelet starts no container, played or run, before the pod's claims are bound: a played
+    // step reads and writes its volumes as the real one does.
+    if (this.options.inject && !(await this.claimsBound(pod, signal))) return KILLED;
     // A played result may be held (a test holding a step): deleting the pod ends it all the same.
     const injected = await Promise.race([
       Promise.resolve(this.options.inject?.(job, pod)),
@@ -352,6 +355,21 @@ export class SimulatedJobRunner {
       signal,
       platformEnv: this.options.env && ((env) => this.options.env!(job, pod, env)),
     });
+  }
+
+  /** Whether every claim of the pod is bound; false when the pod or its Job went first. */
+  private async claimsBound(pod: Pod, signal: AbortSignal): Promise<boolean> {
+    const namespace = pod.metadata!.namespace!;
+    try {
+      for (const volume of pod.spec.volumes ?? []) {
+        const claim = volume.persistentVolumeClaim?.claimName;
+        if (claim) await this.options.storage.whenBound(namespace, claim, signal);
+      }
+      return true;
+    } catch (error) {
+      if (signal.aborted) return false;
+      throw error;
+    }
   }
 
   /** The pod as the Job controller makes it, placed on the simulated node at once. */
