@@ -1,3 +1,4 @@
+import { isNotFound } from '../../client/kube/api-error.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EVENTS, JOBS, PVCS } from '../../client/api/core-resources.js';
@@ -56,12 +57,17 @@ async function removeBundles(suffixes = ['a', 'b']): Promise<void> {
 
 async function releaseClaims(): Promise<void> {
   const claims = await ns.api.list<KubeObject>(PVCS, { namespace: ns.name });
+  // A claim may be gone between the list and its patch: its bundle's teardown deleted it.
   for (const claim of claims.items)
-    await ns.api.patch(
-      PVCS,
-      { name: claim.metadata!.name!, namespace: ns.name },
-      { metadata: { finalizers: null } },
-    );
+    await ns.api
+      .patch(
+        PVCS,
+        { name: claim.metadata!.name!, namespace: ns.name },
+        { metadata: { finalizers: null } },
+      )
+      .catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
 }
 
 function crcVersionPool(name: string, crcVersion: string): ClusterPool {

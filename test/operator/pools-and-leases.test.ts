@@ -298,10 +298,17 @@ describe('pools and leases', () => {
       type: INSTANCES,
       namespace: ns.name,
       labelSelector: 'opdev.io/pool=flaky',
-      until: (items) => items.length === 1 && items[0]!.metadata!.uid !== first!.metadata!.uid,
+      // A new instance, once the pool has granted it provisioning (right after its create).
+      until: (items) =>
+        items.length === 1 &&
+        items[0]!.metadata!.uid !== first!.metadata!.uid &&
+        !!items[0]!.status?.provisioning,
       description: 'a replacement for the failed instance',
     });
-    expect(replacement!.status?.phase).toBeUndefined();
+    expect(replacement!.status).toMatchObject({
+      phase: 'Provisioning',
+      provisioning: { pool: 'flaky' },
+    });
   });
 
   it('deletes the instances of a deleted pool', async () => {
