@@ -96,7 +96,9 @@ describe('the manager', () => {
       body: [{ op: 'add', path: '/data', value: { poke: '1' } }],
     });
     await later;
-    expect(recorder.calls.slice(before).map((c) => c.key)).toEqual([key]);
+    // Only the owner's own patch is reconciled (a pass for an earlier event of the owner may
+    // still come in between): nothing is reconciled for the stranger.
+    expect(new Set(recorder.calls.slice(before).map((c) => c.key))).toEqual(new Set([key]));
   });
 
   it('starts the cache of a kind first used after the start, and keeps it current', async () => {
