@@ -6,6 +6,7 @@ import { typeName } from '../../client/kube/resource-type.js';
 import type { BackoffPolicy } from './backoff.js';
 import type { CacheIndex, CacheReader, CacheView } from './cache.js';
 import type { Clock } from './clock.js';
+import type { InformerOptions } from './informer.js';
 import { Informer } from './informer.js';
 import type { Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';
@@ -54,24 +55,11 @@ export class InformerCache implements CacheReader {
   /** The informer of a kind, made on first use; started at once when the cache runs already. */
   informer<T extends KubeObject>(type: ResourceType): Informer<T> {
     const id = kindId(type);
-    let informer = this.informers.get(id);
-    if (!informer) {
-      const { options } = this;
-      informer = new Informer<KubeObject>({
-        type,
-        namespace: type.namespaced ? options.namespace : undefined,
-        labelSelector: this.selectors.get(id),
-        client: options.client,
-        logger: options.logger,
-        metrics: options.metrics,
-        clock: options.clock,
-        backoff: options.watchBackoff,
-        watchTimeoutSeconds: options.watchTimeoutSeconds,
-      });
-      this.informers.set(id, informer);
-      if (this.running && !this.stopping.signal.aborted) informer.start();
-    }
-    return informer as Informer<T>;
+    return this.informerOnce<T>(id, {
+      type,
+      namespace: type.namespaced ? this.options.namespace : undefined,
+      labelSelector: this.selectors.get(id),
+    });
   }
 
   /**
@@ -80,14 +68,23 @@ export class InformerCache implements CacheReader {
    * changed, on kinds whose cache holds only some objects (Secrets). Started as `informer`.
    */
   metadataInformer<T extends KubeObject>(type: NamespacedType, namespace: string): Informer<T> {
-    const id = `metadata:${namespace}:${kindId(type)}`;
+    return this.informerOnce<T>(`metadata:${namespace}:${kindId(type)}`, {
+      type,
+      namespace,
+      metadataOnly: true,
+    });
+  }
+
+  /** The informer under `id`, made with the cache's client, clock and backoff on first use. */
+  private informerOnce<T extends KubeObject>(
+    id: string,
+    what: Pick<InformerOptions, 'type' | 'namespace' | 'labelSelector' | 'metadataOnly'>,
+  ): Informer<T> {
     let informer = this.informers.get(id);
     if (!informer) {
       const { options } = this;
       informer = new Informer<KubeObject>({
-        type,
-        namespace,
-        metadataOnly: true,
+        ...what,
         client: options.client,
         logger: options.logger,
         metrics: options.metrics,
