@@ -185,7 +185,7 @@ describe('loadOperatorConfig', () => {
       'a timing that is not one',
       { timings: 'lease.waitingResinc=1m' },
       {},
-      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.agentStartDeadline, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
     ],
     [
       'a timing without a unit',
@@ -275,6 +275,7 @@ describe('loadOperatorConfig', () => {
         handoffGraceMs: 30_000,
         endpointRecheckMs: 20_000,
         platformRecheckMs: 20_000,
+        agentStartDeadlineMs: 600_000,
         teardownResyncMs: 60_000,
         cleanupTimeoutMs: 900_000,
       },

@@ -47,6 +47,12 @@ export interface InstanceTimings {
   endpointRecheckMs: number;
   /** Platform operands are not watched: while one is not ready, look again after this long. */
   platformRecheckMs: number;
+  /**
+   * A crc-agent Job whose pod has not started (Pending, blocked, not created) this long after the
+   * Job was made fails the instance with AgentJobNotStarted
+   * (docs/reference/instances.md#provisioning-deadline).
+   */
+  agentStartDeadlineMs: number;
   /** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
   teardownResyncMs: number;
   /**
@@ -91,6 +97,7 @@ export const DEFAULT_TIMINGS: Timings = {
     handoffGraceMs: 30_000,
     endpointRecheckMs: 20_000,
     platformRecheckMs: 20_000,
+    agentStartDeadlineMs: 10 * 60_000,
     teardownResyncMs: 60_000,
     cleanupTimeoutMs: 15 * 60_000,
   },

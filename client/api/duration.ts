@@ -18,3 +18,11 @@ export function parseGoDuration(value: string): number | undefined {
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== value) return undefined;
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNIT_MS[unit!]!, 0);
 }
+
+/** A duration as Go prints one (15m0s, 1h30m0s, 45s), as messages that name settings say it. */
+export function formatGoDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  if (h) return `${h}h${m}m${s}s`;
+  return m ? `${m}m${s}s` : `${s}s`;
+}

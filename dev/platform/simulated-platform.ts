@@ -127,6 +127,8 @@ export class SimulatedPlatform {
   readonly noIp = new Set<string>();
   /** Failure injection (instance or DataVolume names): the import or clone fails. */
   readonly failingDataVolumes = new Set<string>();
+  /** Failure injection (instance or DataVolume names): the import or clone never progresses. */
+  readonly stalledDataVolumes = new Set<string>();
   /** Failure injection (instance or Job names): every pod of the Job exits 1 without running. */
   readonly failingJobs = new Set<string>();
   /**
@@ -295,6 +297,7 @@ export class SimulatedPlatform {
         volumePath,
         importedDiskKeys: () => bundleKey.public,
         fails: (dv) => named(this.failingDataVolumes, dv),
+        stalls: (dv) => named(this.stalledDataVolumes, dv),
       }),
     );
     this.crcKubeVirt = await SimulatedKubeVirt.start({

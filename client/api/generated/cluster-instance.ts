@@ -10,6 +10,10 @@ export interface ClusterInstanceSpec {
    */
   type: 'crc' | 'hcp';
   /**
+   * How long provisioning may take before the instance is Failed with ProvisioningTimedOut (Go duration, 1m to 24h), counted from status.provisioning.startedAt or from when the platform last became ready, whichever is later. A pool copies its own. Absent: 30m for crc, 45m for hcp.
+   */
+  provisioningTimeout?: string;
+  /**
    * Owning ClusterPool in the same namespace; empty name for standalone instances.
    */
   poolRef?: {
@@ -270,6 +274,14 @@ export interface ClusterInstanceStatus {
      */
     nodePoolNames?: string[];
   };
+  /**
+   * When provisioning times out (spec.provisioningTimeout) unless the instance is Ready by then; present while it provisions for the first time.
+   */
+  provisioningDeadline?: string;
+  /**
+   * When the instance first became Ready. From then on no provisioning deadline applies: a guest that loses readiness later is a readiness problem.
+   */
+  firstReadyAt?: string;
   /**
    * Durable authorization to provision, recorded when the namespace allowed it; a later opt-out does not revoke it. For an instance of a pool (spec.poolRef) only the pool controller records it, right after it created the instance: it is what makes the instance the pool's (tenants cannot write status).
    */

@@ -26,6 +26,10 @@ export interface ClusterPoolSpec {
    */
   maxLeaseDuration?: string;
   /**
+   * How long a new instance of this pool may take to become Ready (Go duration, 1m to 24h), counted from when provisioning started or the platform last became ready, whichever is later. An instance still provisioning then is Failed with ProvisioningTimedOut, naming what it waited for, and replaced. Copied into each instance the pool creates; a change applies to instances created after it. Absent: 30m for crc, 45m for hcp.
+   */
+  provisioningTimeout?: string;
+  /**
    * The longest a failed CI job may keep its cluster for debugging (the Action's hold-on-failure), beyond maxLeaseDuration: a lease labelled guestcluster.opdev.io/held may have a TTL of up to maxLeaseDuration plus this. Absent: a hold must fit within maxLeaseDuration.
    */
   maxHoldDuration?: string;

@@ -35,6 +35,12 @@ export interface SimulatedCdiOptions {
    * reports it (see DataVolumePass.importerFailed and failed).
    */
   fails?: (dataVolume: DataVolumeObject) => boolean;
+  /**
+   * Failure injection: a DataVolume for which this is true stalls in its transfer, as an import
+   * from a server that stops sending does: InProgress, its importer pod Running, the progress
+   * never moving.
+   */
+  stalls?: (dataVolume: DataVolumeObject) => boolean;
 }
 
 type Step = {
@@ -222,6 +228,8 @@ class DataVolumePass {
       const refused = this.cloneRefused(clone, target);
       if (refused) return this.failed('CloneScheduled', refused);
     }
+    const stalled = !!this.options.stalls?.(this.dv);
+    if (stalled && this.dv.status?.phase?.endsWith('InProgress')) return;
     // Written even when the cache already says InProgress: against the cached version, it fails
     // with a conflict when this pass works from a stale cache (the transfer has already ended), so
     // a finished volume is never copied or imported again under a guest that boots from it.
@@ -237,6 +245,7 @@ class DataVolumePass {
       },
       { evenIfUnchanged: true },
     );
+    if (stalled) return;
     if (this.options.fails?.(this.dv))
       return clone
         ? this.failed(
@@ -246,11 +255,7 @@ class DataVolumePass {
         : this.importerFailed(
             `Unable to process data: Unable to transfer source data to target file: injected failure for ${url}`,
           );
-    const error = clone
-      ? await copyClaim(clone, folder, this.options.volumePath)
-      : blank
-        ? await writeBlankDisk(folder)
-        : await importDisk(url!, folder, this.options.importedDiskKeys);
+    const error = await this.fill({ clone, url, blank }, folder);
     if (error) return clone ? this.failed('CloneScheduled', error) : this.importerFailed(error);
     await this.step({
       phase: 'Succeeded',
@@ -261,6 +266,15 @@ class DataVolumePass {
         running('False', 'Completed'),
       ],
     });
+  }
+
+  /** The volume's content written into the claim's folder; an error's text if it cannot be. */
+  private fill(
+    { clone, url, blank }: { clone?: string; url?: string; blank?: boolean },
+    folder: string,
+  ): Promise<string | undefined> {
+    if (clone) return copyClaim(clone, folder, this.options.volumePath);
+    return blank ? writeBlankDisk(folder) : importDisk(url!, folder, this.options.importedDiskKeys);
   }
 
   /** The DataVolume's claim, as CDI creates it (name of the DataVolume, owned by it). */

@@ -32,7 +32,7 @@ export interface SimulatedJobRunnerOptions {
   /** The namespace whose Jobs this runner runs. */
   namespace: string;
   storage: SimulatedStorage;
-  /** Which program each image stands for. A pod of another image stays Pending. */
+  /** Which program each image stands for. A pod of another image stays Pending (ImagePullBackOff). */
   images: Record<string, LocalImage>;
   /** Which Jobs to run (all in the namespace by default). */
   accept?: (job: Job) => boolean;
@@ -346,6 +346,8 @@ export class SimulatedJobRunner {
       );
       return injected;
     }
+    const image = pod.spec.containers[0]!.image;
+    if (!this.options.images[image]) return this.pullBackOff(pod, image, signal);
     return runLocalPod(pod, {
       client: this.client,
       kubeConfig: this.options.kubeConfig,
@@ -355,6 +357,43 @@ export class SimulatedJobRunner {
       signal,
       platformEnv: this.options.env && ((env) => this.options.env!(job, pod, env)),
     });
+  }
+
+  /**
+   * An image no registry here has: the pod stays Pending in ImagePullBackOff until it is deleted,
+   * as the kubelet keeps retrying a pull that fails (pkg/kubelet/images/image_manager.go).
+   */
+  private async pullBackOff(
+    pod: Pod,
+    image: string,
+    signal: AbortSignal,
+  ): Promise<ContainerResult> {
+    const container = pod.spec.containers[0]!;
+    await this.client.patch(
+      PODS,
+      { name: pod.metadata!.name!, namespace: pod.metadata!.namespace, subresource: 'status' },
+      {
+        status: {
+          phase: 'Pending',
+          containerStatuses: [
+            {
+              name: container.name,
+              image,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: {
+                waiting: {
+                  reason: 'ImagePullBackOff',
+                  message: `Back-off pulling image "${image}"`,
+                },
+              },
+            },
+          ],
+        },
+      },
+    );
+    return aborted(signal);
   }
 
   /** Whether every claim of the pod is bound; false when the pod or its Job went first. */

@@ -222,13 +222,14 @@ describe('InstanceController.reconcile', () => {
     expect(condition('crc', 'HyperConvergedReady')).toMatchObject({ status: 'True' });
     // The crc gate does not ask for HyperShift.
     expect(condition('crc', 'MultiClusterEngineReady')).toBeUndefined();
+    // The VM waits for its disk, in CDI's words (none yet: CDI has not seen the DataVolume).
     expect(condition('crc', 'Ready')).toMatchObject({
       status: 'False',
-      reason: 'CRCBackingPending',
-      message: 'waiting for VirtualMachine tenant/crc to be ready',
+      reason: 'DataVolumePending',
+      message: 'waiting for DataVolume tenant/crc-rootdisk to be filled: phase not reported yet',
     });
     expect(reasons().sort()).toEqual(
-      ['CRCBackingPending', 'DataVolumeCreated', 'VirtualMachineCreated'].sort(),
+      ['DataVolumePending', 'DataVolumeCreated', 'VirtualMachineCreated'].sort(),
     );
   });
 

@@ -1,6 +1,7 @@
 import { FINALIZER_INSTANCE_CLEANUP } from '../../api/labels.js';
 import type { ClusterInstance } from '../../../client/api/resources.js';
 import { INSTANCES, NAMESPACES } from '../../../client/api/resources.js';
+import { formatGoDuration } from '../../../client/api/duration.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 import { withFinalizer, withoutFinalizer } from '../../kube/ownership.js';
 import { StepFailure } from '../../reconcile/step-errors.js';
@@ -10,6 +11,7 @@ import { namesPool } from '../binding/pool-membership.js';
 import type { Instance, InstanceApi } from './core/instance-api.js';
 import { instanceMetrics, observeTornDown } from './core/instance-metrics.js';
 import { InstanceFailure, Reason } from './core/reasons.js';
+import { applyProvisioningDeadline } from './core/provisioning-deadline.js';
 import { InstanceStatusDraft } from './core/status-draft.js';
 import type { InstanceTimings } from './core/timings.js';
 import { instanceKeys } from './core/watches.js';
@@ -96,7 +98,8 @@ export class InstanceController {
     if (!(await this.namespaceGate(draft))) return {};
     const platform = await this.platformGate(draft, topology);
     if (platform) return platform;
-    return topology.reconcile(draft, context);
+    const result = await topology.reconcile(draft, context);
+    return applyProvisioningDeadline(draft, result, this.api.now());
   }
 
   /**
@@ -196,7 +199,7 @@ export class InstanceController {
       if (now >= deadline)
         terminating(
           Reason.CleanupTimedOut,
-          `Backing resources are still deleting after ${goDuration(cleanupTimeoutMs)}; the finalizer remains and cleanup will retry`,
+          `Backing resources are still deleting after ${formatGoDuration(cleanupTimeoutMs)}; the finalizer remains and cleanup will retry`,
         );
       else terminating(Reason.CleanupInProgress, 'Backing resource cleanup is in progress');
       await writeInstanceStatus(this.api, draft);
@@ -211,12 +214,4 @@ export class InstanceController {
     context.logger.info('Cleaned up ClusterInstance backing resources');
     return {};
   }
-}
-
-/** A duration as Go prints one (15m0s), as the spec's messages say it. */
-function goDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
-  if (h) return `${h}h${m}m${s}s`;
-  return m ? `${m}m${s}s` : `${s}s`;
 }

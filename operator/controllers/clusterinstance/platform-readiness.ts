@@ -143,7 +143,15 @@ async function readIngressController(
 }
 
 export type PlatformGate = Topology['platformGate'];
-export type PlatformVerdicts = { type: string; readiness: OperandReadiness }[];
+
+/** The conditions the platform gate sets, one per operand it judges. */
+export const PLATFORM_GATE_CONDITIONS = [
+  'HyperConvergedReady',
+  'MultiClusterEngineReady',
+  'WildcardRoutesAllowed',
+] as const;
+type PlatformGateCondition = (typeof PLATFORM_GATE_CONDITIONS)[number];
+export type PlatformVerdicts = { type: PlatformGateCondition; readiness: OperandReadiness }[];
 
 /**
  * Reads the operands live and judges them; the MultiClusterEngine and the router's wildcard Route
@@ -154,7 +162,9 @@ export async function readPlatformReadiness(
   gate: PlatformGate,
 ): Promise<PlatformVerdicts> {
   const hco = await orUndefined(api.list<Operand>(HYPERCONVERGEDS, {}));
-  const verdicts = [{ type: 'HyperConvergedReady', readiness: hyperConvergedReadiness(hco) }];
+  const verdicts: PlatformVerdicts = [
+    { type: 'HyperConvergedReady', readiness: hyperConvergedReadiness(hco) },
+  ];
   if (gate.multiClusterEngine)
     verdicts.push({
       type: 'MultiClusterEngineReady',

@@ -40,6 +40,9 @@ export function buildPoolInstance(
     spec: {
       type: pool.spec.type,
       poolRef: { name: poolName },
+      ...(pool.spec.provisioningTimeout
+        ? { provisioningTimeout: pool.spec.provisioningTimeout }
+        : {}),
       template: {
         ...template,
         ...release,

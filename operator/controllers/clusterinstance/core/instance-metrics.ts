@@ -3,6 +3,7 @@ import { Counter, Histogram } from 'prom-client';
 import { findCondition } from '../../../api/conditions.js';
 import { claimOf } from '../../binding/binding-model.js';
 import type { Instance, InstanceApi } from './instance-api.js';
+import { Reason } from './reasons.js';
 
 const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
 const TEARDOWN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
@@ -13,6 +14,7 @@ export interface InstanceMetrics {
   teardown: Histogram<'topology'>;
   release: Histogram<'namespace' | 'pool'>;
   failures: Counter<'topology' | 'reason'>;
+  timeouts: Counter<'topology' | 'waiting'>;
 }
 
 const byRegistry = new WeakMap<Registry, InstanceMetrics>();
@@ -45,6 +47,12 @@ function create(registry: Registry): InstanceMetrics {
       name: 'guestcluster_instance_failures_total',
       help: 'ClusterInstances that became Failed, by topology and reason.',
       labelNames: ['topology', 'reason'],
+      registers,
+    }),
+    timeouts: new Counter({
+      name: 'guestcluster_instance_provisioning_timeouts_total',
+      help: 'ClusterInstances that timed out provisioning, by topology and the reason they were waiting with.',
+      labelNames: ['topology', 'waiting'],
       registers,
     }),
   };
@@ -80,6 +88,9 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
   } else if (is === 'Failed') {
     const reason = findCondition(written.status?.conditions, 'Ready')?.reason ?? 'Unknown';
     instanceMetrics(api).failures.inc({ topology, reason });
+    const timedOut = findCondition(written.status?.conditions, Reason.ProvisioningTimedOut);
+    if (reason === Reason.ProvisioningTimedOut && timedOut)
+      instanceMetrics(api).timeouts.inc({ topology, waiting: timedOut.reason });
   }
 }
 

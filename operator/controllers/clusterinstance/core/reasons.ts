@@ -29,12 +29,18 @@ export const Reason = {
   CleanupInProgress: 'CleanupInProgress',
   CleanupError: 'CleanupError',
   CleanupTimedOut: 'CleanupTimedOut',
+  /** Still provisioning at its deadline (spec.provisioningTimeout). */
+  ProvisioningTimedOut: 'ProvisioningTimedOut',
   // crc (docs/reference/kinds.md#instance-conditions-and-reasons,
   // docs/reference/instances.md#crc-provisioning, docs/reference/instances.md#crc-readiness)
   MissingBundleSSHKey: 'MissingBundleSSHKey',
   ResourceOwnershipConflict: 'ResourceOwnershipConflict',
   AgentJobFailed: 'AgentJobFailed',
+  /** The crc-agent Job's pod did not start within instance.agentStartDeadline. */
+  AgentJobNotStarted: 'AgentJobNotStarted',
   DataVolumeFailed: 'DataVolumeFailed',
+  /** The root disk is still being filled; the message has CDI's phase, progress and Running. */
+  DataVolumePending: 'DataVolumePending',
   BootKeyUnavailable: 'BootKeyUnavailable',
   /** The boot-key binding names a VM profile this operator does not know. */
   UnknownVMProfile: 'UnknownVMProfile',

@@ -1,5 +1,6 @@
 import { setCondition } from '../../../api/conditions.js';
 import type { ClusterInstance } from '../../../../client/api/resources.js';
+import { metaTime } from '../../../../client/kube/meta-time.js';
 import { sameContent } from '../../../kube/objects.js';
 import type { EventType } from '../../../runtime/event-recorder.js';
 import type { Instance } from './instance-api.js';
@@ -92,6 +93,7 @@ export class InstanceStatusDraft {
     const wanted = this.instance.spec.template.ocpVersion;
     const mismatch = !!wanted && !!details.ocpVersion && wanted !== details.ocpVersion;
     this.phase('Ready');
+    this.status.firstReadyAt ??= metaTime(this.now);
     this.status.ocpVersion = details.ocpVersion;
     this.status.topology = this.instance.spec.type;
     this.status.apiEndpoint = details.apiEndpoint;

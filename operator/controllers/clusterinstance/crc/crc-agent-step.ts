@@ -1,8 +1,12 @@
 import type { Stored } from '../../../kube/objects.js';
 import type { Job } from '../../../kube/workloads.js';
-import { holds, waiting } from '../../../reconcile/verdict.js';
+import type { StepFailure } from '../../../reconcile/step-errors.js';
+import { failed, holds, waiting } from '../../../reconcile/verdict.js';
+import { formatGoDuration } from '../../../../client/api/duration.js';
 import { resolvePullSecret } from '../core/pull-secret.js';
-import { Reason } from '../core/reasons.js';
+import { InstanceFailure, Reason } from '../core/reasons.js';
+import type { AgentCondition } from './crc-agent-diagnostics.js';
+import { AgentReason } from './crc-agent-diagnostics.js';
 import { agentDone, ensureAgentJob, existingAgentJob, inspectAgent } from './crc-agent.js';
 import { bundleSshKey } from './crc-disk-source.js';
 import { recordHostKey } from './crc-host-key.js';
@@ -46,11 +50,13 @@ export function agentStep(pass: CrcPass): CrcStep<keyof AgentInputs, 'done' | 'a
         handoffReceived: false,
         handoffGraceMs,
       });
+      const notStarted = agentStartDeadline(pass, job, agent);
+      if (notStarted && 'fail' in notStarted) return notStarted;
       return waiting({
         reason: agent.reason,
         message: agent.message,
         agent,
-        requeueAfterMs: agent.reason === 'HandoffPending' ? handoffGraceMs : undefined,
+        requeueAfterMs: agent.reason === 'HandoffPending' ? handoffGraceMs : notStarted?.afterMs,
       });
     },
   };
@@ -76,4 +82,36 @@ async function startAgent(pass: CrcPass, inputs: AgentInputs): Promise<Stored<Jo
       `Started crc-agent Job ${objects.namespace}/${job.metadata.name} for VMI ${vmiUid}`,
     );
   return job;
+}
+
+/** The agent conditions of a Job whose pod has not started running. */
+const NOT_STARTED: readonly string[] = [
+  AgentReason.AgentPodPending,
+  AgentReason.AgentPodBlocked,
+  AgentReason.AgentPodCreationFailed,
+];
+
+/**
+ * A Job whose pod has not started (docs/reference/instances.md#provisioning-deadline): past
+ * instance.agentStartDeadline from the Job's creation it fails the instance with
+ * AgentJobNotStarted and the pod's own words; before, how long is left. Undefined for a Job whose
+ * pod runs or ran.
+ */
+function agentStartDeadline(
+  pass: CrcPass,
+  job: Stored<Job>,
+  agent: AgentCondition,
+): { fail: StepFailure } | { afterMs: number } | undefined {
+  if (!NOT_STARTED.includes(agent.reason)) return undefined;
+  const deadlineMs = pass.timings.agentStartDeadlineMs;
+  const left = Date.parse(job.metadata.creationTimestamp ?? '') + deadlineMs - pass.api.now();
+  if (Number.isNaN(left)) return undefined;
+  if (left > 0) return { afterMs: left };
+  return failed(
+    new InstanceFailure(
+      Reason.AgentJobNotStarted,
+      `crc-agent Job ${job.metadata.namespace}/${job.metadata.name} did not start within ${formatGoDuration(deadlineMs)} (instance.agentStartDeadline): ${agent.reason}: ${agent.message}`,
+      [{ type: 'CRCAgent', ...agent }],
+    ),
+  );
 }

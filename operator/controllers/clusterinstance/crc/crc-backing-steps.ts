@@ -2,7 +2,7 @@ import { DATA_VOLUMES, VIRTUAL_MACHINES } from '../../../api/platform-resources.
 import { failed, holds, waiting } from '../../../reconcile/verdict.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import { buildDataVolume, buildVirtualMachine } from './crc-builders.js';
-import { diskFailure } from './crc-disk-failure.js';
+import { diskFailure, diskPendingMessage } from './crc-disk-failure.js';
 import { boundVmProfile, diskSource } from './crc-disk-source.js';
 import { ensureCrcRoute } from './crc-endpoint.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
@@ -34,8 +34,11 @@ export function diskSourceStep(pass: CrcPass): CrcStep<'bundleKey', 'profile' | 
   };
 }
 
-/** The DataVolume, its UID recorded; a disk CDI cannot fill fails the instance. */
-export function dataVolumeStep(pass: CrcPass): CrcStep<'disk'> {
+/**
+ * The DataVolume, its UID recorded; a disk CDI cannot fill fails the instance, and one still
+ * filling is handed on in CDI's words for the VirtualMachine's wait.
+ */
+export function dataVolumeStep(pass: CrcPass): CrcStep<'disk', 'diskPending'> {
   const { objects } = pass;
   const instance = objects.instance;
   return {
@@ -52,24 +55,26 @@ export function dataVolumeStep(pass: CrcPass): CrcStep<'disk'> {
       pass.records.record('DataVolume', DATA_VOLUMES, dataVolume.object);
       // A pool replaces a failed instance; a retry sees a disk that recovered.
       const failure = diskFailure(dataVolume.object);
-      return failure ? failed(new InstanceFailure(Reason.DataVolumeFailed, failure)) : holds();
+      if (failure) return failed(new InstanceFailure(Reason.DataVolumeFailed, failure));
+      return holds({ diskPending: diskPendingMessage(dataVolume.object) });
     },
   };
 }
 
-/** The VirtualMachine, its UID recorded, and ready. */
-export function virtualMachineStep(pass: CrcPass): CrcStep<'profile'> {
+/** The VirtualMachine, its UID recorded, and ready: while its disk fills, it waits for that. */
+export function virtualMachineStep(pass: CrcPass): CrcStep<'profile' | 'diskPending'> {
   const { objects } = pass;
   const instance = objects.instance;
   const where = `VirtualMachine ${objects.namespace}/${crcVmName(instance)}`;
   return {
     name: 'VirtualMachine',
     conflict: backing,
-    run: async ({ profile }) => {
+    run: async ({ profile, diskPending }) => {
       const vm = await objects.ensure(VIRTUAL_MACHINES, buildVirtualMachine(instance, profile));
       if (vm.created) announce(pass, 'VirtualMachineCreated', `Created ${where}`);
       pass.records.record('VirtualMachine', VIRTUAL_MACHINES, vm.object);
       if ((vm.object.status as { ready?: boolean } | undefined)?.ready) return holds();
+      if (diskPending) return waiting({ reason: Reason.DataVolumePending, message: diskPending });
       return waiting({
         reason: Reason.CRCBackingPending,
         message: `waiting for ${where} to be ready`,

@@ -3,6 +3,7 @@ import type { PlatformObject } from '../core/platform-object.js';
 
 interface DataVolumeStatus {
   phase?: string;
+  progress?: string;
   restartCount?: number;
   conditions?: { type: string; status?: string; reason?: string; message?: string }[];
 }
@@ -36,4 +37,21 @@ export function diskFailure(dataVolume: Stored<PlatformObject>): string | undefi
 function restarts(status: DataVolumeStatus | undefined): string {
   const count = status?.restartCount ?? 0;
   return count ? `, importer restarted ${count} time${count === 1 ? '' : 's'}` : '';
+}
+
+/**
+ * What a root disk that is not filled yet waits for, in CDI's words (phase, progress, the Running
+ * condition), or undefined once it is: what a stuck instance shows before its deadline.
+ */
+export function diskPendingMessage(dataVolume: Stored<PlatformObject>): string | undefined {
+  const status = dataVolume.status as DataVolumeStatus | undefined;
+  if (status?.phase === 'Succeeded') return undefined;
+  const ns = dataVolume.metadata.namespace;
+  const name = dataVolume.metadata.name;
+  const progress = status?.progress ? `, progress ${status.progress}` : '';
+  const running = status?.conditions?.find((c) => c.type === 'Running');
+  const report = running
+    ? `; CDI reports Running=${running.status}${running.reason ? ` (${running.reason})` : ''}${running.message ? `: "${running.message}"` : ''}`
+    : '';
+  return `waiting for DataVolume ${ns}/${name} to be filled: phase ${status?.phase ?? 'not reported yet'}${progress}${report}`;
 }

@@ -42,6 +42,8 @@ export interface CrcHandOn {
   /** The VM profile the boot key binding records (none: KubeVirt's defaults). */
   profile: VmProfile | undefined;
   disk: Disk;
+  /** What the root disk waits for while CDI fills it (none once it is filled). */
+  diskPending: string | undefined;
   /** The running VMI the agent's work belongs to, and its address. */
   vmiUid: string;
   address: string;
