@@ -181,7 +181,7 @@ describe('pools and leases', () => {
       message: `ClusterPool "late" does not exist in namespace "${ns.name}"; create it and the lease binds, or delete the lease`,
     });
     // A person must act: one Warning Event, not repeated by later passes, nor by a restarted operator.
-    await warningsAbout(ns.name, waiting, 'PoolNotFound');
+    await warningsAbout(ns.name, waiting!, 'PoolNotFound');
     await forcePass(LEASES, ns.name, 'early', { requestedBy: 'pass 2' });
     await forcePass(LEASES, ns.name, 'early', { requestedBy: 'pass 3' });
     await managers.pop()!.stop();
@@ -192,7 +192,7 @@ describe('pools and leases', () => {
     });
     expect(condition(stillWaiting, 'Ready')?.reason).toBe('PoolNotFound');
     expect(
-      (await warningsAbout(ns.name, waiting, 'PoolNotFound')).map((e) => [e.reason, e.count ?? 1]),
+      (await warningsAbout(ns.name, waiting!, 'PoolNotFound')).map((e) => [e.reason, e.count ?? 1]),
     ).toEqual([['PoolNotFound', 1]]);
 
     await ns.api.create(POOLS, hcpPool(ns.name, 'late', { maxSize: 1 }));
