@@ -168,6 +168,36 @@ describe('crc instances under injected platform failures', () => {
       await nothingCreatedFor('no-pull-secret');
     });
 
+    it('fails an instance whose pull secret holds no usable credential: InvalidPullSecret, never its content', async () => {
+      const password = 'not-a-user-password-pair';
+      await ns.api.create(SECRETS, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'malformed-pull-secret', namespace: ns.name },
+        type: 'kubernetes.io/dockerconfigjson',
+        stringData: {
+          '.dockerconfigjson': JSON.stringify({
+            auths: { 'quay.io': { auth: Buffer.from(password).toString('base64') } },
+          }),
+        },
+      } as KubeObject);
+      await createInstance('bad-pull-secret', { pullSecretRef: { name: 'malformed-pull-secret' } });
+      const failed = await waitInstance(
+        'bad-pull-secret',
+        (i) => i?.status?.phase === 'Failed',
+        'Failed',
+      );
+      expect(conditionOf(failed, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'InvalidPullSecret',
+        message: `pull secret ${ns.name}/malformed-pull-secret: data key ".dockerconfigjson" has an entry for registry "quay.io" whose "auth" does not decode to user:password; correct the Secret`,
+      });
+      const events = await eventsOf(failed, warning('InvalidPullSecret'));
+      expect(JSON.stringify(events)).not.toContain(password);
+      expect(JSON.stringify(events)).not.toContain(Buffer.from(password).toString('base64'));
+      await nothingCreatedFor('bad-pull-secret');
+    });
+
     it('fails a manual-path instance without its bundle SSH key Secret: MissingBundleSSHKey', async () => {
       await createInstance('no-bundle-key', { bundleSSHKeyRef: { name: 'absent-bundle-key' } });
       const failed = await waitInstance(

@@ -467,13 +467,42 @@ describe('CRCBundle download and prepare', () => {
         description: `the build to wait for ${what}`,
         timeoutMs: 20_000,
       });
+    // A pull secret that no container runtime could use: the build says what is wrong in it,
+    // never what it holds, and waits for it to be corrected.
+    const token = 'an-unpaired-registry-token';
     await ns.api.create(SECRETS, {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'bundle-build-pull-secret', namespace: ns.name },
       type: 'kubernetes.io/dockerconfigjson',
-      stringData: { '.dockerconfigjson': '{"auths":{}}' },
+      stringData: {
+        '.dockerconfigjson': JSON.stringify({
+          auths: { 'registry.redhat.io': { auth: Buffer.from(token).toString('base64') } },
+        }),
+      },
     } as Secret);
+    const invalid = await waitFor<CRCBundle>(ns.kubeConfig, {
+      type: BUNDLES,
+      name,
+      until: (b) => condition(b, 'Ready')?.reason === 'InvalidPullSecret',
+      description: 'the build to refuse its pull secret',
+      timeoutMs: 20_000,
+    });
+    expect(invalid!.status?.phase).toBe('Pending');
+    expect(condition(invalid, 'Ready')?.message).toBe(
+      `pull secret ${ns.name}/bundle-build-pull-secret: data key ".dockerconfigjson" has an entry for registry "registry.redhat.io" whose "auth" does not decode to user:password; correct the Secret`,
+    );
+    const warned = await eventsOf(name, withReasons('InvalidPullSecret'));
+    expect(warned.find((e) => e.reason === 'InvalidPullSecret')).toMatchObject({
+      type: 'Warning',
+      message: condition(invalid, 'Ready')?.message,
+    });
+    expect(JSON.stringify([invalid, warned])).not.toContain(Buffer.from(token).toString('base64'));
+    await ns.api.patch(
+      SECRETS,
+      { name: 'bundle-build-pull-secret', namespace: ns.name },
+      { stringData: { '.dockerconfigjson': '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}' } },
+    );
     await waitsFor(
       `ConfigMap ${ns.name}/custom-machineconfigs (InstallationManifest) does not exist`,
     );

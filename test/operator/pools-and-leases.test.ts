@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
 import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import { INSTANCES, LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
+import { EVENTS } from '../../client/api/core-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
@@ -24,6 +25,53 @@ const condition = (
   o: { status?: { conditions?: { type: string; reason: string; status: string }[] } } | undefined,
   type: string,
 ) => o?.status?.conditions?.find((c) => c.type === type);
+
+type RecordedEvent = KubeObject & {
+  type: string;
+  reason: string;
+  message: string;
+  count?: number;
+  involvedObject: { uid?: string };
+};
+
+/** The Warning Events of `reason` about one object (by UID), once there is at least one. */
+async function warningsAbout(namespace: string, object: KubeObject, reason: string) {
+  const mine = (items: RecordedEvent[]): RecordedEvent[] =>
+    items.filter(
+      (e) =>
+        e.type === 'Warning' &&
+        e.reason === reason &&
+        e.involvedObject.uid === object.metadata?.uid,
+    );
+  return mine(
+    await waitForList<RecordedEvent>(ns.kubeConfig, {
+      type: EVENTS,
+      namespace,
+      until: (items) => mine(items).length > 0,
+      description: `a Warning Event ${reason} about ${object.metadata?.name}`,
+    }),
+  );
+}
+
+/**
+ * Another pass of the operator over an object that ends in the same wait: a change of its spec
+ * that the wait does not depend on, done once the status has observed it.
+ */
+async function forcePass<T extends KubeObject & { status?: { observedGeneration?: number } }>(
+  type: typeof LEASES | typeof POOLS,
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<T> {
+  const changed = await ns.api.patch<T>(type, { name, namespace }, { spec });
+  return (await waitFor<T>(ns.kubeConfig, {
+    type,
+    namespace,
+    name,
+    until: (o) => (o?.status?.observedGeneration ?? 0) >= changed.metadata!.generation!,
+    description: `${type.kind} ${name} to observe generation ${changed.metadata!.generation}`,
+  }))!;
+}
 
 describe('pools and leases', () => {
   const managers: Manager[] = [];
@@ -130,8 +178,22 @@ describe('pools and leases', () => {
     expect(phase(waiting)).toBe('Pending');
     expect(condition(waiting, 'Ready')).toMatchObject({
       status: 'False',
-      message: `ClusterPool "late" does not exist in namespace "${ns.name}"; the lease binds once it does`,
+      message: `ClusterPool "late" does not exist in namespace "${ns.name}"; create it and the lease binds, or delete the lease`,
     });
+    // A person must act: one Warning Event, not repeated by later passes, nor by a restarted operator.
+    await warningsAbout(ns.name, waiting!, 'PoolNotFound');
+    await forcePass(LEASES, ns.name, 'early', { requestedBy: 'pass 2' });
+    await forcePass(LEASES, ns.name, 'early', { requestedBy: 'pass 3' });
+    await managers.pop()!.stop();
+    await start();
+    await forcePass(LEASES, ns.name, 'early', { requestedBy: 'pass 4' });
+    const stillWaiting = await forcePass<ClusterLease>(LEASES, ns.name, 'early', {
+      requestedBy: 'pass 5',
+    });
+    expect(condition(stillWaiting, 'Ready')?.reason).toBe('PoolNotFound');
+    expect(
+      (await warningsAbout(ns.name, waiting!, 'PoolNotFound')).map((e) => [e.reason, e.count ?? 1]),
+    ).toEqual([['PoolNotFound', 1]]);
 
     await ns.api.create(POOLS, hcpPool(ns.name, 'late', { maxSize: 1 }));
     const [instance] = await waitForList<ClusterInstance>(ns.kubeConfig, {
@@ -411,6 +473,21 @@ describe('pools and leases', () => {
       });
       expect(pool!.status?.totalInstances).toBe(0);
       expect((await ns.api.list(INSTANCES, { namespace: optOut })).items).toEqual([]);
+      // One Warning Event says what to do, however many passes (and operators) find it so.
+      await warningsAbout(optOut, pool!, 'NamespaceDisabled');
+      await forcePass(POOLS, optOut, 'idle', { maxSize: 6 });
+      await managers.pop()!.stop();
+      await start(optOut);
+      await forcePass(POOLS, optOut, 'idle', { maxSize: 7 });
+      await forcePass(POOLS, optOut, 'idle', { maxSize: 8 });
+      const warnings = await warningsAbout(optOut, pool!, 'NamespaceDisabled');
+      expect(warnings.map((e) => [e.reason, e.count ?? 1, e.message])).toEqual([
+        [
+          'NamespaceDisabled',
+          1,
+          'New provisioning requires namespace label guestcluster.opdev.io/enabled="true"',
+        ],
+      ]);
     } finally {
       await ns.core.deleteNamespace({ name: optOut });
     }

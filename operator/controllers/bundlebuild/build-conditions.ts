@@ -14,6 +14,8 @@ export const CLEANED_UP = 'BuildCleanedUp';
 export const BUILD_REASON = {
   building: 'Building',
   waitingForInputs: 'WaitingForInputs',
+  /** The pull secret exists but cannot be used; the message says what is wrong, never its content. */
+  invalidPullSecret: 'InvalidPullSecret',
   timedOut: 'BuildTimedOut',
   stageCompleted: 'StageCompleted',
   inProgress: 'InProgress',

@@ -96,7 +96,11 @@ describe('BuildController.reconcile', () => {
   function seedInputs(): void {
     seed(SECRETS, {
       metadata: { name: 'build-pull-secret', namespace: OPS },
-      data: { '.dockerconfigjson': Buffer.from('{"auths":{}}').toString('base64') },
+      data: {
+        '.dockerconfigjson': Buffer.from('{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}').toString(
+          'base64',
+        ),
+      },
     });
     seed(CONFIG_MAPS, {
       metadata: { name: 'build-machineconfigs', namespace: OPS },

@@ -14,12 +14,15 @@ export interface BuildEnv {
   failures?: BundleFailures;
 }
 
-/** The build's one status writer: the bundle's status with these conditions, when it changed. */
+/**
+ * The build's one status writer: the bundle's status with these conditions, when it changed.
+ * Returns the bundle as written (or as it was).
+ */
 export async function writeBuild(
   env: BuildEnv,
   bundle: Bundle,
   status: BundleStatus,
   conditions: ConditionUpdate[],
-): Promise<void> {
-  await writeBundleStatus(env.ports, bundle, status, conditions);
+): Promise<Bundle> {
+  return writeBundleStatus(env.ports, bundle, status, conditions);
 }

@@ -6,6 +6,7 @@ import type { StoredCluster } from '../../kube/objects.js';
 import type { ConfigMap, Secret } from '../../kube/workloads.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { BUILD_MOUNTS } from '../../../contracts/bundle-build.js';
+import { DOCKER_CONFIG_KEY, dockerConfigProblem } from '../../kube/docker-config.js';
 
 export type InputRecord = NonNullable<
   NonNullable<NonNullable<CRCBundle['status']>['build']>['inputs']
@@ -35,7 +36,15 @@ export class MissingInput extends Error {
   override name = 'MissingInput';
 }
 
-export const PULL_SECRET_KEY = '.dockerconfigjson';
+/**
+ * A pull secret that exists but cannot be used (operator/kube/docker-config.ts): the build waits
+ * with reason InvalidPullSecret until it is corrected (the deadline bounds the wait).
+ */
+export class InvalidPullSecret extends MissingInput {
+  override name = 'InvalidPullSecret';
+}
+
+export const PULL_SECRET_KEY = DOCKER_CONFIG_KEY;
 const SNAPSHOT_PULL_SECRET = 'pull-secret';
 
 /** The snapshot key of a manifest object's data key. */
@@ -63,6 +72,21 @@ function dataOf(object: Secret | ConfigMap, kind: Input['kind']): [string, Buffe
           ([k, v]) => [k, Buffer.from(v, 'utf8')] as [string, Buffer],
         );
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The pull secret's `.dockerconfigjson`, when container runtimes can use it (docker-config.ts). */
+function usablePullSecret(pull: Input, namespace: string): Buffer {
+  const value = pull.data.find(([key]) => key === PULL_SECRET_KEY)?.[1];
+  if (!value)
+    throw new InvalidPullSecret(
+      `pull secret ${namespace}/${pull.name} is missing data key "${PULL_SECRET_KEY}": it must be a kubernetes.io/dockerconfigjson pull secret`,
+    );
+  const problem = dockerConfigProblem(value);
+  if (problem)
+    throw new InvalidPullSecret(
+      `pull secret ${namespace}/${pull.name}: data key "${PULL_SECRET_KEY}" ${problem}; correct the Secret`,
+    );
+  return value;
 }
 
 /**
@@ -96,20 +120,13 @@ export async function readBuildInputs(
       throw new MissingInput(
         `${want.kind} ${namespace}/${want.name} (${want.role}) does not exist: create it in the operator namespace`,
       );
-    inputs.push({
-      ...want,
-      resourceVersion: object.metadata.resourceVersion,
-      data: dataOf(object, want.kind),
-    });
+    const input = { ...want, resourceVersion: object.metadata.resourceVersion };
+    inputs.push({ ...input, data: dataOf(object, want.kind) });
+    // Said before any later input is looked for: a person fixing inputs hears of it first.
+    if (want.role === 'PullSecret') usablePullSecret(inputs[0]!, namespace);
   }
-  const pull = inputs[0]!;
-  const pullSecret = pull.data.find(([key]) => key === PULL_SECRET_KEY);
-  if (!pullSecret)
-    throw new MissingInput(
-      `Secret ${namespace}/${pull.name} has no data key ${PULL_SECRET_KEY}: it must be a kubernetes.io/dockerconfigjson pull secret`,
-    );
   const snapshot: Record<string, string> = {
-    [SNAPSHOT_PULL_SECRET]: pullSecret[1].toString('base64'),
+    [SNAPSHOT_PULL_SECRET]: usablePullSecret(inputs[0]!, namespace).toString('base64'),
   };
   const counters: Record<string, number> = {};
   for (const input of inputs.slice(1)) {

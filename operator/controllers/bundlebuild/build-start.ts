@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { profileOf } from '../../api/vm-profile.js';
+import { startedWait } from '../../api/waits.js';
 import type { ReconcileResult } from '../../runtime/controller.js';
 import { PHASE, READY_REASON } from '../bundles/bundle-conditions.js';
 import type { PreparationSlots } from '../bundles/preparation-slots.js';
@@ -7,11 +8,16 @@ import { BUILD_REASON, ready } from './build-conditions.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 import type { BuildEnv } from './build-env.js';
 import { writeBuild } from './build-env.js';
-import { MissingInput, readBuildInputs } from './build-inputs.js';
+import { InvalidPullSecret, MissingInput, readBuildInputs } from './build-inputs.js';
 import type { Bundle } from './build-meta.js';
 import type { BuildRecord } from './build-record.js';
 import { BUILD_STAGES } from './build-stages.js';
 import { stageLabel } from './stage-row.js';
+
+const BUILD_NEEDS_A_PERSON: ReadonlySet<string> = new Set<string>([
+  BUILD_REASON.waitingForInputs,
+  BUILD_REASON.invalidPullSecret,
+]);
 
 const attemptId = (): string =>
   Array.from(randomBytes(6), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
@@ -32,9 +38,7 @@ export async function startBuild(
       .records;
   } catch (error) {
     if (!(error instanceof MissingInput)) throw error;
-    await writeBuild(env, bundle, { ...bundle.status, phase: PHASE.pending }, [
-      ready('False', BUILD_REASON.waitingForInputs, error.message),
-    ]);
+    await waitForInputs(env, bundle, error);
     return {};
   }
   const slot = await slots.take(bundle);
@@ -50,6 +54,27 @@ export async function startBuild(
     slot.release();
   }
   return {};
+}
+
+/**
+ * Pending until its inputs exist and the pull secret is usable; a person must act on either, so
+ * the write that starts the wait records one Warning Event (docs/reference/kinds.md#waits-that-need-a-person).
+ */
+async function waitForInputs(env: BuildEnv, bundle: Bundle, missing: MissingInput): Promise<void> {
+  const reason =
+    missing instanceof InvalidPullSecret
+      ? BUILD_REASON.invalidPullSecret
+      : BUILD_REASON.waitingForInputs;
+  const written = await writeBuild(env, bundle, { ...bundle.status, phase: PHASE.pending }, [
+    ready('False', reason, missing.message),
+  ]);
+  const started = startedWait(
+    bundle.status?.conditions,
+    written.status?.conditions,
+    'Ready',
+    BUILD_NEEDS_A_PERSON,
+  );
+  if (started) void env.ports.events.record(written, 'Warning', started.reason, started.message);
 }
 
 /** The attempt, written with phase Preparing, and its Event. */

@@ -75,7 +75,11 @@ describe('InstanceController.reconcile', () => {
     seed(SECRETS, {
       metadata: { name: 'pull-secret', namespace: NS },
       type: 'kubernetes.io/dockerconfigjson',
-      data: { '.dockerconfigjson': Buffer.from('{"auths":{}}').toString('base64') },
+      data: {
+        '.dockerconfigjson': Buffer.from('{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}').toString(
+          'base64',
+        ),
+      },
     });
     seed(SECRETS, {
       metadata: { name: 'bundle-key', namespace: NS },
@@ -410,8 +414,18 @@ describe('InstanceController.reconcile', () => {
     expect(condition('early', 'Ready')).toMatchObject({
       status: 'False',
       reason: 'WildcardRoutesNotAllowed',
-      message: 'Platform dependencies are not ready',
     });
+    // The message says which dependency and what to do about it.
+    expect((condition('early', 'Ready') as { message: string }).message).toMatch(
+      /^Platform dependencies are not ready: WildcardRoutesAllowed: .* allow them with: oc /,
+    );
+    // The router's admin must act: one Warning Event with the condition's message.
+    expect(ports.events.recorded.filter((e) => e.reason === 'WildcardRoutesNotAllowed')).toEqual([
+      expect.objectContaining({
+        type: 'Warning',
+        message: (condition('early', 'Ready') as { message: string }).message,
+      }),
+    ]);
     // Nothing is placed or created before the platform can serve it.
     expect(instance('early')?.status?.hyperShift).toBeUndefined();
     expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
@@ -520,6 +534,17 @@ describe('InstanceController.reconcile', () => {
     // Neither the platform gate nor the topology ran.
     expect(condition('gated', 'HyperConvergedReady')).toBeUndefined();
     expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
+    // A person must act: one Warning Event, also from a restarted operator's passes.
+    controller = build();
+    await settle('gated');
+    expect(ports.events.recorded.filter((e) => e.reason === 'NamespaceDisabled')).toEqual([
+      {
+        object: 'ClusterInstance tenant/gated',
+        type: 'Warning',
+        reason: 'NamespaceDisabled',
+        message,
+      },
+    ]);
   });
 
   it('tears a deleted crc instance down: VM halted, then VM and disk deleted, then the finalizer goes', async () => {

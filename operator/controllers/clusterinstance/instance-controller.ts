@@ -161,7 +161,11 @@ export class InstanceController {
     draft.status.observedGeneration = draft.instance.metadata?.generation;
     const failing = verdicts.find((v) => !v.readiness.ready);
     if (!failing) return undefined;
-    draft.waiting(failing.readiness.reason, 'Platform dependencies are not ready');
+    const { type, readiness } = failing;
+    draft.waiting(
+      readiness.reason,
+      `Platform dependencies are not ready: ${type}: ${readiness.message}`,
+    );
     return { requeueAfterMs: this.timings.platformRecheckMs };
   }
 

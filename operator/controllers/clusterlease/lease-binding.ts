@@ -1,5 +1,5 @@
-import { findCondition } from '../../api/conditions.js';
 import { FINALIZER_LEASE_RELEASE } from '../../api/labels.js';
+import { startedWait } from '../../api/waits.js';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../../client/api/resources.js';
 import { isConflict, isNotFound, orUndefined } from '../../../client/kube/api-error.js';
@@ -32,8 +32,13 @@ import { observeBound } from './lease-metrics.js';
 import { enforceTtl, expiresAt } from './lease-ttl.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 
-/** Waits that only a change of the lease (or its pool) ends. */
-const NEEDS_A_PERSON = new Set<string>([
+/**
+ * Waits that only a person ends, by a change of the lease or its pool
+ * (docs/reference/kinds.md#waits-that-need-a-person).
+ */
+export const LEASE_NEEDS_A_PERSON: ReadonlySet<string> = new Set<string>([
+  LeaseReason.PoolNotFound,
+  LeaseReason.PoolDeleting,
   LeaseReason.VersionUnavailable,
   LeaseReason.TTLRequired,
   LeaseReason.TTLAbovePoolLimit,
@@ -192,12 +197,12 @@ export class LeaseBinder {
     if (!pool)
       return {
         reason: LeaseReason.PoolNotFound,
-        message: `ClusterPool "${name}" does not exist in namespace "${namespace}"; the lease binds once it does`,
+        message: `ClusterPool "${name}" does not exist in namespace "${namespace}"; create it and the lease binds, or delete the lease`,
       };
     if (pool.metadata.deletionTimestamp)
       return {
         reason: LeaseReason.PoolDeleting,
-        message: `ClusterPool "${name}" is being deleted; the lease binds once a pool of that name exists again`,
+        message: `ClusterPool "${name}" is being deleted; the lease binds once a pool of that name exists again: create one, or delete the lease`,
       };
     return pool;
   }
@@ -212,11 +217,14 @@ export class LeaseBinder {
     const now = this.ports.clock.now();
     const status = pendingStatus(finalized, now, reason, message, queuePosition);
     const written = await writeLeaseStatus(this.ports, finalized, status);
-    // A version nobody offers, or a spec the pool's limits refuse, is a wait a person must act
-    // on: say so once, as an Event.
-    const before = findCondition(lease.status?.conditions, 'Ready')?.reason;
-    if (NEEDS_A_PERSON.has(reason) && before !== reason)
-      void this.ports.events.record(written, 'Warning', reason, message);
+    // A wait a person must act on is said once, as an Event, when this write starts it.
+    const started = startedWait(
+      finalized.status?.conditions,
+      written.status?.conditions,
+      'Ready',
+      LEASE_NEEDS_A_PERSON,
+    );
+    if (started) void this.ports.events.record(written, 'Warning', started.reason, started.message);
   }
 
   /** The compare-and-swap claim on the instance; undefined when someone changed it first. */

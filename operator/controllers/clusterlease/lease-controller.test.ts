@@ -160,6 +160,38 @@ describe('LeaseController.reconcile', () => {
     });
   });
 
+  it('says once that it waits for a missing pool, also after a restart, and again when a new wait starts', async () => {
+    ports.api.seed<ClusterLease>(LEASES, {
+      metadata: { name: 'early', namespace: NS },
+      spec: { poolRef: { name: 'later' } },
+    } as unknown as ClusterLease);
+    const notFound = () => ports.events.recorded.filter((e) => e.reason === 'PoolNotFound');
+    const message = `ClusterPool "later" does not exist in namespace "${NS}"; create it and the lease binds, or delete the lease`;
+
+    await twice('early');
+    expect(notFound()).toEqual([
+      { object: 'ClusterLease tenant/early', type: 'Warning', reason: 'PoolNotFound', message },
+    ]);
+    // A restarted operator decides from the stored condition: nothing new.
+    controller = new LeaseController(ports, { timings: DEFAULT_TIMINGS.lease });
+    await twice('early');
+    expect(notFound()).toHaveLength(1);
+
+    // The pool comes (the wait ends: WaitingForCapacity needs no person) and goes again.
+    const pool = ports.api.seed<ClusterPool>(POOLS, {
+      metadata: { name: 'later', namespace: NS },
+      spec: { type: 'hcp', maxSize: 1, template: {} },
+    } as unknown as ClusterPool);
+    await twice('early');
+    expect(findCondition(lease('early')?.status?.conditions, 'Ready')?.reason).toBe(
+      'WaitingForCapacity',
+    );
+    expect(ports.events.recorded.filter((e) => e.reason === 'WaitingForCapacity')).toEqual([]);
+    await ports.client.delete(POOLS, pool as never);
+    await twice('early');
+    expect(notFound()).toHaveLength(2);
+  });
+
   it('deletes the instance a deleted lease held (it may have been used), then lets the lease go', async () => {
     seedReadyInstance('pool-0');
     seedLease('job');

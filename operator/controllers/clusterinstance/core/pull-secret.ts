@@ -1,4 +1,5 @@
 import { SECRETS } from '../../../../client/api/resources.js';
+import { pullSecretProblem } from '../../../kube/docker-config.js';
 import type { Secret } from '../../../kube/workloads.js';
 import type { InstanceObjects } from './instance-objects.js';
 import { InstanceFailure, Reason } from './reasons.js';
@@ -8,8 +9,9 @@ const DEFAULT_PULL_SECRET = 'pull-secret';
 /**
  * The pull secret of an instance (docs/reference/instances.md#common-steps):
  * `template.pullSecretRef`, else `pull-secret`, in the instance's namespace with data key
- * `.dockerconfigjson`. Both topologies use it in place, so this returns its name; anything wrong
- * fails the instance with `InvalidPullSecret`.
+ * `.dockerconfigjson`, whose content container runtimes can read (operator/kube/docker-config.ts).
+ * Both topologies use it in place, so this returns its name; anything wrong fails the instance
+ * with `InvalidPullSecret`.
  */
 export async function resolvePullSecret(objects: InstanceObjects): Promise<string> {
   const namespace = objects.namespace;
@@ -23,10 +25,7 @@ export async function resolvePullSecret(objects: InstanceObjects): Promise<strin
         ? `pull secret ${namespace}/${name} not found`
         : `template.pullSecretRef is unset and default pull secret ${namespace}/${DEFAULT_PULL_SECRET} was not found`,
     );
-  if (!secret.data?.['.dockerconfigjson'])
-    throw new InstanceFailure(
-      Reason.InvalidPullSecret,
-      `pull secret ${namespace}/${name} is missing data key ".dockerconfigjson"`,
-    );
+  const problem = pullSecretProblem(`pull secret ${namespace}/${name}`, secret.data);
+  if (problem) throw new InstanceFailure(Reason.InvalidPullSecret, problem);
   return name;
 }

@@ -5,16 +5,33 @@ import { observePhaseChange } from './instance-metrics.js';
 import { Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
 
+/**
+ * Waits only a person ends (docs/reference/kinds.md#waits-that-need-a-person): the namespace
+ * opt-in, and the platform gate's reasons that no operand fixes by itself (platform-readiness.ts;
+ * not StatusStale or OperandNotReady, which the platform's operators catch up on).
+ */
+export const INSTANCE_NEEDS_A_PERSON: ReadonlySet<string> = new Set<string>([
+  'NamespaceDisabled',
+  'APIUnavailable',
+  'OperandNotFound',
+  'MultipleOperandsFound',
+  'ComponentDisabled',
+  'WildcardRoutesNotAllowed',
+]);
+
 /** Not Ready for a reason someone must look into, though the instance has not failed. */
 const WARNING_REASONS = new Set<string>([
   Reason.KubeconfigRejected,
   Reason.UnknownVMProfile,
   Reason.CRCBundleNotAllowed,
+  ...INSTANCE_NEEDS_A_PERSON,
 ]);
 
 /**
  * Writes the draft when it changed: the one status write of a pass. A change of the Ready
- * condition and the draft's announcements go out as Events once it is written. Returns the
+ * condition and the draft's announcements go out as Events once it is written; so a wait is
+ * announced by the pass that starts it, decided from the stored condition, never again by its
+ * later passes (also after a restart). Returns the
  * instance as written (or as it was).
  */
 export async function writeInstanceStatus(
