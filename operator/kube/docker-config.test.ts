@@ -13,6 +13,7 @@ describe('dockerConfigProblem', () => {
     ['auth whose password holds colons', auth(b64('user:a:b'))],
     ['username and password', { auths: { 'quay.io': { username: 'u', password: SECRET_WORD } } }],
     ['a registry with a port and a path', { auths: { 'r.example:5000/ns': { auth: b64('u:p') } } }],
+    ['an identity token', { auths: { 'acr.example.io': { identitytoken: SECRET_WORD } } }],
     ['other fields beside auths', { auths: { 'quay.io': { auth: b64('u:p'), email: 'x' } }, x: 1 }],
   ])('takes %s', (_what, config) => {
     expect(problemOf(config)).toBeUndefined();
@@ -52,17 +53,17 @@ describe('dockerConfigProblem', () => {
     [
       'a username without a password',
       { auths: { 'quay.io': { username: SECRET_WORD } } },
-      'has an entry for registry "quay.io" with neither "auth" nor both "username" and "password"',
+      'has an entry for registry "quay.io" with neither "auth", nor both "username" and "password", nor "identitytoken"',
     ],
     [
       'an empty entry after a good one',
       { auths: { 'quay.io': { auth: b64('u:p') }, 'registry.redhat.io': {} } },
-      'has an entry for registry "registry.redhat.io" with neither "auth" nor both "username" and "password"',
+      'has an entry for registry "registry.redhat.io" with neither "auth", nor both "username" and "password", nor "identitytoken"',
     ],
     [
       'an entry whose key is not a registry',
       { auths: { [`${SECRET_WORD} x`]: {} } },
-      'has entry 1 of "auths" (its key is not a registry host) with neither "auth" nor both "username" and "password"',
+      'has entry 1 of "auths" (its key is not a registry host) with neither "auth", nor both "username" and "password", nor "identitytoken"',
     ],
   ])('refuses %s, naming the field', (_what, config, message) => {
     const problem = problemOf(config);

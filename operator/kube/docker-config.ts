@@ -16,7 +16,8 @@ const nonEmptyString = (value: unknown): value is string =>
 
 /**
  * The problem with one `auths` entry, or undefined: `auth` must be base64 of `user:password`,
- * else `username` and `password` must both be set (docs/reference/instances.md#pull-secret).
+ * else `username` and `password` must both be set, else `identitytoken`
+ * (docs/reference/instances.md#pull-secret).
  */
 function entryProblem(entry: unknown): string | undefined {
   if (!isObject(entry)) return 'that is not an object';
@@ -28,7 +29,10 @@ function entryProblem(entry: unknown): string | undefined {
     return undefined;
   }
   if (nonEmptyString(entry.username) && nonEmptyString(entry.password)) return undefined;
-  return 'with neither "auth" nor both "username" and "password"';
+  // A registry's OAuth refresh token (Docker's credential helpers, Azure ACR) is a credential too
+  // (containers/image pkg/docker/config/config.go reads it as IdentityToken).
+  if (nonEmptyString(entry.identitytoken)) return undefined;
+  return 'with neither "auth", nor both "username" and "password", nor "identitytoken"';
 }
 
 /** How a message names an entry: its registry when the key is one, else its place. */
