@@ -45,6 +45,7 @@ describe('loadOperatorConfig', () => {
         'clusterpool',
         'clusterlease',
         'clusterinstance',
+        'guesthealth',
         'crcbundle',
         'cirun',
         'versionstream',
@@ -155,7 +156,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream, admissionpolicy (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, guesthealth, crcbundle, cirun, versionstream, admissionpolicy (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',
@@ -185,7 +186,7 @@ describe('loadOperatorConfig', () => {
       'a timing that is not one',
       { timings: 'lease.waitingResinc=1m' },
       {},
-      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.agentStartDeadline, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, lease.guestHealthMaxAge, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, pool.unhealthySpareGrace, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.agentStartDeadline, instance.guestHealthRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
     ],
     [
       'a timing without a unit',
@@ -262,12 +263,14 @@ describe('loadOperatorConfig', () => {
         claimConflictRetryMs: 50,
         notReadyGraceMs: 180_000,
         expiryWarningMs: 300_000,
+        guestHealthMaxAgeMs: 180_000,
       },
       pool: {
         disabledRecheckMs: 20_000,
         scaleDownIdleMs: 120_000,
         replaceFailedBaseMs: 30_000,
         replaceFailedMaxMs: 900_000,
+        unhealthySpareGraceMs: 300_000,
       },
       instance: {
         recheckMs: 20_000,
@@ -276,6 +279,7 @@ describe('loadOperatorConfig', () => {
         endpointRecheckMs: 20_000,
         platformRecheckMs: 20_000,
         agentStartDeadlineMs: 600_000,
+        guestHealthRecheckMs: 60_000,
         teardownResyncMs: 60_000,
         cleanupTimeoutMs: 900_000,
       },

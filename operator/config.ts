@@ -64,6 +64,7 @@ export const CONTROLLER_NAMES = [
   'clusterpool',
   'clusterlease',
   'clusterinstance',
+  'guesthealth',
   'crcbundle',
   'cirun',
   'versionstream',

@@ -16,6 +16,11 @@ export interface LeaseTimings {
   notReadyGraceMs: number;
   /** The Warning Event comes this long before a TTL expires (or a tenth of the TTL, if shorter). */
   expiryWarningMs: number;
+  /**
+   * A lease binds only a guest whose readiness gates were checked at most this long ago
+   * (docs/reference/instances.md#guest-health).
+   */
+  guestHealthMaxAgeMs: number;
 }
 
 export interface PoolTimings {
@@ -26,6 +31,8 @@ export interface PoolTimings {
   /** The first wait before replacing another failed instance; it doubles up to the maximum. */
   replaceFailedBaseMs: number;
   replaceFailedMaxMs: number;
+  /** How long a spare may fail its readiness gates (GuestHealthy=False) before it is replaced. */
+  unhealthySpareGraceMs: number;
 }
 
 export interface InstanceTimings {
@@ -53,6 +60,11 @@ export interface InstanceTimings {
    * (docs/reference/instances.md#provisioning-deadline).
    */
   agentStartDeadlineMs: number;
+  /**
+   * How often the readiness gates of a Ready guest are checked (docs/reference/instances.md#guest-health),
+   * each check a tenth later or sooner at random so that many guests do not go together.
+   */
+  guestHealthRecheckMs: number;
   /** A slow safety pass while teardown waits on objects that are not watched (launcher pods). */
   teardownResyncMs: number;
   /**
@@ -84,12 +96,14 @@ export const DEFAULT_TIMINGS: Timings = {
     claimConflictRetryMs: 50,
     notReadyGraceMs: 3 * 60_000,
     expiryWarningMs: 5 * 60_000,
+    guestHealthMaxAgeMs: 3 * 60_000,
   },
   pool: {
     disabledRecheckMs: 20_000,
     scaleDownIdleMs: 2 * 60_000,
     replaceFailedBaseMs: 30_000,
     replaceFailedMaxMs: 15 * 60_000,
+    unhealthySpareGraceMs: 5 * 60_000,
   },
   instance: {
     recheckMs: 20_000,
@@ -98,6 +112,7 @@ export const DEFAULT_TIMINGS: Timings = {
     endpointRecheckMs: 20_000,
     platformRecheckMs: 20_000,
     agentStartDeadlineMs: 10 * 60_000,
+    guestHealthRecheckMs: 60_000,
     teardownResyncMs: 60_000,
     cleanupTimeoutMs: 15 * 60_000,
   },

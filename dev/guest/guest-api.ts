@@ -19,6 +19,11 @@ export interface GuestClusterSeed {
   /** Initial htpass-secret content; no Secret when absent. */
   htpasswd?: string;
   pullSecret: string;
+  /**
+   * Whether the kubelet's CSRs wait for approval, as on a booted CRC VM (crc-agent approves them,
+   * as CRC does); a hosted cluster's are approved by HyperShift's machine approver already.
+   */
+  pendingKubeletCsrs?: boolean;
 }
 
 /** A kubelet client CSR as a real kubelet files it (CN system:node:<node>, O system:nodes). */
@@ -156,7 +161,8 @@ export class GuestApiServer {
         },
       }),
       this.createNode('crc'),
-      this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet'),
+      seed.pendingKubeletCsrs !== false &&
+        this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet'),
       this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client'),
     ]);
   }

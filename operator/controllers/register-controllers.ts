@@ -11,6 +11,8 @@ import { scopedTo, servesCachedNamespace } from './scope-filter.js';
 import { ReclaimController } from './cirun/reclaim-controller.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
 import { LeaseController } from './clusterlease/lease-controller.js';
+import type { ConnectAddress } from './clusterinstance/core/guest-api-probe.js';
+import { GuestHealthController } from './guesthealth/guest-health-controller.js';
 import { PoolController } from './clusterpool/pool-controller.js';
 import { registerPoolMetrics } from './clusterpool/pool-metrics.js';
 import { leaseMetrics } from './clusterlease/lease-metrics.js';
@@ -29,6 +31,8 @@ export interface RegisterOptions {
   crc?: CrcTopologyOptions;
   bundles?: BundleControllerOptions;
   versionStreams?: VersionStreamControllerOptions;
+  /** Where the guest health checks connect for a guest API host; DNS by default. */
+  guestConnect?: ConnectAddress;
 }
 
 /**
@@ -98,6 +102,14 @@ export function registerControllers(
         hcp: options.hcp,
         crc: options.crc,
       }),
+    );
+  // Guest checks wait on guests: a queue and workers of their own (guest-health-controller.ts).
+  if (enabled.has('guesthealth'))
+    add(
+      new GuestHealthController(manager.ports, {
+        recheckMs: timings.instance.guestHealthRecheckMs,
+        connectAddress: options.guestConnect,
+      }).registration(),
     );
   // CRCBundles have two controllers, one per source (ADR 0042): downloads and builds.
   if (enabled.has('crcbundle')) {

@@ -23,6 +23,8 @@ const MINUTE = 60_000;
 
 describe('lease TTL', () => {
   let manager: Manager;
+  // One clock for the file's operator: the second test runs on it, past the first one's deadline.
+  const clock = new TestClock();
   afterAll(async () => {
     // Leases carry the release finalizer: release them with the manager running.
     if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
@@ -30,7 +32,6 @@ describe('lease TTL', () => {
   });
 
   it('warns before the deadline and releases the lease and its instance at the deadline', async () => {
-    const clock = new TestClock();
     await ns.api.create(POOLS, hcpPool(ns.name, 'ttl', { maxSize: 1 }));
     await createPoolInstance(ns.api, poolInstance(ns.name, 'ttl', 'ttl-0'));
     await settleInstance(ns.api, ns.name, 'ttl-0');
@@ -93,7 +94,8 @@ describe('lease TTL', () => {
       until: (instance) => instance !== undefined,
       description: 'the pool to make an instance for the lease',
     });
-    await settleInstance(ns.api, ns.name, 'change-0');
+    // Checked at the operator's time: its clock is past the first test's deadline.
+    await settleInstance(ns.api, ns.name, 'change-0', 'Ready', undefined, clock.now());
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,

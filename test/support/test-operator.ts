@@ -92,16 +92,21 @@ export async function startTestOperator(
   const controllers = options.controllers ?? [
     'clusterpool',
     'clusterlease',
-    ...(platform ? ['clusterinstance' as const] : []),
+    ...(platform ? ['clusterinstance' as const, 'guesthealth' as const] : []),
     ...(options.bundles ? ['crcbundle' as const] : []),
   ];
   if (platform) {
     // Route hosts resolve to the router, as DNS would send them on a real cluster; any other
     // name is connected to as it is.
-    const probe = guestApiProbe((host, port) =>
-      host.endsWith(`.${platform.domain}`) ? platform.router.address : { host, port },
-    );
-    registerControllers(manager, config, { controllers, crc: { probe }, hcp: { probe } });
+    const guestConnect = (host: string, port: number): { host: string; port: number } =>
+      host.endsWith(`.${platform.domain}`) ? platform.router.address : { host, port };
+    const probe = guestApiProbe(guestConnect);
+    registerControllers(manager, config, {
+      controllers,
+      crc: { probe },
+      hcp: { probe },
+      guestConnect,
+    });
   } else {
     registerControllers(manager, config, { controllers });
   }

@@ -275,6 +275,19 @@ export interface ClusterInstanceStatus {
     nodePoolNames?: string[];
   };
   /**
+   * The last check of the guest's readiness gates, written by the operator while the instance is Ready; its result is the GuestHealthy condition.
+   */
+  guestHealth?: {
+    /**
+     * When the gates were last checked. A lease binds only a guest checked recently.
+     */
+    checkedAt?: string;
+    /**
+     * The earliest expiry of the certificates a lease relies on (the guest API's serving certificate, its CA and the client certificate of the published kubeconfig).
+     */
+    certificatesNotAfter?: string;
+  };
+  /**
    * When provisioning times out (spec.provisioningTimeout) unless the instance is Ready by then; present while it provisions for the first time.
    */
   provisioningDeadline?: string;

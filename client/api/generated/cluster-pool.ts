@@ -30,6 +30,17 @@ export interface ClusterPoolSpec {
    */
   provisioningTimeout?: string;
   /**
+   * The readiness gates a guest passes before a lease gets it (docs/reference/instances.md#guest-health).
+   */
+  guestHealth?: {
+    /**
+     * ClusterOperators whose Available and Degraded conditions do not keep a guest of this pool from being handed out (for example an operator the pool's CI never uses that is known to report Degraded on this topology).
+     *
+     * @maxItems 64
+     */
+    ignoreOperators?: string[];
+  };
+  /**
    * The longest a failed CI job may keep its cluster for debugging (the Action's hold-on-failure), beyond maxLeaseDuration: a lease labelled guestcluster.opdev.io/held may have a TTL of up to maxLeaseDuration plus this. Absent: a hold must fit within maxLeaseDuration.
    */
   maxHoldDuration?: string;

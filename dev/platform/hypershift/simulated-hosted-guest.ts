@@ -60,7 +60,11 @@ export class SimulatedHostedGuest {
     const api = await GuestApiServer.start();
     const pki = createBundlePki();
     try {
-      await api.seed(pki, { ocpVersion, pullSecret: '{"auths":{}}' });
+      await api.seed(pki, {
+        ocpVersion,
+        pullSecret: '{"auths":{"registry.example":{"auth":"dTpw"}}}',
+        pendingKubeletCsrs: false,
+      });
       return { api, shared: { kubeconfigPath: api.kubeconfigPath, pki } };
     } catch (error) {
       await api.stop();

@@ -12,6 +12,7 @@ import type { ControllerPorts } from '../../runtime/ports.js';
 import type { LeaseTimings } from '../../timings.js';
 import type { Instance, Lease } from '../binding/binding-model.js';
 import { isClaimedBy, placeLease } from '../binding/binding-model.js';
+import { gateInstances } from '../binding/hand-out-gate.js';
 import { versionUnavailable } from '../binding/pool-offer.js';
 import { isInstanceOf } from '../binding/pool-membership.js';
 import { namespacePolicyFrom } from '../namespace-policy.js';
@@ -144,8 +145,22 @@ export class LeaseBinder {
       await this.wait(lease, LeaseReason.VersionUnavailable, unavailable);
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
-    const placement = placeLease(lease, leases, instances);
+    // Only guests that pass their readiness gates are handed out (hand-out-gate.ts).
+    const now = this.ports.clock.now();
+    const gated = gateInstances(instances, lease, pool, now, this.timings.guestHealthMaxAgeMs);
+    const placement = placeLease(lease, leases, gated.offered);
     if ('queuePosition' in placement) {
+      const held = gated.heldBack[0];
+      if (held) {
+        const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}" passes its readiness gates; ${held.problem}`;
+        await this.wait(
+          lease,
+          LeaseReason.WaitingForHealthyInstance,
+          message,
+          placement.queuePosition,
+        );
+        return { requeueAfterMs: this.timings.guestHealthMaxAgeMs };
+      }
       const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}"; waiting for ClusterPool controller to provision one`;
       await this.wait(lease, LeaseReason.WaitingForCapacity, message, placement.queuePosition);
       return { requeueAfterMs: this.timings.waitingResyncMs };

@@ -86,6 +86,17 @@ describe('LeaseController.reconcile', () => {
         ocpVersion: '4.19.0',
         kubeconfigSecretRef: { name: `${name}-kubeconfig` },
         kubeconfigSHA256: createHash('sha256').update(KUBECONFIG).digest('hex'),
+        // Its readiness gates passed just now (the guest health controller's record).
+        guestHealth: { checkedAt: new Date(ports.clock.now()).toISOString() },
+        conditions: [
+          {
+            type: 'GuestHealthy',
+            status: 'True',
+            reason: 'GuestHealthy',
+            message: 'every readiness gate passes',
+            lastTransitionTime: new Date(ports.clock.now()).toISOString(),
+          },
+        ],
       },
     });
   }

@@ -180,9 +180,19 @@ function isReplacement(previous?: ClusterInstance, current?: ClusterInstance): b
   return !previous || !current || previous.metadata?.uid !== current.metadata?.uid;
 }
 
-/** It became available, or stopped being available other than by a claim. */
+/**
+ * It became available, stopped being available other than by a claim, or is available and had
+ * its readiness gates checked again (the hand-out gate may let it out now).
+ */
 function availabilityChanged(previous?: ClusterInstance, current?: ClusterInstance): boolean {
   const was = looksAvailable(previous);
   const now = looksAvailable(current);
-  return (!was && now) || (was && !now && !(current && claimOf(current)));
+  const rechecked = was && now && healthStamp(previous) !== healthStamp(current);
+  return (!was && now) || (was && !now && !(current && claimOf(current))) || rechecked;
+}
+
+/** The last check of the readiness gates, as the hand-out gate reads it. */
+function healthStamp(instance?: ClusterInstance): string {
+  const healthy = instance?.status?.conditions?.find((c) => c.type === 'GuestHealthy');
+  return `${healthy?.status}/${instance?.status?.guestHealth?.checkedAt}`;
 }

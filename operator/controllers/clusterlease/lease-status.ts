@@ -13,6 +13,8 @@ export type LeaseStatus = NonNullable<ClusterLease['status']>;
 export const LeaseReason = {
   InstanceBound: 'InstanceBound',
   WaitingForCapacity: 'WaitingForCapacity',
+  /** Pending: the pool's Ready spares fail their readiness gates (GuestHealthy, or its age). */
+  WaitingForHealthyInstance: 'WaitingForHealthyInstance',
   PoolNotFound: 'PoolNotFound',
   PoolDeleting: 'PoolDeleting',
   InstanceNotReady: 'InstanceNotReady',

@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import { findCondition, setCondition } from '../../api/conditions.js';
+import type { ClusterInstance, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, POOLS, SECRETS } from '../../../client/api/resources.js';
+import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
+import { metaTime } from '../../../client/kube/meta-time.js';
+import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
+import { readStrictKubeconfig } from '../../kube/strict-kubeconfig.js';
+import type { Stored } from '../../kube/objects.js';
+import { splitKey } from '../../kube/objects.js';
+import { isControlledBy } from '../../kube/ownership.js';
+import type { Secret } from '../../kube/workloads.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import type { ControllerRegistration } from '../../runtime/manager.js';
+import type { ControllerPorts } from '../../runtime/ports.js';
+import { formatGoDuration } from '../../../client/api/duration.js';
+import { CERTIFICATE_MARGIN_MS, expectedHoldMs } from '../binding/hand-out-gate.js';
+import type { ConnectAddress } from '../clusterinstance/core/guest-api-probe.js';
+import type { GuestCheck, GuestHealthReport } from './guest-checks.js';
+
+import { checkGuest } from './guest-checks.js';
+
+type Instance = Stored<ClusterInstance>;
+
+export const GuestHealthReason = {
+  GuestHealthy: 'GuestHealthy',
+  GuestUnhealthy: 'GuestUnhealthy',
+} as const;
+
+export interface GuestHealthOptions {
+  /** How often a Ready guest is checked (instance.guestHealthRecheck). */
+  recheckMs: number;
+  /** Where to connect for a guest API host (tests: the simulated router); DNS by default. */
+  connectAddress?: ConnectAddress;
+  /** The checks; the guest's own API by default (unit tests pass their own). */
+  check?: typeof checkGuest;
+  /** Random in [0, 1), for the spread of the checks. */
+  random?: () => number;
+}
+
+const GATES = 'readyz, ClusterOperators, nodes, kubelet CSRs, certificates';
+
+/**
+ * The guest health controller (docs/reference/instances.md#guest-health): checks the readiness
+ * gates of every Ready guest, spare or leased, every instance.guestHealthRecheck (a tenth either
+ * way at random), and records the result in status.guestHealth and the GuestHealthy condition,
+ * with an Event when it turns. It has a work queue and workers of its own, so that a slow guest
+ * never holds up a pass of another controller; each check is bounded by its requests' timeouts.
+ * The lease controller hands out only guests whose check passed recently (hand-out-gate.ts); the
+ * pool replaces spares that keep failing (pool-unhealthy.ts).
+ */
+export class GuestHealthController {
+  constructor(
+    private readonly ports: ControllerPorts,
+    private readonly options: GuestHealthOptions,
+  ) {}
+
+  registration(): ControllerRegistration {
+    return {
+      name: 'guesthealth',
+      forType: INSTANCES,
+      reconcile: (key, context) => this.reconcile(key, context),
+    };
+  }
+
+  async reconcile(key: string, context: ReconcileContext): Promise<ReconcileResult> {
+    const { namespace, name } = splitKey(key);
+    const instance = (await this.ports.cache.read<ClusterInstance>(INSTANCES)).get(name, namespace);
+    if (!instance || instance.metadata.deletionTimestamp || instance.status?.phase !== 'Ready')
+      return {};
+    const now = this.ports.clock.now();
+    const checkedAt = Date.parse(instance.status.guestHealth?.checkedAt ?? '');
+    const due = checkedAt + this.options.recheckMs;
+    if (!Number.isNaN(checkedAt) && now < due && this.stillSaysReady(instance))
+      return { requeueAt: due };
+    const pool = await this.poolOf(instance);
+    const outcome = await this.check(instance, pool);
+    const written = await this.record(instance, outcome, context);
+    if (!written) return { requeueAfterMs: 1000 };
+    return { requeueAfterMs: this.spread(this.options.recheckMs) };
+  }
+
+  /** A check recorded since the instance last became Ready (else it is checked at once). */
+  private stillSaysReady(instance: Instance): boolean {
+    const ready = findCondition(instance.status?.conditions, 'Ready');
+    const checkedAt = instance.status?.guestHealth?.checkedAt ?? '';
+    return !!ready?.lastTransitionTime && ready.lastTransitionTime <= checkedAt;
+  }
+
+  private spread(ms: number): number {
+    const random = this.options.random ?? Math.random;
+    return Math.round(ms * (0.9 + 0.2 * random()));
+  }
+
+  private async poolOf(instance: Instance): Promise<ClusterPool | undefined> {
+    const name = instance.spec.poolRef?.name;
+    if (!name) return undefined;
+    return (await this.ports.cache.read<ClusterPool>(POOLS)).get(name, instance.metadata.namespace);
+  }
+
+  /** The gates, asked with the kubeconfig the operator published; the certificates judged here. */
+  private async check(
+    instance: Instance,
+    pool: ClusterPool | undefined,
+  ): Promise<GuestHealthReport> {
+    let access: GuestAccess;
+    try {
+      access = await this.publishedAccess(instance);
+    } catch (error) {
+      return { checks: [{ name: 'kubeconfig', problem: (error as Error).message }] };
+    }
+    const report = await (this.options.check ?? checkGuest)(access, {
+      ignoreOperators: pool?.spec.guestHealth?.ignoreOperators ?? [],
+      connectAddress: this.options.connectAddress,
+    });
+    return { ...report, checks: [...report.checks, this.certificateCheck(report, pool)] };
+  }
+
+  private certificateCheck(report: GuestHealthReport, pool: ClusterPool | undefined): GuestCheck {
+    const notAfter = report.certificatesNotAfter;
+    const holdMs = expectedHoldMs(undefined, pool);
+    if (
+      notAfter === undefined ||
+      notAfter >= this.ports.clock.now() + holdMs + CERTIFICATE_MARGIN_MS
+    )
+      return { name: 'certificates' };
+    return {
+      name: 'certificates',
+      problem: `a certificate of the published kubeconfig expires at ${metaTime(notAfter)}, before ${formatGoDuration(holdMs)} of lease and a ${formatGoDuration(CERTIFICATE_MARGIN_MS)} margin`,
+    };
+  }
+
+  /**
+   * The published kubeconfig, as the operator wrote it: the Secret the status names, controlled
+   * by the instance, holding exactly the recorded digest, read strictly against the recorded
+   * endpoint (a tenant may write Secrets in the namespace: nothing else is ever followed).
+   */
+  private async publishedAccess(instance: Instance): Promise<GuestAccess> {
+    const { namespace, name } = instance.metadata;
+    const secretName = instance.status?.kubeconfigSecretRef?.name;
+    const endpoint = instance.status?.apiEndpoint;
+    if (!secretName || !endpoint || !instance.status?.kubeconfigSHA256)
+      throw new Error('the instance publishes no kubeconfig');
+    const secret =
+      (await this.ports.cache.read<Secret>(SECRETS)).get(secretName, namespace) ??
+      (await this.ports.client.get<Secret>(SECRETS, secretName, namespace));
+    const where = `kubeconfig Secret ${namespace}/${secretName} of ClusterInstance ${name}`;
+    if (!isControlledBy(secret, instance))
+      throw new Error(`${where} is not controlled by the instance`);
+    const text = Buffer.from(secret.data?.kubeconfig ?? '', 'base64').toString('utf8');
+    if (createHash('sha256').update(text).digest('hex') !== instance.status.kubeconfigSHA256)
+      throw new Error(`${where} no longer holds the kubeconfig the operator published`);
+    return readStrictKubeconfig(text, { servers: [endpoint] });
+  }
+
+  /**
+   * status.guestHealth and GuestHealthy, written against the version read (a conflict: checked
+   * again shortly); an Event when the condition turns. False when the write lost a race.
+   */
+  private async record(
+    instance: Instance,
+    { checks, certificatesNotAfter: notAfter }: GuestHealthReport,
+    context: ReconcileContext,
+  ): Promise<boolean> {
+    const now = this.ports.clock.now();
+    const failing = checks.find((c) => c.problem);
+    const update = failing
+      ? {
+          type: 'GuestHealthy',
+          status: 'False' as const,
+          reason: GuestHealthReason.GuestUnhealthy,
+          message: `${failing.name}: ${failing.problem}`,
+        }
+      : {
+          type: 'GuestHealthy',
+          status: 'True' as const,
+          reason: GuestHealthReason.GuestHealthy,
+          message: `every readiness gate passes (${GATES})`,
+        };
+    const before = findCondition(instance.status?.conditions, 'GuestHealthy');
+    const status = {
+      ...instance.status,
+      guestHealth: {
+        checkedAt: metaTime(now),
+        ...(notAfter !== undefined ? { certificatesNotAfter: metaTime(notAfter) } : {}),
+      },
+      conditions: setCondition(
+        instance.status?.conditions,
+        { ...update, observedGeneration: instance.metadata.generation },
+        now,
+      ),
+    };
+    try {
+      await this.ports.client.updateStatus(INSTANCES, { ...instance, status });
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) return false;
+      throw error;
+    }
+    if (before?.status !== update.status && (before || update.status === 'False')) {
+      const type = update.status === 'True' ? 'Normal' : 'Warning';
+      void this.ports.events.record(instance, type, update.reason, update.message);
+      context.logger.info(
+        { healthy: update.status, reason: update.message },
+        'Guest health changed',
+      );
+    }
+    return true;
+  }
+}
