@@ -7,7 +7,7 @@ import { KUBEVIRT_SCHEDULABLE } from '../scheduling/launcher-resources.js';
 import type { Taint } from '../scheduling/node-filters.js';
 import { NOT_READY_TAINT } from '../scheduling/node-filters.js';
 
-/** One node of a simulated platform (docs/local-environment.md#the-simulated-scheduler). */
+/** One node of a simulated platform (docs/adr/0044-the-simulated-platform-schedules.md). */
 export interface SimulatedNodeSpec {
   /** Appended to the platform's node name prefix (`sim-node-<id>-<suffix>`); none for the first. */
   suffix?: string;
