@@ -19,7 +19,10 @@ import { crcAgentImage, SimulatedJobRunner } from './jobs/simulated-job-runner.j
 import type { GuestHost } from './kubevirt/vmi-guests.js';
 import { SimulatedKubeVirt } from './kubevirt/simulated-kubevirt.js';
 import { RoutedGuests } from './kubevirt/routed-guests.js';
-import { SimulatedManagementNode } from './management/simulated-management-node.js';
+import { randomBytes } from 'node:crypto';
+import type { SimulatedNodeSpec } from './management/simulated-management-node.js';
+import { DEFAULT_NODES, SimulatedManagementNode } from './management/simulated-management-node.js';
+import { SimulatedScheduler } from './scheduling/simulated-scheduler.js';
 import { SimulatedNodePools } from './hypershift/simulated-node-pools.js';
 import { ensurePlatformOperands } from './management/simulated-platform-operands.js';
 import { SimulatedRouter } from './router/simulated-router.js';
@@ -63,6 +66,11 @@ export interface SimulatedPlatformOptions {
   hostedGuest?: () => Promise<SimulatedHostedGuest>;
   /** Where problems of the simulation go besides the parts' `problems` (a log). */
   log?: (line: string) => void;
+  /**
+   * The management cluster's nodes, which the platform's scheduler places every launcher, Job
+   * and worker pod on (DEFAULT_NODES when unset: one node that fits what the tests run).
+   */
+  nodes?: readonly SimulatedNodeSpec[];
 }
 
 /** How a guest powers its VMI off (`systemctl poweroff` inside). */
@@ -163,6 +171,12 @@ export class SimulatedPlatform {
 
   private readonly storages = new Map<string, SimulatedStorage>();
   private readonly parts: Part[] = [];
+  /** The platform's own nodes: the only ones its scheduler considers (nodes are cluster-wide). */
+  private readonly nodeSet = new Set<string>();
+  private readonly nodePrefix = `sim-node-${randomBytes(3).toString('hex')}`;
+  private readonly nodeParts: SimulatedManagementNode[] = [];
+  private api: ApiClient | undefined;
+  private scheduler: SimulatedScheduler | undefined;
 
   protected constructor(
     protected readonly kubeConfig: KubeConfig,
@@ -176,6 +190,30 @@ export class SimulatedPlatform {
   /** The operator's namespace, when the platform serves it too. */
   get operatorNamespace(): string | undefined {
     return this.options.operatorNamespace;
+  }
+
+  /** The names of the platform's nodes. */
+  get nodeNames(): string[] {
+    return [...this.nodeSet];
+  }
+
+  /**
+   * Registers another node (`<prefix>-<suffix>`) as a kubelet would; pods that fit nowhere are
+   * tried on it. It goes with the platform. Returns its name.
+   */
+  async addNode(spec: SimulatedNodeSpec): Promise<string> {
+    const api = required(this.api, 'crc');
+    const name = spec.suffix ? `${this.nodePrefix}-${spec.suffix}` : this.nodePrefix;
+    if (this.nodeSet.has(name)) throw new Error(`the platform has a node ${name} already`);
+    // Known before it is created, so that its first event already retries the waiting pods.
+    this.nodeSet.add(name);
+    try {
+      this.nodeParts.push(await SimulatedManagementNode.start(api, name, spec));
+    } catch (error) {
+      this.nodeSet.delete(name);
+      throw error;
+    }
+    return name;
   }
 
   /** The ingress domain Route hosts are made of. */
@@ -242,10 +280,18 @@ export class SimulatedPlatform {
     // the others start.
     const guestBoot = options.hcp ? this.bootHostedGuest() : undefined;
     try {
-      const node = await SimulatedManagementNode.start(api);
-      parts.unshift(node);
+      this.api = api;
+      // The nodes go last, after every part that places pods on them.
+      parts.unshift({ stop: () => this.stopNodes() });
+      for (const spec of options.nodes ?? DEFAULT_NODES) await this.addNode(spec);
+      this.scheduler = await SimulatedScheduler.start({
+        kubeConfig,
+        servesNamespace: serves,
+        nodes: this.nodeSet,
+      });
+      parts.unshift(this.scheduler);
       await ensurePlatformOperands(api);
-      if (options.crc) await this.startCrc(served, serves, node.name);
+      if (options.crc) await this.startCrc(served, serves);
       // The operator namespace too: a bundle build validates its disk there, behind a Route.
       const backends = options.crc ? await ServiceBackends.start(kubeConfig, served) : undefined;
       if (backends) parts.unshift(backends);
@@ -267,11 +313,7 @@ export class SimulatedPlatform {
     if (guestBoot) await this.startHcp(serves, await guestBoot);
   }
 
-  private async startCrc(
-    served: string[],
-    serves: (ns: string) => boolean,
-    nodeName: string,
-  ): Promise<void> {
+  private async startCrc(served: string[], serves: (ns: string) => boolean): Promise<void> {
     const { kubeConfig, parts, storages, bundleKey } = this;
     for (const ns of served) {
       const storage = await SimulatedStorage.start({ kubeConfig, namespace: ns });
@@ -304,7 +346,6 @@ export class SimulatedPlatform {
       kubeConfig,
       servesNamespace: serves,
       guests: new RoutedGuests(guests, buildGuests),
-      nodeName,
       volumePath,
       getsIp: (vmi) => !named(this.noIp, vmi),
     });
@@ -326,6 +367,7 @@ export class SimulatedPlatform {
           return undefined;
         },
         env: (_job, _pod, env) => this.platformEnv(env),
+        nodes: this.nodeSet,
         onProblem: (problem) => this.options.log?.(`Simulated kubelet: ${problem}`),
       });
       this.runners.set(ns, runner);
@@ -367,6 +409,11 @@ export class SimulatedPlatform {
   async stop(): Promise<void> {
     for (const part of this.parts) await part.stop();
     this.parts.length = 0;
+  }
+
+  private async stopNodes(): Promise<void> {
+    for (const node of this.nodeParts.splice(0)) await node.stop();
+    this.nodeSet.clear();
   }
 
   /** The environment a node here adds to a pod: how to reach the guest the agent is sent to. */

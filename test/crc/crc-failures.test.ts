@@ -277,6 +277,26 @@ describe('crc instances under injected platform failures', () => {
     expect(await ownedBy(JOBS, name)).toEqual([agentJobName(name, newUid)]);
   });
 
+  it("stays Provisioning with VMIUnschedulable and the scheduler's words when no node matches vmNodeSelector", async () => {
+    const name = 'unschedulable';
+    await createInstance(name, { vmNodeSelector: { 'example.test/zone': 'nowhere' } });
+    const message =
+      `VirtualMachineInstance ${ns.name}/${name} is not scheduled: PodScheduled=False (Unschedulable): ` +
+      "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. " +
+      'no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
+    const waiting = await waitInstance(
+      name,
+      (i) => readyReason(i) === 'VMIUnschedulable',
+      'waiting with VMIUnschedulable',
+    );
+    expect(waiting.status?.phase).toBe('Provisioning');
+    expect(conditionOf(waiting, 'Ready')?.message).toBe(message);
+    const vmi = await ns.api.get<VmiObject>(VIRTUAL_MACHINE_INSTANCES, name, ns.name);
+    expect(vmi.status?.phase).toBe('Scheduling');
+    expect(vmi.status?.interfaces ?? []).toEqual([]);
+    expect(await ownedBy(JOBS, name)).toEqual([]);
+  });
+
   it("fails with CDI's own report when the disk import fails, naming the kubectl command", async () => {
     const name = 'bad-disk';
     world.platform.failingDataVolumes.add(name);

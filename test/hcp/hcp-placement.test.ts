@@ -234,6 +234,34 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     await until(ns.name, 'few', (i) => i?.status?.phase === 'Ready', 'few Ready');
   });
 
+  it("waits with the NodePool's AllMachinesReady message while its workers fit no node", async () => {
+    await ns.api.create(
+      INSTANCES,
+      hcpInstance(ns.name, 'nowhere', {
+        nodePoolReplicas: 2,
+        vmNodeSelector: { 'example.test/zone': 'nowhere' },
+      }),
+    );
+    const waiting = await until(
+      ns.name,
+      'nowhere',
+      (i) => readyCondition(i)?.message?.includes('AllMachinesReady') ?? false,
+      "nowhere waiting with the NodePool's machines",
+    );
+    const nodePool = waiting!.status!.hyperShift!.nodePoolNames![0]!;
+    const scheduler =
+      "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. " +
+      'no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
+    expect(readyCondition(waiting)).toMatchObject({
+      reason: 'NodePoolNotReady',
+      message:
+        `NodePool ${ns.name}/${nodePool} has 0 of 2 replica(s): AllMachinesReady=False (Unschedulable): ` +
+        `2 of 2 machines are not ready; Machine ${nodePool}-0: Unschedulable: ${scheduler}; ` +
+        `Machine ${nodePool}-1: Unschedulable: ${scheduler}`,
+    });
+    expect(waiting!.status!.phase).toBe('Provisioning');
+  });
+
   it('says VersionMismatch when the HostedCluster reports another version than the template asks for', async () => {
     await ns.api.create(INSTANCES, hcpInstance(ns.name, 'older', { ocpVersion: '4.16.9' }));
     const ready = await until(ns.name, 'older', (i) => i?.status?.phase === 'Ready', 'older Ready');

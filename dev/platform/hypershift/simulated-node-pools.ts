@@ -7,11 +7,24 @@ import { startSimulatedController } from '../host/simulator-host.js';
 import type { Condition } from '../host/platform-kinds.js';
 import { withTransitions, writeStatus } from '../host/platform-status.js';
 import { HYPERSHIFT_FINALIZER, releaseVersion } from './simulated-hosted-clusters.js';
+import { PODS } from '../../../client/api/core-resources.js';
+import type { PassResult } from '../host/simulated-controller.js';
+import type { KubevirtNodePool } from './nodepool-workers.js';
+import {
+  allMachinesReady,
+  ensureWorkers,
+  NODE_POOL_ANNOTATION,
+  removeWorker,
+  workerPods,
+} from './nodepool-workers.js';
 
-export interface NodePoolObject extends KubeObject {
-  spec?: { clusterName?: string; replicas?: number; release?: { image?: string } };
+export interface NodePoolObject extends KubevirtNodePool {
+  spec?: KubevirtNodePool['spec'] & { release?: { image?: string } };
   status?: Record<string, unknown>;
 }
+
+/** While the hosted control plane namespace is not there yet, the workers wait for it. */
+const NAMESPACE_RECHECK_MS = 200;
 
 export interface SimulatedNodePoolsOptions {
   kubeConfig: KubeConfig;
@@ -22,8 +35,11 @@ export interface SimulatedNodePoolsOptions {
 
 /**
  * HyperShift's NodePool controller with KubeVirt workers, simulated: it makes the NodePool's
- * HostedCluster (spec.clusterName) its owner with a plain reference, the workers join at once, so
- * status.replicas reaches spec.replicas; on deletion the finalizer goes (the worker VMs with it).
+ * HostedCluster (spec.clusterName) its owner with a plain reference, and gives each replica a
+ * worker: a launcher pod in the hosted control plane namespace (nodepool-workers.ts) that the
+ * platform's scheduler places. A worker joins once its pod is bound, so status.replicas counts
+ * the bound ones; AllMachinesReady and Ready say why the others have not (the scheduler's
+ * message). On deletion the worker pods go, then the finalizer.
  */
 export class SimulatedNodePools {
   private constructor(private readonly host: SimulatorHost) {}
@@ -46,12 +62,25 @@ export class SimulatedNodePools {
               )
               .map((np) => `${np.metadata!.namespace}/${np.metadata!.name}`),
         },
+        {
+          // A worker pod bound, unschedulable or gone.
+          type: PODS,
+          map: (pod) => {
+            const owner = pod.metadata?.annotations?.[NODE_POOL_ANNOTATION];
+            return owner ? [owner] : [];
+          },
+        },
       ],
       reconcile: async (key) => {
+        if (!options.servesNamespace(key.split('/')[0]!)) return {};
         const nodePool = m.informer<NodePoolObject>(NODE_POOLS).get(key);
-        if (!nodePool || !options.servesNamespace(nodePool.metadata!.namespace!)) return {};
+        // The kubelet's part for the workers of a NodePool that is gone.
+        if (!nodePool) {
+          for (const pod of workerPods(m, key)) await removeWorker(m, pod);
+          return {};
+        }
         try {
-          await reconcileNodePool(m, options, nodePool);
+          return await reconcileNodePool(m, options, nodePool);
         } catch (error) {
           // A newer version is queued already, or the pool is gone.
           if (!isConflict(error) && !isNotFound(error)) throw error;
@@ -71,9 +100,11 @@ async function reconcileNodePool(
   host: SimulatorHost,
   options: SimulatedNodePoolsOptions,
   nodePool: NodePoolObject,
-): Promise<void> {
+): Promise<PassResult> {
   const finalizers = nodePool.metadata?.finalizers ?? [];
   const deleting = !!nodePool.metadata?.deletionTimestamp;
+  const key = `${nodePool.metadata!.namespace}/${nodePool.metadata!.name}`;
+  if (deleting) for (const pod of workerPods(host, key)) await removeWorker(host, pod);
   // The finalizer comes first and goes on deletion (the worker VMs go with it).
   if (deleting || !finalizers.includes(HYPERSHIFT_FINALIZER)) {
     const next = deleting
@@ -87,7 +118,9 @@ async function reconcileNodePool(
     return;
   }
   if (await ensureHostedClusterOwner(host, nodePool)) return;
-  await writeNodePoolStatus(host, options, nodePool);
+  const workers = await ensureWorkers(host, nodePool);
+  if (!workers) return { requeueAfterMs: NAMESPACE_RECHECK_MS };
+  await writeNodePoolStatus(host, options, nodePool, workers);
 }
 
 /**
@@ -130,10 +163,14 @@ async function writeNodePoolStatus(
   host: SimulatorHost,
   options: SimulatedNodePoolsOptions,
   nodePool: NodePoolObject,
+  workers: Awaited<ReturnType<typeof ensureWorkers>> & object,
 ): Promise<void> {
   const wanted = nodePool.spec?.replicas ?? 0;
-  const replicas = Math.min(wanted, options.readyReplicas?.(nodePool) ?? wanted);
+  const joined = workers.filter((pod) => pod.spec.nodeName).length;
+  const replicas = Math.min(joined, options.readyReplicas?.(nodePool) ?? wanted);
   const ready = replicas >= wanted;
+  const machines = allMachinesReady(nodePool, workers);
+  const why = machines.status === 'False' ? `: ${machines.message?.trimEnd()}` : '';
   const status = {
     ...nodePool.status,
     replicas,
@@ -143,9 +180,10 @@ async function writeNodePoolStatus(
         type: 'Ready',
         status: ready ? 'True' : 'False',
         reason: ready ? 'AsExpected' : 'WaitingForNodes',
-        message: ready ? '' : `${replicas} of ${wanted} nodes are ready`,
+        message: ready ? '' : `${replicas} of ${wanted} nodes are ready${why}`,
         observedGeneration: nodePool.metadata?.generation,
       },
+      machines,
     ]),
   };
   await writeStatus(host.client, NODE_POOLS, nodePool, status);

@@ -48,6 +48,12 @@ export interface SimulatedJobRunnerOptions {
    * for example the SSH port of a simulated guest, which a real VM would have at port 22.
    */
   env?: (job: Job, pod: Pod, env: Readonly<Record<string, string>>) => Record<string, string>;
+  /**
+   * The nodes this runner is the kubelet of, when a scheduler places the pods
+   * (dev/platform/scheduling/): pods are made without a node, and run once bound to one of these.
+   * Without it, a runner on its own puts every pod on its one node at once.
+   */
+  nodes?: ReadonlySet<string>;
 }
 
 interface JobRun {
@@ -73,6 +79,8 @@ export class SimulatedJobRunner {
   private readonly runs = new Map<string, JobRun>();
   /** The running pods' kill switches, by pod uid. */
   private readonly running = new Map<string, AbortController>();
+  /** The pods waiting for their binding, by pod uid: called on each of their events. */
+  private readonly unbound = new Map<string, (pod: Pod | undefined) => void>();
   private informer!: Informer<Job>;
   private pods!: Informer<Pod>;
   private client!: ApiClient;
@@ -105,6 +113,7 @@ export class SimulatedJobRunner {
       await startPlatformInformer<Pod>(options.kubeConfig, PODS, options.namespace, {
         onAdd: (pod) => runner.podChanged(pod),
         onUpdate: (_previous, pod) => runner.podChanged(pod),
+        onDelete: (pod) => runner.unbound.get(pod.metadata!.uid!)?.(undefined),
       })
     ).informer;
     return runner;
@@ -129,9 +138,7 @@ export class SimulatedJobRunner {
     for (const run of this.runs.values()) run.abort.abort();
     await Promise.all([...this.runs.values()].map((run) => run.done));
     const unfinished = this.pods.list(
-      (pod) =>
-        pod.spec.nodeName === NODE_NAME &&
-        !['Succeeded', 'Failed'].includes(pod.status?.phase ?? ''),
+      (pod) => this.onNode(pod) && !['Succeeded', 'Failed'].includes(pod.status?.phase ?? ''),
     );
     await Promise.all(
       unfinished.map((pod) =>
@@ -165,9 +172,16 @@ export class SimulatedJobRunner {
     this.options.onProblem?.(text);
   }
 
+  /** Whether the pod is bound to a node this runner is the kubelet of. */
+  private onNode(pod: Pod): boolean {
+    const node = pod.spec.nodeName ?? '';
+    return this.options.nodes ? this.options.nodes.has(node) : node === NODE_NAME;
+  }
+
   /** The kubelet's part in a pod's deletion: stop its container, then remove it for good. */
   private podChanged(pod: Pod): void {
-    if (!pod.metadata?.deletionTimestamp || pod.spec.nodeName !== NODE_NAME) return;
+    this.unbound.get(pod.metadata!.uid!)?.(pod);
+    if (!pod.metadata?.deletionTimestamp || !this.onNode(pod)) return;
     const running = this.running.get(pod.metadata.uid!);
     if (running) running.abort();
     else void this.removePod(pod);
@@ -313,6 +327,8 @@ export class SimulatedJobRunner {
   }
 
   private async runContainer(job: Job, pod: Pod, signal: AbortSignal): Promise<ContainerResult> {
+    // A kubelet sees a pod once it is bound to its node; one that fits no node never runs.
+    if (!(await this.boundToNode(pod, signal))) return KILLED;
     const dir = this.podDir(pod.metadata!.name!);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     // A kubelet starts no container, played or run, before the pod's claims are bound: a played
@@ -360,6 +376,7 @@ export class SimulatedJobRunner {
   }
 
   /**
+<<<<<<< HEAD
    * An image no registry here has: the pod stays Pending in ImagePullBackOff until it is deleted,
    * as the kubelet keeps retrying a pull that fails (pkg/kubelet/images/image_manager.go).
    */
@@ -394,6 +411,29 @@ export class SimulatedJobRunner {
       },
     );
     return aborted(signal);
+=======
+   * Resolves true once the scheduler has bound the pod to one of the runner's nodes; false when
+   * the pod goes, is bound elsewhere, or its Job (or its deadline) ends the wait first.
+   */
+  private boundToNode(pod: Pod, signal: AbortSignal): Promise<boolean> {
+    const uid = pod.metadata!.uid!;
+    return new Promise((resolve) => {
+      const settle = (result: boolean): void => {
+        this.unbound.delete(uid);
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const check = (current: Pod | undefined): void => {
+        if (!current || current.metadata?.deletionTimestamp) settle(false);
+        else if (current.spec.nodeName) settle(this.onNode(current));
+      };
+      const onAbort = (): void => settle(false);
+      if (signal.aborted) return settle(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.unbound.set(uid, check);
+      check(this.pods.get(objectKey(pod)) ?? pod);
+    });
+>>>>>>> r8-sched
   }
 
   /** Whether every claim of the pod is bound; false when the pod or its Job went first. */
@@ -411,7 +451,10 @@ export class SimulatedJobRunner {
     }
   }
 
-  /** The pod as the Job controller makes it, placed on the simulated node at once. */
+  /**
+   * The pod as the Job controller makes it: for the scheduler to place, or (a runner on its own)
+   * on the runner's node at once.
+   */
   private async createPod(job: Job): Promise<Pod> {
     const name = job.metadata!.name!;
     const template = job.spec.template;
@@ -439,7 +482,7 @@ export class SimulatedJobRunner {
           },
         ],
       },
-      spec: { ...template.spec, nodeName: NODE_NAME },
+      spec: { ...template.spec, ...(this.options.nodes ? {} : { nodeName: NODE_NAME }) },
     });
   }
 

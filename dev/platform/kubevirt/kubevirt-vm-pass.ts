@@ -94,7 +94,9 @@ export class VmPass {
           ? 'DataVolumeError'
           : dataVolumeProvisioning(volumes)
             ? 'Provisioning'
-            : 'Starting';
+            : unschedulable(vmi)
+              ? 'ErrorUnschedulable'
+              : 'Starting';
     return this.status(strategy, printable, vmi);
   }
 
@@ -171,6 +173,16 @@ export class VmPass {
       conditions: withTransitions(this.vm.status?.conditions, [readyCondition(ready, vmi)]),
     });
   }
+}
+
+/**
+ * Whether the VMI's launcher pod fits no node (kubevirt pkg/virt-controller/watch/vm/vm.go,
+ * isVirtualMachineStatusUnschedulable): the VM shows ErrorUnschedulable.
+ */
+function unschedulable(vmi: VmiObject): boolean {
+  return !!vmi.status?.conditions?.some(
+    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+  );
 }
 
 /** What a VM under Manual shows for the VMI it has. */

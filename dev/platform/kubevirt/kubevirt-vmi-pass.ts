@@ -20,9 +20,11 @@ import {
   dataVolumesReadyCondition,
 } from './kubevirt-volumes.js';
 import { withTransitions, writeStatus } from '../host/platform-status.js';
+import type { Condition } from '../host/platform-kinds.js';
+import { launcherPlacement, launcherRequests } from '../scheduling/launcher-resources.js';
 import type { GuestBooter, SimulatedKubeVirtOptions } from './vmi-guests.js';
 
-type LauncherPod = Pod & PodStatusIp;
+type LauncherPod = Pod & PodStatusIp & { status?: { conditions?: Condition[] } };
 
 const LAUNCHER_IMAGE = 'registry.example.test/kubevirt/virt-launcher:simulated';
 const CREATED_BY = 'kubevirt.io/created-by';
@@ -52,8 +54,9 @@ const suffix = (): string =>
 /**
  * One pass of virt-controller's VMI controller, virt-handler and the launcher pod's kubelet for a
  * VMI: it waits in Pending (DataVolumesReady=False) until its DataVolumes have Succeeded, fails
- * when one has Failed, then gets a launcher pod and goes Scheduling, Scheduled, and Running with
- * its guest's IP once the guest is up. A VMI that ran and lost its pod has Failed. The status is
+ * when one has Failed, then gets a launcher pod that the platform's scheduler places, and goes
+ * Scheduling (with the pod's PodScheduled=False condition while it fits no node), Scheduled once
+ * the pod is bound, and Running with its guest's IP once the guest is up. A VMI that ran and lost its pod has Failed. The status is
  * written with the VMI itself: KubeVirt's VMI CRD has no status subresource.
  */
 export class VmiPass {
@@ -106,19 +109,39 @@ export class VmiPass {
     if (this.booter.state(uid) === 'off') {
       // The domain shut down from inside: the VMI has Succeeded, its launcher pod completed.
       await this.podCompleted(pod);
-      return this.status(vmi, { phase: 'Succeeded', reason: 'GuestShutdown' });
+      return this.status(vmi, {
+        phase: 'Succeeded',
+        reason: 'GuestShutdown',
+        nodeName: pod.spec.nodeName,
+      });
     }
+    if (!pod.spec.nodeName) return this.waitingForNode(vmi, pod);
     const address = this.options.guests.address(uid, vmi);
     if (pod.status?.phase !== 'Running') await this.podRunning(pod, address);
+    const nodeName = pod.spec.nodeName;
     if (phase === 'Pending' || phase === 'Scheduling' || !phase)
-      return this.status(vmi, { phase: 'Scheduled' });
+      return this.status(vmi, { phase: 'Scheduled', nodeName });
     if (this.options.getsIp && !this.options.getsIp(vmi))
-      return this.status(vmi, { phase: 'Running', ready: true });
+      return this.status(vmi, { phase: 'Running', ready: true, nodeName });
     this.booter.boot(this.key, vmi);
     const guest = this.booter.state(uid);
-    if (guest === 'failed') return this.status(vmi, { phase: 'Failed', reason: 'GuestFailed' });
+    if (guest === 'failed')
+      return this.status(vmi, { phase: 'Failed', reason: 'GuestFailed', nodeName });
+    if (guest === 'up')
+      return this.status(vmi, { phase: 'Running', ready: true, address, nodeName });
+  }
 
-    if (guest === 'up') return this.status(vmi, { phase: 'Running', ready: true, address });
+  /**
+   * A launcher pod the scheduler has not bound: the VMI stays Scheduling, and carries the pod's
+   * PodScheduled=False condition (kubevirt pkg/virt-controller/watch/vmi/lifecycle.go,
+   * updateStatus: "Add PodScheduled False condition to the VM").
+   */
+  private async waitingForNode(vmi: VmiObject, pod: LauncherPod): Promise<void> {
+    const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    return this.status(vmi, {
+      phase: 'Scheduling',
+      ...(scheduled?.status === 'False' ? { scheduled } : {}),
+    });
   }
 
   private async withoutPod(vmi: VmiObject, phase: string): Promise<void> {
@@ -169,8 +192,10 @@ export class VmiPass {
           },
         ],
       },
+      // No nodeName: the platform's scheduler places it, by what virt-controller's template
+      // service would make it ask for (launcherRequests, launcherPlacement).
       spec: {
-        nodeName: this.options.nodeName,
+        ...launcherPlacement(vmi.spec),
         restartPolicy: 'Never',
         automountServiceAccountToken: false,
         securityContext: LAUNCHER_POD_SECURITY,
@@ -181,12 +206,13 @@ export class VmiPass {
             name: 'compute',
             image: LAUNCHER_IMAGE,
             securityContext: LAUNCHER_CONTAINER_SECURITY,
+            resources: { requests: launcherRequests(vmi.spec) },
             volumeMounts: claimVolumes(vmi.spec).map((v) => ({
               name: v.volume,
               mountPath: `/var/run/kubevirt-private/vmi-disks/${v.volume}`,
               readOnly: v.readOnly,
             })),
-          },
+          } as Pod['spec']['containers'][number],
         ],
         volumes: claimVolumes(vmi.spec).map((v) => ({
           name: v.volume,
@@ -210,7 +236,7 @@ export class VmiPass {
           podIPs: [{ ip: address }],
           hostIP: '127.0.0.1',
           conditions: [
-            { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+            ...(pod.status?.conditions ?? []).filter((c) => c.type === 'PodScheduled'),
             { type: 'Ready', status: 'True', lastTransitionTime: now },
           ],
           containerStatuses: [
@@ -275,7 +301,14 @@ export class VmiPass {
 
   private async status(
     vmi: VmiObject,
-    wanted: { phase: string; ready?: boolean; address?: string; reason?: string },
+    wanted: {
+      phase: string;
+      ready?: boolean;
+      address?: string;
+      reason?: string;
+      nodeName?: string;
+      scheduled?: Condition;
+    },
   ): Promise<void> {
     const ip = wanted.address;
     const volumes = dataVolumesReadyCondition(this.dataVolumes(vmi));
@@ -286,9 +319,7 @@ export class VmiPass {
       {
         ...vmi.status,
         phase: wanted.phase,
-        ...(['Pending', 'Scheduling'].includes(wanted.phase)
-          ? {}
-          : { nodeName: this.options.nodeName }),
+        nodeName: wanted.nodeName,
         interfaces:
           wanted.phase === 'Running'
             ? [
@@ -312,6 +343,16 @@ export class VmiPass {
                 message: 'Guest VM is not reported as running',
               },
           ...(volumes ? [volumes] : []),
+          ...(wanted.scheduled
+            ? [
+                {
+                  type: 'PodScheduled',
+                  status: 'False',
+                  reason: wanted.scheduled.reason,
+                  message: wanted.scheduled.message,
+                },
+              ]
+            : []),
         ]),
       },
       { subresource: false },

@@ -27,8 +27,6 @@ export interface SimulatedKubeVirtOptions {
   /** VMs in other namespaces belong to other tests (one control plane is shared). */
   servesNamespace: (namespace: string) => boolean;
   guests: GuestHost;
-  /** The node launcher pods run on. */
-  nodeName: string;
   /** The folder of a Bound claim's volume (the simulated storage of its namespace). */
   volumePath: (namespace: string, claim: string) => string | undefined;
   /** Failure injection: a VMI for which this is false runs, but never reports an IP (no guest). */

@@ -50,6 +50,8 @@ export const Reason = {
   /** The bundle's spec.consumers.namespaceSelector does not select the instance's namespace. */
   CRCBundleNotAllowed: CRC_BUNDLE_NOT_ALLOWED,
   VMIUnavailable: 'VMIUnavailable',
+  /** The VMI's launcher pod fits no node: the scheduler's message. */
+  VMIUnschedulable: 'VMIUnschedulable',
   VMIReplaced: 'VMIReplaced',
   VMIIdentityUnknown: 'VMIIdentityUnknown',
 } as const;

@@ -8,7 +8,7 @@ import { ensureCrcRoute } from './crc-endpoint.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
 import type { CrcPass, CrcStep } from './crc-pass.js';
 import { announce } from './crc-pass.js';
-import { runningVmi } from './crc-vmi.js';
+import { currentVmi, runningVmi, unschedulableVmi } from './crc-vmi.js';
 
 /*
  * The steps of a crc pass that make the guest's machine
@@ -75,6 +75,10 @@ export function virtualMachineStep(pass: CrcPass): CrcStep<'profile' | 'diskPend
       pass.records.record('VirtualMachine', VIRTUAL_MACHINES, vm.object);
       if ((vm.object.status as { ready?: boolean } | undefined)?.ready) return holds();
       if (diskPending) return waiting({ reason: Reason.DataVolumePending, message: diskPending });
+      // A VM that cannot start because its VMI fits no node says so, in the scheduler's words.
+      const vmiWhere = `VirtualMachineInstance ${objects.namespace}/${crcVmName(instance)}`;
+      const unscheduled = unschedulableVmi(vmiWhere, await currentVmi(objects));
+      if (unscheduled) return waiting(unscheduled);
       return waiting({
         reason: Reason.CRCBackingPending,
         message: `waiting for ${where} to be ready`,

@@ -93,6 +93,27 @@ async function invalidate(
 }
 
 /**
+ * Why a VMI that does not run is not scheduled, in the platform's words
+ * (docs/reference/instances.md#crc-provisioning): KubeVirt copies its launcher pod's
+ * PodScheduled=False condition onto the VMI. Undefined when it has no such condition.
+ */
+export function unschedulableVmi(
+  where: string,
+  vmi: PlatformObject | undefined,
+): CrcWait | undefined {
+  if (!vmi || vmiPhase(vmi) === 'Running') return undefined;
+  const conditions = (vmi.status as { conditions?: VmiCondition[] } | undefined)?.conditions;
+  const scheduled = conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status !== 'False') return undefined;
+  return {
+    reason: Reason.VMIUnschedulable,
+    message: `${where} is not scheduled: PodScheduled=False (${scheduled.reason ?? ''}): ${scheduled.message ?? ''}`,
+  };
+}
+
+type VmiCondition = { type: string; status: string; reason?: string; message?: string };
+
+/**
  * The VMI runs and has an address (docs/reference/instances.md#crc-provisioning): its UID and
  * address are recorded in the draft and returned; else why the pass waits.
  */
@@ -103,6 +124,8 @@ export async function runningVmi(
   const where = `VirtualMachineInstance ${objects.namespace}/${crcVmName(objects.instance)}`;
   const pending = (message: string): CrcWait => ({ reason: Reason.CRCBackingPending, message });
   const vmi = await currentVmi(objects);
+  const unscheduled = unschedulableVmi(where, vmi);
+  if (unscheduled) return unscheduled;
   if (!vmi || vmiPhase(vmi) !== 'Running') return pending(`waiting for ${where} to run`);
   const interfaces = (vmi.status as { interfaces?: { ipAddress?: string }[] }).interfaces;
   const address = interfaces?.find((i) => i.ipAddress)?.ipAddress;

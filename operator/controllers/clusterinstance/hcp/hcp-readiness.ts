@@ -37,9 +37,21 @@ export function platformWait(
   if (replicas < wanted)
     return {
       reason: Reason.NodePoolNotReady,
-      message: `NodePool ${placement.hostedClusterNamespace}/${placement.nodePoolName} has ${replicas} of ${wanted} replica(s)`,
+      message: `NodePool ${placement.hostedClusterNamespace}/${placement.nodePoolName} has ${replicas} of ${wanted} replica(s)${machinesNotReady(nodePool)}`,
     };
   return undefined;
+}
+
+/**
+ * What HyperShift says of the NodePool's machines when they are not all ready: its
+ * AllMachinesReady condition, lines joined (`: AllMachinesReady=False (<reason>): <message>`);
+ * empty when it says nothing.
+ */
+function machinesNotReady(nodePool: PlatformObject | undefined): string {
+  const machines = findCondition((nodePool?.status?.conditions ?? []) as never, 'AllMachinesReady');
+  if (machines?.status !== 'False') return '';
+  const message = (machines.message ?? '').trim().split('\n').join('; ');
+  return `: AllMachinesReady=False (${machines.reason}): ${message}`;
 }
 
 /** HyperShift's admin kubeconfig (status.kubeConfig names its Secret), or why it is not there. */
