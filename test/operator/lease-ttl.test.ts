@@ -12,6 +12,7 @@ import {
   poolInstance,
   releaseLeasesAndPools,
   settleInstance,
+  stampGuestHealth,
   createPoolInstance,
 } from '../support/fixtures/pool-fixtures.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
@@ -94,8 +95,9 @@ describe('lease TTL', () => {
       until: (instance) => instance !== undefined,
       description: 'the pool to make an instance for the lease',
     });
+    await settleInstance(ns.api, ns.name, 'change-0');
     // Checked at the operator's time: its clock is past the first test's deadline.
-    await settleInstance(ns.api, ns.name, 'change-0', 'Ready', undefined, clock.now());
+    await stampGuestHealth(ns.api, ns.name, 'change-0', clock.now());
     const bound = await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,

@@ -376,7 +376,6 @@ export class SimulatedJobRunner {
   }
 
   /**
-<<<<<<< HEAD
    * An image no registry here has: the pod stays Pending in ImagePullBackOff until it is deleted,
    * as the kubelet keeps retrying a pull that fails (pkg/kubelet/images/image_manager.go).
    */
@@ -411,7 +410,9 @@ export class SimulatedJobRunner {
       },
     );
     return aborted(signal);
-=======
+  }
+
+  /**
    * Resolves true once the scheduler has bound the pod to one of the runner's nodes; false when
    * the pod goes, is bound elsewhere, or its Job (or its deadline) ends the wait first.
    */
@@ -433,7 +434,6 @@ export class SimulatedJobRunner {
       this.unbound.set(uid, check);
       check(this.pods.get(objectKey(pod)) ?? pod);
     });
->>>>>>> r8-sched
   }
 
   /** Whether every claim of the pod is bound; false when the pod or its Job went first. */

@@ -41,14 +41,27 @@ export function handOutProblem(
   const healthy = findCondition(instance.status?.conditions, 'GuestHealthy');
   if (!healthy) return `${name} has not had its readiness gates checked yet`;
   if (healthy.status !== 'True') return `${name} fails a readiness gate: ${healthy.message}`;
-  const checkedAt = Date.parse(instance.status?.guestHealth?.checkedAt ?? '');
-  if (Number.isNaN(checkedAt) || now - checkedAt > maxAgeMs)
-    return `${name} had its readiness gates last checked at ${instance.status?.guestHealth?.checkedAt ?? 'no time'}, more than ${formatGoDuration(maxAgeMs)} ago`;
-  const notAfter = Date.parse(instance.status?.guestHealth?.certificatesNotAfter ?? '');
+  return staleCheck(instance, now, maxAgeMs) ?? shortCertificates(instance, lease, pool, now);
+}
+
+function staleCheck(instance: Instance, now: number, maxAgeMs: number): string | undefined {
+  const at = instance.status?.guestHealth?.checkedAt;
+  const checkedAt = Date.parse(at ?? '');
+  if (!Number.isNaN(checkedAt) && now - checkedAt <= maxAgeMs) return undefined;
+  return `ClusterInstance ${instance.metadata.name} had its readiness gates last checked at ${at ?? 'no time'}, more than ${formatGoDuration(maxAgeMs)} ago`;
+}
+
+function shortCertificates(
+  instance: Instance,
+  lease: Lease | undefined,
+  pool: ClusterPool | undefined,
+  now: number,
+): string | undefined {
+  const at = instance.status?.guestHealth?.certificatesNotAfter;
+  const notAfter = Date.parse(at ?? '');
   const holdMs = expectedHoldMs(lease, pool);
-  if (!Number.isNaN(notAfter) && notAfter < now + holdMs + CERTIFICATE_MARGIN_MS)
-    return `${name} has certificates that expire at ${instance.status!.guestHealth!.certificatesNotAfter}, before ${formatGoDuration(holdMs)} of lease and a ${formatGoDuration(CERTIFICATE_MARGIN_MS)} margin`;
-  return undefined;
+  if (Number.isNaN(notAfter) || notAfter >= now + holdMs + CERTIFICATE_MARGIN_MS) return undefined;
+  return `ClusterInstance ${instance.metadata.name} has certificates that expire at ${at}, before ${formatGoDuration(holdMs)} of lease and a ${formatGoDuration(CERTIFICATE_MARGIN_MS)} margin`;
 }
 
 /**
