@@ -242,23 +242,24 @@ describe('hcp placement, naming and failures on the real control plane', () => {
         vmNodeSelector: { 'example.test/zone': 'nowhere' },
       }),
     );
-    const waiting = await until(
-      ns.name,
-      'nowhere',
-      (i) => readyCondition(i)?.message?.includes('AllMachinesReady') ?? false,
-      "nowhere waiting with the NodePool's machines",
-    );
-    const nodePool = waiting!.status!.hyperShift!.nodePoolNames![0]!;
     const scheduler =
       "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. " +
       'no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.';
-    expect(readyCondition(waiting)).toMatchObject({
-      reason: 'NodePoolNotReady',
-      message:
-        `NodePool ${ns.name}/${nodePool} has 0 of 2 replica(s): AllMachinesReady=False (Unschedulable): ` +
-        `2 of 2 machines are not ready; Machine ${nodePool}-0: Unschedulable: ${scheduler}; ` +
-        `Machine ${nodePool}-1: Unschedulable: ${scheduler}`,
-    });
+    const expected = (nodePool: string): string =>
+      `NodePool ${ns.name}/${nodePool} has 0 of 2 replica(s): AllMachinesReady=False (Unschedulable): ` +
+      `2 of 2 machines are not ready; Machine ${nodePool}-0: Unschedulable: ${scheduler}; ` +
+      `Machine ${nodePool}-1: Unschedulable: ${scheduler}`;
+    // Each machine is scheduled on its own: the message is complete once both have been tried.
+    const waiting = await until(
+      ns.name,
+      'nowhere',
+      (i) => {
+        const nodePool = i?.status?.hyperShift?.nodePoolNames?.[0];
+        return !!nodePool && readyCondition(i)?.message === expected(nodePool);
+      },
+      "nowhere waiting with both of the NodePool's machines unschedulable",
+    );
+    expect(readyCondition(waiting)).toMatchObject({ reason: 'NodePoolNotReady' });
     expect(waiting!.status!.phase).toBe('Provisioning');
   });
 
