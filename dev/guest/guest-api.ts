@@ -9,9 +9,22 @@ import type { ClientTls } from './admin-rest.js';
 import { clientTlsFromKubeconfig, directRestClient } from './admin-rest.js';
 import type { BundlePki } from './guest-pki.js';
 import { REQUIRED_OPERATORS } from '../../crc-agent/cluster-fixups.js';
+import { clusterOperatorStatus, clusterVersionStatus } from './guest-cluster-version.js';
 import { kubeletReadyCondition } from './kubelet-ready.js';
 
 const CONFIG = '/apis/config.openshift.io/v1';
+
+/**
+ * The ClusterOperators of a fresh cluster the guest reports: those crc-agent waits for, and a few
+ * more that every OpenShift 4 cluster runs.
+ */
+const GUEST_OPERATORS = [
+  ...REQUIRED_OPERATORS,
+  'dns',
+  'kube-apiserver',
+  'machine-config',
+  'network',
+] as const;
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 export interface GuestClusterSeed {
@@ -125,20 +138,15 @@ export class GuestApiServer {
       this.createWithStatus(
         `${CONFIG}/clusterversions`,
         'version',
-        {
-          desired: { image, version: seed.ocpVersion },
-          availableUpdates: null,
-          observedGeneration: 1,
-          versionHash: 'simulated',
-        },
+        clusterVersionStatus(seed.ocpVersion, image, since),
         { clusterID: randomUUID() },
       ),
-      ...REQUIRED_OPERATORS.map((name) =>
-        this.createWithStatus(`${CONFIG}/clusteroperators`, name, {
-          conditions: [
-            { type: 'Available', status: 'True', reason: 'AsExpected', lastTransitionTime: since },
-          ],
-        }),
+      ...GUEST_OPERATORS.map((name) =>
+        this.createWithStatus(
+          `${CONFIG}/clusteroperators`,
+          name,
+          clusterOperatorStatus(seed.ocpVersion, since),
+        ),
       ),
       post(`${CONFIG}/apiservers`, {
         apiVersion: 'config.openshift.io/v1',
@@ -165,6 +173,31 @@ export class GuestApiServer {
         this.createCsr('csr-kubelet-client', 'kubernetes.io/kube-apiserver-client-kubelet'),
       this.createCsr('csr-other-signer', 'kubernetes.io/kube-apiserver-client'),
     ]);
+  }
+
+  /**
+   * Sets one condition of a ClusterOperator as its operator would (a test breaking the guest:
+   * `Degraded=True`), keeping the others.
+   */
+  async setOperatorCondition(
+    name: string,
+    condition: { type: string; status: string; reason: string; message: string },
+  ): Promise<void> {
+    const path = `${CONFIG}/clusteroperators/${name}`;
+    const current = await this.admin.json<{
+      metadata: object;
+      status?: { conditions?: { type: string }[] };
+    }>({ method: 'GET', path });
+    const since = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const conditions = [
+      ...(current.status?.conditions ?? []).filter((c) => c.type !== condition.type),
+      { ...condition, lastTransitionTime: since },
+    ];
+    await this.admin.json({
+      method: 'PUT',
+      path: `${path}/status`,
+      body: { ...current, status: { ...current.status, conditions } },
+    });
   }
 
   private async createWithStatus(

@@ -70,6 +70,8 @@ export class SimulatedCrcGuest {
   readonly front: GuestFront | undefined;
   /** Where sshd and the API listen. */
   readonly address: string;
+  /** The guest's API server, when it runs one (a test breaks the guest's cluster through it). */
+  readonly api: GuestApiServer | undefined;
 
   private constructor(parts: {
     machine: GuestMachine;
@@ -79,6 +81,7 @@ export class SimulatedCrcGuest {
     bundlePublicKey: string;
     front: GuestFront | undefined;
     address: string;
+    api: GuestApiServer | undefined;
   }) {
     this.machine = parts.machine;
     this.ssh = parts.ssh;
@@ -87,6 +90,7 @@ export class SimulatedCrcGuest {
     this.bundlePublicKey = parts.bundlePublicKey;
     this.front = parts.front;
     this.address = parts.address;
+    this.api = parts.api;
   }
 
   static async start(options: SimulatedGuestOptions = {}): Promise<SimulatedCrcGuest> {
@@ -129,6 +133,7 @@ export class SimulatedCrcGuest {
       bundlePublicKey: bundleKey.public,
       front,
       address: listen.host,
+      api: options.api,
     });
   }
 

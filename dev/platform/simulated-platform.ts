@@ -149,6 +149,11 @@ export class SimulatedPlatform {
   >();
   /** Failure injection (instance or Route names): the Route is never admitted. */
   readonly unadmittedRoutes = new Set<string>();
+  /**
+   * Failure injection (instance names): their guest API stops answering at its Route, as when the
+   * guest's control plane or its network goes away after it was Ready.
+   */
+  readonly silentGuests = new Set<string>();
   /** Failure injection (instance names): their HostedClusters never become Available. */
   readonly neverAvailable = new Set<string>();
   /** Failure injection (instance names): their NodePools get no workers. */
@@ -298,10 +303,12 @@ export class SimulatedPlatform {
       this.router = await SimulatedRouter.start({
         kubeConfig,
         servesNamespace: serves,
-        backend: (route) =>
-          this.hcpGuest && route.spec?.to?.name === 'kube-apiserver'
+        backend: (route) => {
+          if (named(this.silentGuests, route)) return undefined;
+          return this.hcpGuest && route.spec?.to?.name === 'kube-apiserver'
             ? this.hcpGuest.address
-            : backends?.resolve(route),
+            : backends?.resolve(route);
+        },
         admits: (route) => !named(this.unadmittedRoutes, route),
       });
       parts.unshift(this.router);

@@ -15,4 +15,6 @@ export const TEST_INSTANCE_TIMINGS: Partial<InstanceTimings> = {
   endpointRecheckMs: 500,
   platformRecheckMs: 500,
   teardownResyncMs: 500,
+  // A guest's readiness gates: checked every second, so a test sees a guest break at once.
+  guestHealthRecheckMs: 1_000,
 };

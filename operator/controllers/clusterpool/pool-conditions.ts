@@ -42,6 +42,8 @@ export const PoolEvent = {
   /** The version new instances get changed (the followed stream moved). */
   VersionChanged: 'VersionChanged',
   StaleInstanceReplaced: 'StaleInstanceReplaced',
+  /** A Ready spare failed its readiness gates for longer than pool.unhealthySpareGrace. */
+  UnhealthySpareReplaced: 'UnhealthySpareReplaced',
 } as const;
 
 export function readyMessage(instance: ClusterInstance): string {

@@ -11,6 +11,7 @@ import type { CrcBounds } from '../../crc-bounds.js';
 import { crcVersionRefusal } from '../../crc-bounds.js';
 import { objectKey, sameContent, splitKey } from '../../kube/objects.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import { sooner } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import type { PoolTimings } from '../../timings.js';
@@ -40,6 +41,7 @@ import {
 import { replaceStale } from './stale-rollout.js';
 import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
+import { replaceUnhealthySpare } from './unhealthy-spares.js';
 import { writePoolStatus } from './pool-status-write.js';
 import { OwnGrants } from './own-grants.js';
 
@@ -222,6 +224,15 @@ export class PoolController {
     await this.grants.retryFailed(seen.instances, now);
     const replaced = await this.replacement.replace(key, accounting, leases, context, now);
     if (replaced !== undefined) return replaced;
+    const { unhealthySpareGraceMs } = this.settings.timings;
+    const unhealthy = await replaceUnhealthySpare(
+      this.ports,
+      seen.instances,
+      leases,
+      unhealthySpareGraceMs,
+      context,
+    );
+    if (unhealthy && !unhealthy.requeueAt) return unhealthy;
     if (accounting.need > 0 && accounting.room > 0) {
       const objects = [...seen.inNamespace, ...leases];
       await this.createInstance(pool, { accounting, release }, objects, taken, context);
@@ -229,7 +240,8 @@ export class PoolController {
     }
     const rollout = release && { accounting, leases, version: release.ocpVersion };
     if (rollout && (await replaceStale(this.ports, pool, rollout, context))) return {};
-    return this.scaleDown(pool, accounting, leases, context, now);
+    const trimmed = await this.scaleDown(pool, accounting, leases, context, now);
+    return unhealthy ? sooner(trimmed, unhealthy) : trimmed;
   }
 
   /**

@@ -1,0 +1,219 @@
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import type { Manager } from '../../operator/runtime/manager.js';
+import { useWorld } from '../support/world.js';
+import { eventFor } from '../support/events.js';
+import { waitFor } from '../../dev/support/wait-for.js';
+import {
+  hcpPool,
+  lease,
+  releaseLeasesAndPools,
+  instancesTornDown,
+} from '../support/fixtures/pool-fixtures.js';
+import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
+import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
+import { TestClock } from '../support/fixtures/test-clock.js';
+
+/*
+ * Readiness gates before hand-out (docs/reference/instances.md#guest-health): the guest health
+ * controller checks what a CI job needs of a Ready guest, a lease binds only a guest that passed,
+ * and a spare that keeps failing is replaced. The guests are the simulated platform's: a crc guest
+ * with an API server of its own, and the hosted guest behind every HostedCluster.
+ */
+
+const world = useWorld({
+  namespace: 'guest-health',
+  enabled: true,
+  platform: { crc: {}, hcp: true },
+});
+const { ns } = world;
+const MINUTE = 60_000;
+/** A crc guest boots, is finished by the real agent and answers through the router. */
+const CRC_READY_MS = 240_000;
+
+type Condition = { type: string; status: string; reason: string; message: string };
+const conditionOf = (object: ClusterInstance | ClusterLease | undefined, type: string) =>
+  (object?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+
+const instanceIn = (
+  name: string,
+  until: (i: ClusterInstance | undefined) => boolean,
+  description: string,
+  timeoutMs?: number,
+): Promise<ClusterInstance> =>
+  waitFor<ClusterInstance>(ns.kubeConfig, {
+    type: INSTANCES,
+    namespace: ns.name,
+    name,
+    until,
+    description: `ClusterInstance ${name}: ${description}`,
+    ...(timeoutMs ? { timeoutMs } : {}),
+  }).then((i) => i!);
+
+const leaseIn = (
+  name: string,
+  until: (l: ClusterLease | undefined) => boolean,
+  description: string,
+  timeoutMs?: number,
+): Promise<ClusterLease> =>
+  waitFor<ClusterLease>(ns.kubeConfig, {
+    type: LEASES,
+    namespace: ns.name,
+    name,
+    until,
+    description: `ClusterLease ${name}: ${description}`,
+    ...(timeoutMs ? { timeoutMs } : {}),
+  }).then((l) => l!);
+
+const healthy = (i: ClusterInstance | undefined): boolean =>
+  conditionOf(i, 'GuestHealthy')?.status === 'True';
+const unhealthy = (i: ClusterInstance | undefined): boolean =>
+  conditionOf(i, 'GuestHealthy')?.status === 'False';
+
+describe('readiness gates before hand-out', () => {
+  const managers: Manager[] = [];
+  let clock = new TestClock();
+  const start = async (): Promise<void> => {
+    clock = new TestClock();
+    managers.push(await world.startOperator({ clock }));
+  };
+
+  beforeAll(async () => {
+    await createCrcPrerequisites(world.platform, ns.api, ns.name);
+  });
+
+  afterEach(async () => {
+    await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
+    await instancesTornDown(ns.kubeConfig, ns.name);
+    await Promise.all(managers.splice(0).map((m) => m.stop()));
+  });
+
+  it('holds back a crc spare whose ClusterOperator turns Degraded, and replaces it after the grace', async () => {
+    await start();
+    const pool: ClusterPool = {
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      metadata: { name: 'crc', namespace: ns.name },
+      spec: {
+        type: 'crc',
+        maxSize: 1,
+        minSize: 0,
+        warmSpares: 1,
+        template: {
+          releaseImage: 'https://mirror.example.test/crc/4.16.0/crc.qcow2',
+          bundleSSHKeyRef: { name: 'crc-bundle-ssh-key' },
+          ocpVersion: '4.16.0',
+          memory: '16Gi',
+          cores: 4,
+        },
+      },
+    };
+    await ns.api.create(POOLS, pool);
+    const spare = await instanceIn('crc-0', healthy, 'Ready and healthy', CRC_READY_MS);
+    expect(conditionOf(spare, 'GuestHealthy')).toMatchObject({
+      reason: 'GuestHealthy',
+      message:
+        'every readiness gate passes (readyz, ClusterOperators, nodes, kubelet CSRs, certificates)',
+    });
+    expect(Date.parse(spare.status!.guestHealth!.certificatesNotAfter!)).toBeGreaterThan(
+      Date.now() + 24 * 60 * MINUTE,
+    );
+
+    // The guest's dns operator reports Degraded: the next check says so, in the guest's words.
+    const guest = world.platform.guests.guestOf(spare.status!.crc!.vmiUID!)!;
+    await guest.api!.setOperatorCondition('dns', {
+      type: 'Degraded',
+      status: 'True',
+      reason: 'DNSDegraded',
+      message: 'DNS default is degraded',
+    });
+    const broken = await instanceIn('crc-0', unhealthy, 'failing a readiness gate');
+    expect(conditionOf(broken, 'GuestHealthy')).toMatchObject({
+      reason: 'GuestUnhealthy',
+      message:
+        'clusteroperators: ClusterOperator dns is Degraded: Degraded=True (DNSDegraded): DNS default is degraded',
+    });
+    expect(broken.status!.phase).toBe('Ready');
+    await eventFor(
+      ns.kubeConfig,
+      ns.name,
+      { kind: 'ClusterInstance', name: 'crc-0' },
+      'GuestUnhealthy',
+    );
+
+    // A lease does not get it, and says which gate it waits for.
+    await ns.api.create(LEASES, lease(ns.name, 'job', 'crc', '1h'));
+    const waiting = await leaseIn(
+      'job',
+      (l) => conditionOf(l, 'Ready')?.reason === 'WaitingForHealthyInstance',
+      'waiting for a healthy instance',
+    );
+    expect(conditionOf(waiting, 'Ready')!.message).toBe(
+      `no Ready, unclaimed ClusterInstance in pool "crc" passes its readiness gates; ClusterInstance crc-0 fails a readiness gate: ${conditionOf(broken, 'GuestHealthy')!.message}`,
+    );
+
+    // Past the grace the pool replaces the spare.
+    clock.advance(5 * MINUTE);
+    const replaced = await eventFor(
+      ns.kubeConfig,
+      ns.name,
+      { kind: 'ClusterInstance', name: 'crc-0' },
+      'UnhealthySpareReplaced',
+    );
+    expect(replaced.message).toContain('ClusterOperator dns is Degraded');
+    // Its successor is a new guest (booting one is crc-instance.test.ts's part), and the lease
+    // still waits: it never got the broken one.
+    await instanceIn('crc-0', (i) => !!i && i.metadata!.uid !== spare.metadata!.uid, 'replaced');
+    const still = await ns.api.get<ClusterLease>(LEASES, 'job', ns.name);
+    expect(still.status?.instanceRef?.name).toBeFalsy();
+  });
+
+  it('replaces an hcp spare whose guest stops answering, and refuses a lease its certificates would not outlive', async () => {
+    await createPullSecret(ns.api, ns.name).catch(() => undefined);
+    await start();
+    await ns.api.create(POOLS, hcpPool(ns.name, 'hcp', { maxSize: 1, warmSpares: 1 }));
+    const spare = await instanceIn('hcp-0', healthy, 'Ready and healthy');
+    const notAfter = spare.status!.guestHealth!.certificatesNotAfter!;
+
+    // A lease longer than the guest's certificates last is not handed this guest.
+    await ns.api.create(LEASES, lease(ns.name, 'long', 'hcp', '8000h'));
+    const refused = await leaseIn(
+      'long',
+      (l) => conditionOf(l, 'Ready')?.reason === 'WaitingForHealthyInstance',
+      'refused by the certificates gate',
+    );
+    expect(conditionOf(refused, 'Ready')!.message).toBe(
+      `no Ready, unclaimed ClusterInstance in pool "hcp" passes its readiness gates; ClusterInstance hcp-0 has certificates that expire at ${notAfter}, before 8000h0m0s of lease and a 1h0m0s margin`,
+    );
+    await ns.api.delete(LEASES, 'long', ns.name);
+
+    world.platform.silentGuests.add('hcp-0');
+    try {
+      // Whichever looks first: the guest health check, or the instance's own endpoint check.
+      await instanceIn(
+        'hcp-0',
+        (i) => unhealthy(i) || i?.status?.phase === 'Provisioning',
+        'its guest no longer answering',
+      );
+      clock.advance(5 * MINUTE);
+      const replaced = await eventFor(
+        ns.kubeConfig,
+        ns.name,
+        { kind: 'ClusterInstance', name: 'hcp-0' },
+        'UnhealthySpareReplaced',
+      );
+      expect(replaced.message).toMatch(
+        /unhealthy for longer than 5m0s \(pool.unhealthySpareGrace\): .*(does not answer|socket)/,
+      );
+    } finally {
+      world.platform.silentGuests.delete('hcp-0');
+    }
+    const successor = await instanceIn(
+      'hcp-0',
+      (i) => !!i && i.metadata!.uid !== spare.metadata!.uid && healthy(i),
+      'replaced by a healthy spare',
+    );
+    expect(successor.status!.phase).toBe('Ready');
+  });
+});
