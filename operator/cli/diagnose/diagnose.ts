@@ -16,7 +16,7 @@ export type DiagnoseFlags = ManagementFlags & { output?: string };
 
 const KINDS: readonly DiagnosticsTarget['kind'][] = ['lease', 'instance', 'pool'];
 
-/** The file names in --output DIR (docs/reference/cli.md#guestcluster-diagnose). */
+/** The file names in --output DIR (docs/reference/cli.md#diagnose). */
 export const REPORT_FILES = { markdown: 'diagnostics.md', json: 'diagnostics.json' } as const;
 
 function targetKind(value: string): DiagnosticsTarget['kind'] {
