@@ -96,6 +96,11 @@ function boolean(input: InputReader, name: string, fallback: boolean): boolean {
   throw new InputError(`Input "${name}" is "${value}"; expected true or false`);
 }
 
+/** Input diagnostics-on-failure: post attaches the lease's diagnostics when the job failed. */
+export function readDiagnosticsOnFailure(input: InputReader): boolean {
+  return boolean(input, 'diagnostics-on-failure', true);
+}
+
 /** The management cluster: a kubeconfig, or a server and token with an optional CA. */
 export function readAccess(input: InputReader): KubeconfigContext {
   const kubeconfig = input('management-kubeconfig');

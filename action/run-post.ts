@@ -7,6 +7,7 @@ import { stepRun } from '../client/lease/github-run.js';
 import { removeFile } from '../client/lease/private-file.js';
 import { readAccess } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
+import { attachDiagnostics } from './post-diagnostics.js';
 import { holdOnFailure, shouldHold } from './post-hold.js';
 import { releaseLease } from '../client/lease/release-lease.js';
 import { RetriesExhaustedError } from '../client/lease/retry.js';
@@ -30,7 +31,8 @@ const RESULTS = {
 
 /**
  * The post step: release the lease main created and remove the kubeconfig file; after a failed
- * job with hold-on-failure, keep the lease for that long instead (post-hold.ts). A problem here
+ * job, attach the lease's diagnostics first (post-diagnostics.ts), and with hold-on-failure keep
+ * the lease for that long instead (post-hold.ts). A problem here
  * is a warning, never a failure: it must not hide the job's own result. Running it twice is
  * harmless: the second run finds the lease gone.
  */
@@ -45,6 +47,7 @@ export async function runPost(actions: ActionCore = core, env = process.env): Pr
   } catch (error) {
     actions.warning(`Could not remove ${saved.kubeconfigPath}: ${errorMessage(error)}`);
   }
+  await attachDiagnostics(actions, saved, env);
   if (!saved.release) {
     actions.info(
       `Kept ClusterLease ${saved.namespace}/${saved.leaseName} (input "release" is false); its TTL or "kubectl -n ${saved.namespace} delete clusterlease ${saved.leaseName}" releases it`,

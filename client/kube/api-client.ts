@@ -288,6 +288,25 @@ export class ApiClient {
   }
 
   /**
+   * The tail of a container's log (pods/log: `tailLines`, `limitBytes`), as text. The apiserver
+   * asks the pod's kubelet for it; a pod on no node, or a kubelet that does not answer, fails.
+   */
+  async podLog(
+    namespace: string,
+    pod: string,
+    options: { tailLines: number; limitBytes: number; container?: string },
+  ): Promise<string> {
+    const query: Record<string, string> = {
+      tailLines: String(options.tailLines),
+      limitBytes: String(options.limitBytes),
+    };
+    if (options.container) query.container = options.container;
+    const path = objectPath(PODS_TYPE, pod, namespace, 'log');
+    const response = await this.send('GET', path, query, undefined, { accept: 'text/plain' });
+    return response.text();
+  }
+
+  /**
    * Streams watch events until the server ends the stream (resolves) or it fails (rejects: an
    * ApiError for HTTP and in-stream errors such as 410 Gone, or a network error). Abort `signal` to stop.
    */
@@ -396,6 +415,7 @@ export class ApiClient {
 }
 
 const MAX_THROTTLED_ATTEMPTS = 10;
+const PODS_TYPE = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 /** The apiserver's metadata-only answers (what client-go's metadata informers ask for). */
 const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
 const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io';

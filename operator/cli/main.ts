@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { OperatorFlags } from '../config.js';
 import { completionScript } from './completion.js';
+import { addDiagnoseCommand } from './diagnose-command.js';
 import { addLeaseCommands } from './lease-commands.js';
 import { loadLocalEnvironment } from './local-environment.js';
 
@@ -161,6 +162,7 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     .action(async () => (await loadLocalEnvironment()).serve());
 
   addLeaseCommands(program);
+  addDiagnoseCommand(program);
   program
     .command('completion')
     .description('Print a shell completion script: source <(guestcluster completion bash)')

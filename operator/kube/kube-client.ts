@@ -30,6 +30,8 @@ export interface ObjectApi {
 export interface Selector {
   labelSelector?: string;
   fieldSelector?: string;
+  /** Only each object's metadata (no ConfigMap or Secret data is read). */
+  metadataOnly?: boolean;
 }
 
 /** Which object a delete means: it names the UID, so that a newer object of the name is safe. */

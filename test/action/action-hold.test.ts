@@ -92,6 +92,7 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
       const post = await job.post({ ...inputs, 'job-status': status });
       expect([status, post.exitCode]).toEqual([status, 0]);
       expect(post.log).toContain(`Released ClusterLease ${ns.name}/${leaseName}`);
+      expect(post.summary).not.toContain('# Diagnostics');
       await expect(ns.api.get(LEASES, leaseName, ns.name)).rejects.toMatchObject({ status: 404 });
     }
   });
@@ -151,6 +152,18 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
     }
     expect(post.log).not.toContain('Released ClusterLease');
     expect(post.log).not.toContain(access.token);
+
+    // The diagnostics of the failed job's lease, collected before the hold, in the summary:
+    // the lease as the CI identity sees it, and what it may not read, noted.
+    expect(post.summary).toContain(`# Diagnostics: lease ${ns.name}/${leaseName}`);
+    expect(post.summary).toContain(`### ClusterLease ${ns.name}/${leaseName}`);
+    expect(post.summary).toMatch(/Phase: \*\*Bound\*\*/);
+    expect(post.summary).toContain('not readable with these credentials (Forbidden)');
+    expect(post.summary).not.toContain(access.token);
+    expect(post.log).toContain(`wrote the diagnostics of ClusterLease ${ns.name}/${leaseName}`);
+    expect(post.summary.indexOf('# Diagnostics')).toBeLessThan(
+      post.summary.indexOf('Held ClusterLease'),
+    );
 
     // The commands work as that identity: it may read the lease's kubeconfig Secret.
     const ci = `system:serviceaccount:${ns.name}:guestcluster-ci`;

@@ -2,8 +2,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ClusterLease } from '../../client/api/resources.js';
-import { LEASES, POOLS } from '../../client/api/resources.js';
+import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import type { Diagnostics } from '../../client/diagnostics/diagnostics-facts.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   hcpPool,
@@ -349,6 +350,7 @@ describe('guestcluster as a kubectl plugin, and its shell completion', () => {
       'operator',
       'local',
       'lease',
+      'diagnose',
       'completion',
     ]);
     expect(await complete(script, ['guestcluster', 'lease', 'e'])).toEqual(['extend']);
@@ -367,5 +369,64 @@ describe('guestcluster as a kubectl plugin, and its shell completion', () => {
       `autoload -U +X bashcompinit && bashcompinit\n${script.replace('# bash', '# zsh').replace('completion bash', 'completion zsh')}`,
     );
     expect((await guestcluster('completion', 'fish')).code).toBe(2);
+  });
+});
+
+describe('guestcluster diagnose', () => {
+  it('reports a bound lease as far as the caller may read, without a credential', async () => {
+    const server = ns.kubeConfig.getCurrentCluster()!.server;
+    await ns.api.create(POOLS, hcpPool(ns.name, 'diag', { maxSize: 1 }));
+    await readyInstance('diag', 'diag-0');
+    // Its guest is this control plane, at the endpoint its kubeconfig names: it has nodes, but
+    // no ClusterOperators (test/hcp/hcp-lease-flow.test.ts diagnoses a guest that has them).
+    const settled = await ns.api.get<ClusterInstance>(INSTANCES, 'diag-0', ns.name);
+    await ns.api.updateStatus(INSTANCES, {
+      ...settled,
+      status: { ...settled.status, apiEndpoint: server },
+    });
+    try {
+      const bound = await guestcluster(
+        ...['lease', 'acquire', '--pool', 'diag', '--name', 'cli-diag'],
+        ...['--kubeconfig-out', path.join(dir, 'diag.kubeconfig')],
+      );
+      expect(bound.code).toBe(0);
+
+      const admin = await run(
+        'guestcluster',
+        ['diagnose', 'lease', 'cli-diag', '-n', ns.name, '--kubeconfig', testEnv('kubeconfig')],
+        env,
+      ).done;
+      expect(admin.code).toBe(0);
+      expect(admin.stdout).toContain(`# Diagnostics: lease ${ns.name}/cli-diag`);
+      const json = /```json\n([\s\S]*)```\n$/.exec(admin.stdout)![1]!;
+      const report = JSON.parse(json) as Diagnostics;
+      expect(report.objects.map((o) => `${o.kind}/${o.name}`)).toEqual(
+        expect.arrayContaining([
+          'ClusterLease/cli-diag',
+          'ClusterInstance/diag-0',
+          'ClusterPool/diag',
+        ]),
+      );
+      expect(report.guest).toMatchObject({ endpoint: server, reached: true });
+      expect(report.guest!.nodes.length).toBeGreaterThan(0);
+      expect(report.guest!.note).toContain(
+        'ClusterOperators: /apis/config.openshift.io/v1/clusteroperators',
+      );
+      for (const match of guestKubeconfig.matchAll(
+        /(?:client-key-data|client-certificate-data): (\S+)/g,
+      ))
+        expect(admin.stdout).not.toContain(match[1]);
+
+      // The CI identity may not read instances: the report says so, and reaches no guest.
+      const ci = await guestcluster('diagnose', 'lease', 'cli-diag');
+      expect(ci.code).toBe(0);
+      expect(ci.stdout).toContain(`ClusterInstance ${ns.name}/diag-0`);
+      expect(ci.stdout).toContain('not readable with these credentials (Forbidden)');
+      expect(ci.stdout).not.toContain('## Guest cluster');
+      expect((await guestcluster('diagnose', 'lease', 'absent-lease')).code).toBe(1);
+      expect((await guestcluster('diagnose', 'secret', 'x')).code).toBe(2);
+    } finally {
+      await guestcluster('lease', 'release', 'cli-diag');
+    }
   });
 });

@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENTS, JOBS } from '../../client/api/core-resources.js';
+import { CONFIG_MAPS, EVENTS, JOBS } from '../../client/api/core-resources.js';
+import { LABEL_DIAGNOSTICS } from '../../client/diagnostics/diagnosed-kinds.js';
+import type { Diagnostics } from '../../client/diagnostics/diagnostics-facts.js';
+import { LABEL_POOL } from '../../contracts/labels.js';
 import { LABEL_CLUSTER_INSTANCE } from '../../operator/api/labels.js';
 import { ROUTES } from '../../operator/api/platform-resources.js';
 import type { ClusterInstance, ClusterPool } from '../../client/api/resources.js';
@@ -53,6 +56,12 @@ const conditionOf = (instance: ClusterInstance | undefined, type: string): Condi
   instance?.status?.conditions?.find((c) => c.type === type);
 const readyReason = (instance: ClusterInstance | undefined): string | undefined =>
   conditionOf(instance, 'Ready')?.reason;
+/** The diagnostics bundle of a failed instance: `<name>-diagnostics-<first 8 of its UID>`. */
+const bundleName = (instance: ClusterInstance): string =>
+  `${instance.metadata!.name!}-diagnostics-${instance.metadata!.uid!.slice(0, 8)}`;
+/** What a failed instance's Ready message ends with: where its diagnostics are. */
+const bundleNote = (instance: ClusterInstance): string =>
+  `; diagnostics in ConfigMap ${instance.metadata!.namespace!}/${bundleName(instance)}`;
 
 describe('crc instances under injected platform failures', () => {
   let sshKeySecret: string;
@@ -130,6 +139,48 @@ describe('crc instances under injected platform failures', () => {
   const warning = (reason: string) => (events: InstanceEvent[]) =>
     events.some((e) => e.type === 'Warning' && e.reason === reason);
 
+  type ConfigMap = KubeObject & { data?: Record<string, string> };
+
+  /** A Secret holding `value`, as a tenant's pull secret or a published kubeconfig would. */
+  const plantSecret = async (name: string, key: string, value: string): Promise<void> => {
+    const dockerConfig = JSON.stringify({
+      auths: { 'quay.io': { auth: Buffer.from(`user:${value}`).toString('base64') } },
+    });
+    await ns.api.create(SECRETS, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: ns.name },
+      ...(key === '.dockerconfigjson' ? { type: 'kubernetes.io/dockerconfigjson' } : {}),
+      stringData: { [key]: key === '.dockerconfigjson' ? dockerConfig : value },
+    } as KubeObject);
+  };
+
+  /** The stored bundle of a failed instance once it is there, with its report parsed. */
+  const storedBundle = async (
+    instance: ClusterInstance,
+  ): Promise<{ configMap: ConfigMap; report: Diagnostics; bytes: number }> => {
+    const configMap = (await waitFor<ConfigMap>(ns.kubeConfig, {
+      type: CONFIG_MAPS,
+      namespace: ns.name,
+      name: bundleName(instance),
+      until: (cm) => cm !== undefined,
+      description: `the diagnostics ConfigMap of ${instance.metadata!.name!}`,
+    }))!;
+    const data = configMap.data ?? {};
+    const bytes = Object.values(data).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+    return { configMap, report: JSON.parse(data['diagnostics.json']!) as Diagnostics, bytes };
+  };
+
+  /** Neither the value nor its base64 (as a Secret stores it) is anywhere in the bundle. */
+  const expectNowhere = (configMap: ConfigMap, ...values: string[]): void => {
+    const text = JSON.stringify(configMap);
+    for (const value of values) {
+      expect(text).not.toContain(value);
+      expect(text).not.toContain(Buffer.from(value).toString('base64'));
+      expect(text).not.toContain(Buffer.from(`user:${value}`).toString('base64'));
+    }
+  };
+
   const waitVmi = (
     name: string,
     until: (vmi: VmiObject | undefined) => boolean,
@@ -162,7 +213,7 @@ describe('crc instances under injected platform failures', () => {
       expect(conditionOf(failed, 'Ready')).toMatchObject({
         status: 'False',
         reason: 'InvalidPullSecret',
-        message: `pull secret ${ns.name}/absent-pull-secret not found`,
+        message: `pull secret ${ns.name}/absent-pull-secret not found${bundleNote(failed)}`,
       });
       await eventsOf(failed, warning('InvalidPullSecret'));
       await nothingCreatedFor('no-pull-secret');
@@ -190,7 +241,7 @@ describe('crc instances under injected platform failures', () => {
       expect(conditionOf(failed, 'Ready')).toMatchObject({
         status: 'False',
         reason: 'InvalidPullSecret',
-        message: `pull secret ${ns.name}/malformed-pull-secret: data key ".dockerconfigjson" has an entry for registry "quay.io" whose "auth" does not decode to user:password; correct the Secret`,
+        message: `pull secret ${ns.name}/malformed-pull-secret: data key ".dockerconfigjson" has an entry for registry "quay.io" whose "auth" does not decode to user:password; correct the Secret${bundleNote(failed)}`,
       });
       const events = await eventsOf(failed, warning('InvalidPullSecret'));
       expect(JSON.stringify(events)).not.toContain(password);
@@ -208,7 +259,7 @@ describe('crc instances under injected platform failures', () => {
       expect(conditionOf(failed, 'Ready')).toMatchObject({
         status: 'False',
         reason: 'MissingBundleSSHKey',
-        message: `bundle SSH key Secret ${ns.name}/absent-bundle-key not found`,
+        message: `bundle SSH key Secret ${ns.name}/absent-bundle-key not found${bundleNote(failed)}`,
       });
       await eventsOf(failed, warning('MissingBundleSSHKey'));
       await nothingCreatedFor('no-bundle-key');
@@ -300,7 +351,13 @@ describe('crc instances under injected platform failures', () => {
   it("fails with CDI's own report when the disk import fails, naming the kubectl command", async () => {
     const name = 'bad-disk';
     world.platform.failingDataVolumes.add(name);
-    await createInstance(name);
+    const planted = {
+      pull: 'planted-pull-secret-7f3a91',
+      kubeconfig: 'planted-kubeconfig-c0ffee42',
+    };
+    await plantSecret('bad-disk-pull', '.dockerconfigjson', planted.pull);
+    await plantSecret(`${name}-kubeconfig`, 'kubeconfig', planted.kubeconfig);
+    await createInstance(name, { pullSecretRef: { name: 'bad-disk-pull' } });
     // CDI keeps the phase of a failing import; the importer's error is in the Running condition.
     const disk = await waitFor<DataVolumeObject>(ns.kubeConfig, {
       type: DATA_VOLUMES,
@@ -321,24 +378,71 @@ describe('crc instances under injected platform failures', () => {
     expect(ready.message).toBe(
       `DataVolume ${ns.name}/${name}-rootdisk cannot be filled: CDI reports Running=False ` +
         `(Error): "${cdiMessage}", importer restarted 1 time; look further with ` +
-        `kubectl -n ${ns.name} describe datavolume ${name}-rootdisk`,
+        `kubectl -n ${ns.name} describe datavolume ${name}-rootdisk${bundleNote(failed)}`,
     );
     expect(conditionOf(failed, 'CRCAgent')).toBeUndefined();
     expect(await ownedBy(JOBS, name)).toEqual([]);
+
+    // Its diagnostics: a ConfigMap the message names, owned by the instance (it has no pool),
+    // within its bound, with the disk's own report and nothing of its Secrets.
+    const { configMap, report, bytes } = await storedBundle(failed);
+    expect(configMap.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'ClusterInstance', uid: failed.metadata!.uid }),
+    ]);
+    expect(configMap.metadata!.labels).toMatchObject({ [LABEL_DIAGNOSTICS]: 'true' });
+    expect(bytes).toBeLessThanOrEqual(256 * 1024);
+    const dataVolume = report.objects.find((o) => o.kind === 'DataVolume')!;
+    expect(dataVolume.name).toBe(`${name}-rootdisk`);
+    expect(dataVolume.conditions.find((c) => c.type === 'Running')!.message).toBe(cdiMessage);
+    expect(report.objects[0]).toMatchObject({ kind: 'ClusterInstance', name, phase: 'Failed' });
+    expect(configMap.data!['diagnostics.md']).toContain(
+      `### DataVolume ${ns.name}/${name}-rootdisk`,
+    );
+    expectNowhere(configMap, planted.pull, planted.kubeconfig);
   });
 
   it('fails a pool instance whose agent Job fails, and the pool replaces it', async () => {
     const pool = 'flaky';
     const first = `${pool}-0`;
     world.platform.failingJobs.add(first);
+    const plantedPull = 'planted-pool-pull-5e1d07';
+    await plantSecret('flaky-pull', '.dockerconfigjson', plantedPull);
     // Watch from before the pool exists: the Failed state lasts only until the pool replaces it.
     const failedSeen = waitInstance(first, (i) => i?.status?.phase === 'Failed', 'Failed', 120_000);
     await ns.api.create<ClusterPool>(POOLS, {
       apiVersion: POOLS.apiVersion,
       kind: POOLS.kind,
       metadata: { name: pool, namespace: ns.name },
-      spec: { type: 'crc', minSize: 1, maxSize: 1, warmSpares: 0, template: template() },
+      spec: {
+        type: 'crc',
+        minSize: 1,
+        maxSize: 1,
+        warmSpares: 0,
+        template: template({ pullSecretRef: { name: 'flaky-pull' } }),
+      },
     });
+    // Six older bundles of the pool, and one of the same labels that is not the pool's.
+    const poolObject = await ns.api.get<ClusterPool>(POOLS, pool, ns.name);
+    const labels = { [LABEL_DIAGNOSTICS]: 'true', [LABEL_POOL]: pool };
+    const owner = {
+      apiVersion: POOLS.apiVersion,
+      kind: POOLS.kind,
+      name: pool,
+      uid: poolObject.metadata!.uid!,
+    };
+    const older = Array.from({ length: 6 }, (_, n) => `older-diagnostics-${n}`);
+    for (const cmName of [...older, 'foreign-diagnostics'])
+      await ns.api.create(CONFIG_MAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: cmName,
+          namespace: ns.name,
+          labels,
+          ...(cmName === 'foreign-diagnostics' ? {} : { ownerReferences: [owner] }),
+        },
+        data: { 'diagnostics.md': 'older' },
+      } as KubeObject);
     const failed = await failedSeen;
     // The replacement's agent may run: the injected failure was for the first one only.
     world.platform.failingJobs.delete(first);
@@ -348,15 +452,39 @@ describe('crc instances under injected platform failures', () => {
     expect(ready).toMatchObject({ status: 'False', reason: 'AgentJobFailed' });
     expect(ready.message).toMatch(
       new RegExp(
-        `^crc-agent Job ${ns.name}/${jobName}: Job failed \\(BackoffLimitExceeded\\); inspect Pod \\S+ events and crc-agent logs; inspect with kubectl -n ${ns.name} describe job ${jobName}$`,
+        `^crc-agent Job ${ns.name}/${jobName}: Job failed \\(BackoffLimitExceeded\\); inspect Pod \\S+ events and crc-agent logs; inspect with kubectl -n ${ns.name} describe job ${jobName}${bundleNote(failed)}$`,
       ),
     );
     expect(conditionOf(failed, 'CRCAgent')).toMatchObject({
       status: 'False',
       reason: 'AgentJobFailed',
-      message: ready.message,
+      message: ready.message.slice(0, -bundleNote(failed).length),
     });
     await eventsOf(failed, warning('AgentJobFailed'));
+
+    // Its bundle is the pool's (it outlives the instance the pool replaces), holds the agent
+    // Job's status, and the pool keeps its five newest: the two oldest went, by UID.
+    const { configMap, report, bytes } = await storedBundle(failed);
+    expect(configMap.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'ClusterPool', uid: owner.uid, blockOwnerDeletion: false }),
+    ]);
+    expect(bytes).toBeLessThanOrEqual(256 * 1024);
+    expect(report.jobs.map((j) => j.job.name)).toContain(jobName);
+    expect(report.jobs.find((j) => j.job.name === jobName)!.job.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }),
+    );
+    expectNowhere(configMap, plantedPull);
+    const kept = await waitForList<ConfigMap>(ns.kubeConfig, {
+      type: CONFIG_MAPS,
+      namespace: ns.name,
+      until: (items) => !items.some((cm) => older.slice(0, 2).includes(cm.metadata!.name!)),
+      description: "the pool's oldest bundles to be deleted",
+    });
+    const bundles = kept
+      .filter((cm) => cm.metadata!.labels?.[LABEL_POOL] === pool)
+      .map((cm) => cm.metadata!.name!)
+      .sort();
+    expect(bundles).toEqual([bundleName(failed), 'foreign-diagnostics', ...older.slice(2)].sort());
 
     // Broken supply heals: the pool deletes the failed, unclaimed instance and makes a new one.
     const replacement = await waitInstance(

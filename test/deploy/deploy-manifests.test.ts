@@ -205,6 +205,10 @@ const NOT_REQUESTED_HERE = [
   'guestcluster.opdev.io/clusterinstances/finalizers:update',
   'guestcluster.opdev.io/crcbundles/finalizers:update',
   'route.openshift.io/routes/custom-host:create',
+  // A failed instance's diagnostics bundle and the pruning of a pool's oldest ones
+  // (test/crc/crc-failures.test.ts); no instance fails here.
+  'core/configmaps:create',
+  'core/configmaps:delete',
   // An event repeated on one object; deletion at the TTL (test/operator/lease-ttl.test.ts).
   'core/events:patch',
   'guestcluster.opdev.io/clusterleases:delete',

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EVENTS } from '../../client/api/core-resources.js';
@@ -13,6 +13,8 @@ import { guestApiProbe } from '../../operator/controllers/clusterinstance/core/g
 import { readStrictKubeconfig } from '../../operator/kube/strict-kubeconfig.js';
 import { runCommand } from '../../dev/control-plane/run-command.js';
 import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
+import type { Diagnostics } from '../../client/diagnostics/diagnostics-facts.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor, waitForList } from '../../dev/support/wait-for.js';
@@ -245,6 +247,59 @@ describe('hcp pool → instance → lease on simulated HyperShift', () => {
       await expect(guestApiProbe()(access)).resolves.toBeUndefined();
     } finally {
       delete process.env.HTTPS_PROXY;
+    }
+  });
+
+  it("diagnoses the bound lease: its instance, HostedCluster, NodePool and the guest's ClusterOperators", async () => {
+    // A person with the admin kubeconfig; the router is this machine's HTTPS proxy, as it would
+    // be a cluster-wide proxy's. The guest is reached only at the instance's endpoint.
+    const out = path.join(dir, 'diagnostics');
+    const cli = path.join(projectRoot(), 'dist', 'operator', 'cli', 'main.js');
+    const result = await runCommand(
+      process.execPath,
+      [
+        ...[cli, 'diagnose', 'lease', 'job-1', '-n', ns.name],
+        ...['--kubeconfig', testEnv('kubeconfig'), '--output', out],
+      ],
+      { env: { HOME: dir, HTTPS_PROXY: world.platform.router.proxyUrl, NO_PROXY: '' } },
+    );
+    expect(result.stdout).toBe(`${out}\n`);
+    const report = JSON.parse(
+      await readFile(path.join(out, 'diagnostics.json'), 'utf8'),
+    ) as Diagnostics;
+    const kinds = report.objects.map((o) => o.kind);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'ClusterLease',
+        'ClusterInstance',
+        'HostedCluster',
+        'NodePool',
+        'ClusterPool',
+      ]),
+    );
+    expect(report.guest).toMatchObject({ endpoint: instance.status!.apiEndpoint, reached: true });
+    const operators = report.guest!.clusterOperators;
+    expect(operators.length).toBeGreaterThan(0);
+    expect(operators[0]!.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Available', status: 'True' }),
+    );
+    const markdown = await readFile(path.join(out, 'diagnostics.md'), 'utf8');
+    expect(markdown).toContain(`| ${operators[0]!.name} |`);
+    // No credential of the guest kubeconfig is in either file.
+    const secret = await ns.api.get<KubeObject & { data?: Record<string, string> }>(
+      SECRETS,
+      'job-1-kubeconfig',
+      ns.name,
+    );
+    const credentials = [
+      ...b64decode(secret.data?.kubeconfig).matchAll(
+        /(?:client-key-data|client-certificate-data|token): (\S+)/g,
+      ),
+    ].map(([, value]) => value!);
+    expect(credentials.length).toBeGreaterThan(0);
+    for (const value of credentials) {
+      expect(markdown).not.toContain(value);
+      expect(JSON.stringify(report)).not.toContain(value);
     }
   });
 

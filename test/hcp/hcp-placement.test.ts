@@ -184,7 +184,7 @@ describe('hcp placement, naming and failures on the real control plane', () => {
     );
     expect(readyCondition(failed)).toMatchObject({
       reason: 'InvalidPullSecret',
-      message: `pull secret ${ns.name}/absent not found`,
+      message: `pull secret ${ns.name}/absent not found; diagnostics in ConfigMap ${ns.name}/nopull-diagnostics-${failed!.metadata!.uid!.slice(0, 8)}`,
     });
   });
 

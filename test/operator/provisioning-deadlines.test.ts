@@ -134,7 +134,7 @@ describe('provisioning deadlines', () => {
     const failed = await waitInstance('stall-0', timedOut, 'timed out');
     expect(failed.metadata!.uid).toBe(stuck.metadata!.uid);
     expect(ready(failed)!.message).toBe(
-      `Provisioning did not finish within 10m0s (spec.provisioningTimeout); it was still waiting: DataVolumePending: ${ready(stuck)!.message}`,
+      `Provisioning did not finish within 10m0s (spec.provisioningTimeout); it was still waiting: DataVolumePending: ${ready(stuck)!.message}; diagnostics in ConfigMap ${ns.name}/stall-0-diagnostics-${failed.metadata!.uid!.slice(0, 8)}`,
     );
     expect(conditionOf(failed, 'ProvisioningTimedOut')).toMatchObject({
       status: 'True',

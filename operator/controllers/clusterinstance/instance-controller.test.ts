@@ -480,7 +480,7 @@ describe('InstanceController.reconcile', () => {
     expect(condition('taken', 'Ready')).toMatchObject({
       status: 'False',
       reason: 'ResourceOwnershipConflict',
-      message: `CRC resource VirtualMachine tenant/taken is not owned by ClusterInstance taken (UID ${seeded.metadata?.uid})`,
+      message: `CRC resource VirtualMachine tenant/taken is not owned by ClusterInstance taken (UID ${seeded.metadata?.uid}); diagnostics in ConfigMap tenant/taken-diagnostics-${instance('taken')!.metadata!.uid!.slice(0, 8)}`,
     });
     // Retried, it fails the same way and writes nothing more.
     expect(await failingPass('taken', 'ResourceOwnershipConflict')).toEqual([]);
@@ -502,10 +502,15 @@ describe('InstanceController.reconcile', () => {
     expect(condition('taken', 'Ready')).toMatchObject({
       status: 'False',
       reason: 'APIEndpointConflict',
-      message: `API hostname "${host}" is already used by Route other/squatter`,
+      message: `API hostname "${host}" is already used by Route other/squatter; diagnostics in ConfigMap tenant/taken-diagnostics-${instance('taken')!.metadata!.uid!.slice(0, 8)}`,
     });
-    expect(await failingPass('taken', 'APIEndpointConflict')).toEqual([]);
-    expect(ports.api.writes.filter((w) => w.startsWith('create'))).toEqual([]);
+    // The diagnostics bundle of the first failure is stored beside the passes, whenever it lands.
+    const bundle = (w: string): boolean =>
+      w.startsWith('create ConfigMap tenant/taken-diagnostics-');
+    expect((await failingPass('taken', 'APIEndpointConflict')).filter((w) => !bundle(w))).toEqual(
+      [],
+    );
+    expect(ports.api.writes.filter((w) => w.startsWith('create') && !bundle(w))).toEqual([]);
   });
 
   it('holds an instance of a namespace that has not opted in, creating nothing', async () => {

@@ -68,14 +68,15 @@ export class InstanceController {
     const draft = new InstanceStatusDraft(instance, this.api.now());
     try {
       const result = await this.gatedPass(draft, topology, context);
-      await writeInstanceStatus(this.api, draft);
+      await writeInstanceStatus(this.api, draft, context.logger);
       return result;
     } catch (error) {
       if (!(error instanceof StepFailure)) throw error;
       // Marked Failed and retried with backoff (docs/reference/instances.md#reconcile-order: Failed
       // is not terminal); the pool replaces failed instances nobody claims.
       const conditions = error instanceof InstanceFailure ? error.conditions : [];
-      await writeInstanceStatus(this.api, draft.failed(error.reason, error.message, conditions));
+      const failed = draft.failed(error.reason, error.message, conditions);
+      await writeInstanceStatus(this.api, failed, context.logger);
       context.logger.warn({ reason: error.reason, err: error }, 'ClusterInstance failed');
       throw error;
     }

@@ -108,11 +108,12 @@ export class InstanceApi {
   list<T extends KubeObject>(type: NamespacedType, options: ListOptions): Promise<Stored<T>[]>;
   list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<StoredCluster<T>[]>;
   list<T extends KubeObject>(type: ResourceType, options: ListOptions): Promise<Stored<T>[]> {
-    const { namespace, labelSelector, fieldSelector } = options;
+    const { namespace, labelSelector, fieldSelector, metadataOnly } = options;
     return this.ports.client.list<T>(type as NamespacedType, {
       namespace,
       labelSelector,
       fieldSelector,
+      metadataOnly,
     });
   }
 

@@ -1,5 +1,7 @@
 import { findCondition } from '../../../api/conditions.js';
 import { INSTANCES } from '../../../../client/api/resources.js';
+import type { Logger } from '../../../runtime/logger.js';
+import { nameFailureDiagnostics, storeFailureDiagnostics } from './failure-diagnostics.js';
 import type { Instance, InstanceApi } from './instance-api.js';
 import { observePhaseChange } from './instance-metrics.js';
 import { Reason } from './reasons.js';
@@ -37,10 +39,13 @@ const WARNING_REASONS = new Set<string>([
 export async function writeInstanceStatus(
   api: InstanceApi,
   draft: InstanceStatusDraft,
+  logger?: Logger,
 ): Promise<Instance> {
+  nameFailureDiagnostics(draft);
   if (!draft.changed) return draft.instance;
   const written = await api.updateStatus(INSTANCES, { ...draft.instance, status: draft.status });
   observePhaseChange(api, draft.instance, written);
+  storeFailureDiagnostics(api, draft.instance, written, logger);
   const before = findCondition(draft.instance.status?.conditions, 'Ready');
   const after = findCondition(draft.status.conditions, 'Ready');
   if (after && (before?.reason !== after.reason || before.status !== after.status)) {
