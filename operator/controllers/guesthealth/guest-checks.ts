@@ -42,7 +42,7 @@ const KUBELET_SIGNERS = [
 ];
 
 const items = (answer: GuestAnswer): Listed[] =>
-  ((answer.body as { items?: Listed[] } | undefined)?.items ?? []);
+  (answer.body as { items?: Listed[] } | undefined)?.items ?? [];
 const condition = (object: Listed, type: string): Condition | undefined =>
   object.status?.conditions?.find((c) => c.type === type);
 const said = (c: Condition | undefined): string =>
