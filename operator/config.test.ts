@@ -186,7 +186,7 @@ describe('loadOperatorConfig', () => {
       'a timing that is not one',
       { timings: 'lease.waitingResinc=1m' },
       {},
-      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, lease.guestHealthMaxAge, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, pool.unhealthySpareGrace, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.agentStartDeadline, instance.guestHealthRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
+      '--timings (OPERATOR_TIMINGS): unknown key "lease.waitingResinc" (known: lease.waitingResync, lease.namespaceRecheck, lease.claimConflictRetry, lease.notReadyGrace, lease.expiryWarning, lease.guestHealthMaxAge, pool.disabledRecheck, pool.scaleDownIdle, pool.replaceFailedBase, pool.replaceFailedMax, pool.unhealthySpareGrace, instance.recheck, instance.readyRecheck, instance.handoffGrace, instance.endpointRecheck, instance.platformRecheck, instance.agentStartDeadline, instance.dataVolumeStallDeadline, instance.guestHealthRecheck, instance.teardownResync, instance.cleanupTimeout, build.stepDeadline, build.installDeadline)',
     ],
     [
       'a timing without a unit',
@@ -279,6 +279,7 @@ describe('loadOperatorConfig', () => {
         endpointRecheckMs: 20_000,
         platformRecheckMs: 20_000,
         agentStartDeadlineMs: 600_000,
+        dataVolumeStallDeadlineMs: 600_000,
         guestHealthRecheckMs: 60_000,
         teardownResyncMs: 60_000,
         cleanupTimeoutMs: 900_000,

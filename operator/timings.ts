@@ -61,6 +61,11 @@ export interface InstanceTimings {
    */
   agentStartDeadlineMs: number;
   /**
+   * A root disk whose import or clone has not progressed this long fails the instance with
+   * DataVolumeStalled (docs/reference/instances.md#provisioning-deadline).
+   */
+  dataVolumeStallDeadlineMs: number;
+  /**
    * How often the readiness gates of a Ready guest are checked (docs/reference/instances.md#guest-health),
    * each check a tenth later or sooner at random so that many guests do not go together.
    */
@@ -112,6 +117,7 @@ export const DEFAULT_TIMINGS: Timings = {
     endpointRecheckMs: 20_000,
     platformRecheckMs: 20_000,
     agentStartDeadlineMs: 10 * 60_000,
+    dataVolumeStallDeadlineMs: 10 * 60_000,
     guestHealthRecheckMs: 60_000,
     teardownResyncMs: 60_000,
     cleanupTimeoutMs: 15 * 60_000,

@@ -173,6 +173,30 @@ describe('provisioning deadlines', () => {
     world.platform.stalledDataVolumes.delete('stall-0');
   });
 
+  it('fails a crc instance whose disk makes no progress at the stall deadline, before its own', async () => {
+    world.platform.stalledDataVolumes.add('frozen');
+    await start();
+    await ns.api.create(INSTANCES, crcInstance('frozen', '2h'));
+    const stuck = await waitInstance(
+      'frozen',
+      (i) => !!i?.status?.crc?.diskProgress,
+      'its disk progress recorded',
+    );
+    expect(stuck.status!.crc!.diskProgress!.progress).toBe('0.00%');
+
+    clock.advance(10 * MINUTE);
+    const failed = await waitInstance(
+      'frozen',
+      (i) => i?.status?.phase === 'Failed',
+      'failed for its stalled disk',
+    );
+    expect(ready(failed)).toMatchObject({ reason: 'DataVolumeStalled' });
+    expect(ready(failed)!.message).toMatch(
+      /^the root disk made no progress for 10m0s \(instance.dataVolumeStallDeadline\): waiting for DataVolume \S+ to be filled: phase ImportInProgress, progress 0.00%/,
+    );
+    world.platform.stalledDataVolumes.delete('frozen');
+  });
+
   it('fails a crc instance whose agent Job cannot start at the agent start deadline, with the pod words', async () => {
     await start({ crcAgentImage: 'registry.invalid/crc-agent:absent' });
     await ns.api.create(INSTANCES, crcInstance('no-agent', '2h'));

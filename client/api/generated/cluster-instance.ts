@@ -187,6 +187,19 @@ export interface ClusterInstanceStatus {
      */
     dataVolumeUID?: string;
     /**
+     * The root disk's progress as CDI last reported it while it fills, and since when it has not moved (instance.dataVolumeStallDeadline); removed once filled.
+     */
+    diskProgress?: {
+      /**
+       * CDI's status.progress, for example 42.50%.
+       */
+      progress: string;
+      /**
+       * When this progress was first seen.
+       */
+      since: string;
+    };
+    /**
      * Address of the VMI used for SSH (the IP only).
      */
     sshEndpoint?: string;

@@ -41,6 +41,8 @@ export const Reason = {
   DataVolumeFailed: 'DataVolumeFailed',
   /** The root disk is still being filled; the message has CDI's phase, progress and Running. */
   DataVolumePending: 'DataVolumePending',
+  /** The root disk's import or clone did not progress within instance.dataVolumeStallDeadline. */
+  DataVolumeStalled: 'DataVolumeStalled',
   BootKeyUnavailable: 'BootKeyUnavailable',
   /** The boot-key binding names a VM profile this operator does not know. */
   UnknownVMProfile: 'UnknownVMProfile',

@@ -3,6 +3,7 @@ import { failed, holds, waiting } from '../../../reconcile/verdict.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import { buildDataVolume, buildVirtualMachine } from './crc-builders.js';
 import { diskFailure, diskPendingMessage } from './crc-disk-failure.js';
+import { diskStall } from './crc-disk-progress.js';
 import { boundVmProfile, diskSource } from './crc-disk-source.js';
 import { ensureCrcRoute } from './crc-endpoint.js';
 import { crcDiskName, crcVmName } from './crc-naming.js';
@@ -56,7 +57,10 @@ export function dataVolumeStep(pass: CrcPass): CrcStep<'disk', 'diskPending'> {
       // A pool replaces a failed instance; a retry sees a disk that recovered.
       const failure = diskFailure(dataVolume.object);
       if (failure) return failed(new InstanceFailure(Reason.DataVolumeFailed, failure));
-      return holds({ diskPending: diskPendingMessage(dataVolume.object) });
+      const pending = diskPendingMessage(dataVolume.object);
+      const stalled = diskStall(pass, dataVolume.object, pending);
+      if (stalled) return failed(new InstanceFailure(Reason.DataVolumeStalled, stalled));
+      return holds({ diskPending: pending });
     },
   };
 }
