@@ -14,6 +14,8 @@ import {
 import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
+import { TEST_INSTANCE_TIMINGS } from '../support/test-timings.js';
+import { DEFAULT_TIMINGS } from '../../operator/timings.js';
 
 /*
  * Readiness gates before hand-out (docs/reference/instances.md#guest-health): the guest health
@@ -76,7 +78,15 @@ describe('readiness gates before hand-out', () => {
   let clock = new TestClock();
   const start = async (): Promise<void> => {
     clock = new TestClock();
-    managers.push(await world.startOperator({ clock }));
+    // Guests checked every second: a broken one is noticed at once.
+    const instance = {
+      ...DEFAULT_TIMINGS.instance,
+      ...TEST_INSTANCE_TIMINGS,
+      guestHealthRecheckMs: 1000,
+    };
+    managers.push(
+      await world.startOperator({ clock, config: { timings: { ...DEFAULT_TIMINGS, instance } } }),
+    );
   };
 
   beforeAll(async () => {

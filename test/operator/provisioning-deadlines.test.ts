@@ -109,12 +109,13 @@ describe('provisioning deadlines', () => {
         maxSize: 1,
         minSize: 0,
         warmSpares: 1,
-        provisioningTimeout: '10m',
+        provisioningTimeout: '5m',
         template: crcTemplate(),
       },
     };
     await ns.api.create(POOLS, pool);
-    // Before its deadline the instance says what it waits for, in CDI's words.
+    // Before its deadline (shorter than the disk's own stall deadline) the instance says what it
+    // waits for, in CDI's words.
     const stuck = await waitInstance(
       'stall-0',
       (i) =>
@@ -123,18 +124,18 @@ describe('provisioning deadlines', () => {
         !!i?.status?.provisioningDeadline,
       'waiting for its disk in CDI words',
     );
-    expect(stuck.spec.provisioningTimeout).toBe('10m');
+    expect(stuck.spec.provisioningTimeout).toBe('5m');
     expect(ready(stuck)!.message).toBe(
       `waiting for DataVolume ${ns.name}/${stuck.status!.crc!.dataVolumeName} to be filled: phase ImportInProgress, progress 0.00%; CDI reports Running=True (Pod is running)`,
     );
     const startedAt = Date.parse(stuck.status!.provisioning!.startedAt);
-    expect(Date.parse(stuck.status!.provisioningDeadline!)).toBe(startedAt + 10 * MINUTE);
+    expect(Date.parse(stuck.status!.provisioningDeadline!)).toBe(startedAt + 5 * MINUTE);
 
-    clock.advance(10 * MINUTE);
+    clock.advance(5 * MINUTE);
     const failed = await waitInstance('stall-0', timedOut, 'timed out');
     expect(failed.metadata!.uid).toBe(stuck.metadata!.uid);
     expect(ready(failed)!.message).toBe(
-      `Provisioning did not finish within 10m0s (spec.provisioningTimeout); it was still waiting: DataVolumePending: ${ready(stuck)!.message}; diagnostics in ConfigMap ${ns.name}/stall-0-diagnostics-${failed.metadata!.uid!.slice(0, 8)}`,
+      `Provisioning did not finish within 5m0s (spec.provisioningTimeout); it was still waiting: DataVolumePending: ${ready(stuck)!.message}; diagnostics in ConfigMap ${ns.name}/stall-0-diagnostics-${failed.metadata!.uid!.slice(0, 8)}`,
     );
     expect(conditionOf(failed, 'ProvisioningTimedOut')).toMatchObject({
       status: 'True',

@@ -67,7 +67,13 @@ export class SimulatedManagementNode {
         labels: {
           'node-role.kubernetes.io/worker': '',
           [KUBEVIRT_SCHEDULABLE]: 'true',
+          // What every kubelet labels its Node with (pkg/kubelet/kubelet_node_status.go,
+          // initialNode): the simulated management cluster is an amd64 Linux one.
           'kubernetes.io/hostname': name,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'beta.kubernetes.io/os': 'linux',
+          'beta.kubernetes.io/arch': 'amd64',
           ...spec.labels,
         },
       },
