@@ -413,9 +413,10 @@ describe('crc instances under injected platform failures', () => {
       apiVersion: POOLS.apiVersion,
       kind: POOLS.kind,
       metadata: { name: pool, namespace: ns.name },
+      // No instance before the older bundles are there: they must be older than its own.
       spec: {
         type: 'crc',
-        minSize: 1,
+        minSize: 0,
         maxSize: 1,
         warmSpares: 0,
         template: template({ pullSecretRef: { name: 'flaky-pull' } }),
@@ -443,6 +444,7 @@ describe('crc instances under injected platform failures', () => {
         },
         data: { 'diagnostics.md': 'older' },
       } as KubeObject);
+    await ns.api.patch(POOLS, { name: pool, namespace: ns.name }, { spec: { minSize: 1 } });
     const failed = await failedSeen;
     // The replacement's agent may run: the injected failure was for the first one only.
     world.platform.failingJobs.delete(first);
