@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import {
   createPoolInstance,
 } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
+import { SimulatedManagementNode } from '../../dev/platform/management/simulated-management-node.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';
 import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
@@ -384,6 +386,15 @@ describe('guestcluster diagnose', () => {
       ...settled,
       status: { ...settled.status, apiEndpoint: server },
     });
+    // A node of the file's own: other files' nodes come and go on the shared control plane.
+    const node = await SimulatedManagementNode.start(
+      ns.api,
+      `diag-node-${randomBytes(3).toString('hex')}`,
+      {
+        cpu: '1',
+        memory: '1Gi',
+      },
+    );
     try {
       const bound = await guestcluster(
         ...['lease', 'acquire', '--pool', 'diag', '--name', 'cli-diag'],
@@ -408,7 +419,7 @@ describe('guestcluster diagnose', () => {
         ]),
       );
       expect(report.guest).toMatchObject({ endpoint: server, reached: true });
-      expect(report.guest!.nodes.length).toBeGreaterThan(0);
+      expect(report.guest!.nodes.map((n) => n.name)).toContain(node.name);
       expect(report.guest!.note).toContain(
         'ClusterOperators: /apis/config.openshift.io/v1/clusteroperators',
       );
@@ -427,6 +438,7 @@ describe('guestcluster diagnose', () => {
       expect((await guestcluster('diagnose', 'secret', 'x')).code).toBe(2);
     } finally {
       await guestcluster('lease', 'release', 'cli-diag');
+      await node.stop();
     }
   });
 });

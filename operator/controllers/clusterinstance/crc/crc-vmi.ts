@@ -41,6 +41,17 @@ export async function vmiPrecondition(
   const recorded = pass.records.recorded('VirtualMachineInstance')?.uid;
   const vmi = await currentVmi(pass.objects);
   const notRunning = { reason: Reason.VMIUnavailable, message: NOT_RUNNING };
+  // Another VMI than the recorded one is a replacement whether or not it runs yet (a new one is
+  // scheduled before it runs).
+  if (vmi && recorded && recorded !== vmi.metadata.uid)
+    return invalidate(
+      pass,
+      {
+        reason: Reason.VMIReplaced,
+        message: 'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
+      },
+      vmi,
+    );
   if (pass.draft.wasReady) {
     if (!vmi) return invalidate(pass, notRunning);
     if (vmiPhase(vmi) !== 'Running') return invalidate(pass, notRunning, vmi);
@@ -55,15 +66,6 @@ export async function vmiPrecondition(
         vmi,
       );
   }
-  if (vmi && recorded && recorded !== vmi.metadata.uid)
-    return invalidate(
-      pass,
-      {
-        reason: Reason.VMIReplaced,
-        message: 'CRC VirtualMachineInstance was replaced; rerunning post-boot setup',
-      },
-      vmi,
-    );
   return undefined;
 }
 
