@@ -28,6 +28,18 @@ export async function leaseKubeconfigData(
   ports: ControllerPorts,
   instance: Instance,
 ): Promise<Record<string, string>> {
+  const kubeconfig = await publishedKubeconfig(ports, instance);
+  return { kubeconfig: b64(kubeconfig), ocpVersion: b64(instance.status?.ocpVersion ?? '') };
+}
+
+/**
+ * The kubeconfig the operator published for the instance, verified: the Secret its status names,
+ * controlled by the instance, holding exactly the digest its status records.
+ */
+export async function publishedKubeconfig(
+  ports: ControllerPorts,
+  instance: Instance,
+): Promise<string> {
   const { name, namespace } = instance.metadata;
   const sourceName = instance.status?.kubeconfigSecretRef?.name;
   const recorded = instance.status?.kubeconfigSHA256;
@@ -46,5 +58,5 @@ export async function leaseKubeconfigData(
     throw new KubeconfigNotPublishedError(
       `${where} no longer holds the kubeconfig the operator published; not copied`,
     );
-  return { kubeconfig: b64(kubeconfig), ocpVersion: b64(instance.status?.ocpVersion ?? '') };
+  return kubeconfig;
 }

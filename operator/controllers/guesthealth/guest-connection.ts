@@ -37,10 +37,15 @@ export class GuestConnection {
       ...('token' in credentials ? {} : { cert: credentials.cert, key: credentials.key }),
       servername: url.hostname,
       timeout: REQUEST_TIMEOUT_MS,
-      // HTTP/1.1, as the readiness probe (guest-api-probe.ts) explains.
+      // HTTP/1.1: over HTTP/2, a request that times out while the response headers are on the
+      // way leaves a stream the late headers bring back with no 'error' listener, and destroying
+      // the connection right after, as close() does, would then end the process.
       allowH2: false,
     } as buildConnector.BuildOptions;
-    const proxied = !connectAddress && !!(process.env.HTTPS_PROXY ?? process.env.https_proxy);
+    // The proxy variables EnvHttpProxyAgent reads (for https, the http proxy when no https one).
+    const env = process.env;
+    const proxied =
+      !connectAddress && !!(env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy);
     this.dispatcher = proxied
       ? new EnvHttpProxyAgent({ connect: tls, requestTls: tls })
       : this.directAgent(tls, connectAddress);

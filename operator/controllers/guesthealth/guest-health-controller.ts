@@ -1,20 +1,18 @@
-import { createHash } from 'node:crypto';
 import { findCondition, setCondition } from '../../api/conditions.js';
 import type { ClusterInstance, ClusterPool } from '../../../client/api/resources.js';
-import { INSTANCES, POOLS, SECRETS } from '../../../client/api/resources.js';
+import { INSTANCES, POOLS } from '../../../client/api/resources.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
 import { readStrictKubeconfig } from '../../kube/strict-kubeconfig.js';
 import type { Stored } from '../../kube/objects.js';
 import { splitKey } from '../../kube/objects.js';
-import { isControlledBy } from '../../kube/ownership.js';
-import type { Secret } from '../../kube/workloads.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { formatGoDuration } from '../../../client/api/duration.js';
 import { CERTIFICATE_MARGIN_MS, expectedHoldMs } from '../binding/hand-out-gate.js';
+import { publishedKubeconfig } from '../clusterlease/lease-kubeconfig-source.js';
 import type { ConnectAddress } from '../clusterinstance/core/guest-api-probe.js';
 import type { GuestCheck, GuestHealthReport } from './guest-checks.js';
 
@@ -131,26 +129,15 @@ export class GuestHealthController {
   }
 
   /**
-   * The published kubeconfig, as the operator wrote it: the Secret the status names, controlled
-   * by the instance, holding exactly the recorded digest, read strictly against the recorded
-   * endpoint (a tenant may write Secrets in the namespace: nothing else is ever followed).
+   * The published kubeconfig (lease-kubeconfig-source.ts verifies it is the operator's), read
+   * strictly against the recorded endpoint: a tenant may write Secrets in the namespace, and
+   * nothing else is ever followed.
    */
   private async publishedAccess(instance: Instance): Promise<GuestAccess> {
-    const { namespace, name } = instance.metadata;
-    const secretName = instance.status?.kubeconfigSecretRef?.name;
     const endpoint = instance.status?.apiEndpoint;
-    if (!secretName || !endpoint || !instance.status?.kubeconfigSHA256)
-      throw new Error('the instance publishes no kubeconfig');
-    const secret =
-      (await this.ports.cache.read<Secret>(SECRETS)).get(secretName, namespace) ??
-      (await this.ports.client.get<Secret>(SECRETS, secretName, namespace));
-    const where = `kubeconfig Secret ${namespace}/${secretName} of ClusterInstance ${name}`;
-    if (!isControlledBy(secret, instance))
-      throw new Error(`${where} is not controlled by the instance`);
-    const text = Buffer.from(secret.data?.kubeconfig ?? '', 'base64').toString('utf8');
-    if (createHash('sha256').update(text).digest('hex') !== instance.status.kubeconfigSHA256)
-      throw new Error(`${where} no longer holds the kubeconfig the operator published`);
-    return readStrictKubeconfig(text, { servers: [endpoint] });
+    if (!endpoint) throw new Error('the instance records no API endpoint');
+    const kubeconfig = await publishedKubeconfig(this.ports, instance);
+    return readStrictKubeconfig(kubeconfig, { servers: [endpoint] });
   }
 
   /**
