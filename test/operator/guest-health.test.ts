@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import { LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
@@ -11,7 +11,11 @@ import {
   releaseLeasesAndPools,
   instancesTornDown,
 } from '../support/fixtures/pool-fixtures.js';
-import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
+import {
+  createCrcPrerequisites,
+  manualCrcTemplate,
+} from '../support/fixtures/crc-prerequisites.js';
+import { conditionOf, waitForInstance } from '../support/fixtures/instance-waits.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 import { TEST_INSTANCE_TIMINGS } from '../support/test-timings.js';
@@ -34,24 +38,12 @@ const MINUTE = 60_000;
 /** A crc guest boots, is finished by the real agent and answers through the router. */
 const CRC_READY_MS = 240_000;
 
-type Condition = { type: string; status: string; reason: string; message: string };
-const conditionOf = (object: ClusterInstance | ClusterLease | undefined, type: string) =>
-  (object?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
-
 const instanceIn = (
   name: string,
   until: (i: ClusterInstance | undefined) => boolean,
   description: string,
   timeoutMs?: number,
-): Promise<ClusterInstance> =>
-  waitFor<ClusterInstance>(ns.kubeConfig, {
-    type: INSTANCES,
-    namespace: ns.name,
-    name,
-    until,
-    description: `ClusterInstance ${name}: ${description}`,
-    ...(timeoutMs ? { timeoutMs } : {}),
-  }).then((i) => i!);
+): Promise<ClusterInstance> => waitForInstance(ns, name, until, description, timeoutMs);
 
 const leaseIn = (
   name: string,
@@ -89,8 +81,9 @@ describe('readiness gates before hand-out', () => {
     );
   };
 
+  let sshKeySecret: string;
   beforeAll(async () => {
-    await createCrcPrerequisites(world.platform, ns.api, ns.name);
+    ({ sshKeySecret } = await createCrcPrerequisites(world.platform, ns.api, ns.name));
   });
 
   afterEach(async () => {
@@ -110,13 +103,7 @@ describe('readiness gates before hand-out', () => {
         maxSize: 1,
         minSize: 0,
         warmSpares: 1,
-        template: {
-          releaseImage: 'https://mirror.example.test/crc/4.16.0/crc.qcow2',
-          bundleSSHKeyRef: { name: 'crc-bundle-ssh-key' },
-          ocpVersion: '4.16.0',
-          memory: '16Gi',
-          cores: 4,
-        },
+        template: manualCrcTemplate(sshKeySecret),
       },
     };
     await ns.api.create(POOLS, pool);

@@ -8,7 +8,12 @@ import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { hcpPool, instancesTornDown } from '../support/fixtures/pool-fixtures.js';
-import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
+import {
+  createCrcPrerequisites,
+  manualCrcTemplate,
+} from '../support/fixtures/crc-prerequisites.js';
+import type { Condition } from '../support/fixtures/instance-waits.js';
+import { conditionOf, waitForInstance } from '../support/fixtures/instance-waits.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 
 /*
@@ -26,24 +31,13 @@ const world = useWorld({
 const { ns } = world;
 const MINUTE = 60_000;
 
-type Condition = { type: string; status: string; reason: string; message: string };
-const conditionOf = (instance: ClusterInstance | undefined, type: string): Condition | undefined =>
-  instance?.status?.conditions?.find((c) => c.type === type);
 const ready = (instance: ClusterInstance | undefined): Condition | undefined =>
   conditionOf(instance, 'Ready');
-
 const waitInstance = (
   name: string,
   until: (instance: ClusterInstance | undefined) => boolean,
   description: string,
-): Promise<ClusterInstance> =>
-  waitFor<ClusterInstance>(ns.kubeConfig, {
-    type: INSTANCES,
-    namespace: ns.name,
-    name,
-    until,
-    description: `ClusterInstance ${name}: ${description}`,
-  }).then((instance) => instance!);
+): Promise<ClusterInstance> => waitForInstance(ns, name, until, description);
 
 const timedOut = (instance: ClusterInstance | undefined): boolean =>
   instance?.status?.phase === 'Failed' && ready(instance)?.reason === 'ProvisioningTimedOut';
@@ -78,21 +72,13 @@ describe('provisioning deadlines', () => {
     await Promise.all(managers.splice(0).map((m) => m.stop()));
   });
 
-  const crcTemplate = (): ClusterInstance['spec']['template'] => ({
-    releaseImage: 'https://mirror.example.test/crc/4.16.0/crc.qcow2',
-    ocpVersion: '4.16.0',
-    memory: '16Gi',
-    cores: 4,
-    bundleSSHKeyRef: { name: sshKeySecret },
-  });
-
   const crcInstance = (name: string, provisioningTimeout?: string): ClusterInstance => ({
     apiVersion: INSTANCES.apiVersion,
     kind: INSTANCES.kind,
     metadata: { name, namespace: ns.name },
     spec: {
       type: 'crc',
-      template: crcTemplate(),
+      template: manualCrcTemplate(sshKeySecret),
       ...(provisioningTimeout ? { provisioningTimeout } : {}),
     },
   });
@@ -110,7 +96,7 @@ describe('provisioning deadlines', () => {
         minSize: 0,
         warmSpares: 1,
         provisioningTimeout: '5m',
-        template: crcTemplate(),
+        template: manualCrcTemplate(sshKeySecret),
       },
     };
     await ns.api.create(POOLS, pool);
