@@ -22,10 +22,10 @@ const config = {
   // The slowest files first, by a recorded run: a fresh checkout has no timings of its own.
   testSequencer: '<rootDir>/test/jest/slowest-first-sequencer.js',
   // Most of a test file's time is waiting (for the namespace controller's 5 s grace, guests,
-  // agents, watches): with two workers on two cores the run used under half of the CPU. Four
-  // (264-284 s on a clean clone, against 298-310 s) starve the tests that time a real lease
-  // renewal across processes (leader-election) too often.
-  maxWorkers: 3,
+  // agents, watches): with two workers on two cores the run used under half of the CPU, three
+  // still leave it idle at times. No test times a real deadline across processes any more
+  // (leader-election's renew deadline is shown on the test clock), so a fourth is safe.
+  maxWorkers: 4,
 };
 
 export default config;
