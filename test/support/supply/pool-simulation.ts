@@ -196,7 +196,8 @@ class PoolSimulation {
       this.leaseObjects(),
     );
     const create = Math.min(accounting.need, accounting.room);
-    const capped = accounting.need > 0 && accounting.room <= 0;
+    // At capacity: some of the need does not fit under maxSize.
+    const capped = accounting.need > 0 && accounting.need > accounting.room;
     if (capped && !this.atCapacity) this.totals.maxSizeHits += 1;
     this.atCapacity = capped;
     for (let i = 0; i < create; i++) {
