@@ -14,7 +14,8 @@ import { combine, type SupplyFigures } from '../../support/supply/supply-figures
 import { TOPOLOGY_TIMES } from '../../support/supply/topology-times.js';
 import { formatTrace, type TraceLine } from '../../support/supply/trace.js';
 
-const WEEK_SEED = 33;
+/** The measured week's seed; `-- --seed N` measures another. */
+const WEEK_SEED = seedArgument() ?? 33;
 /** The weeks the adaptive pool learned from before the measured one: other seeds, same shape. */
 const TRAINING_SEEDS = [1001, 1002, 1003];
 const TARGET_P95_SECONDS = 60;
@@ -22,13 +23,9 @@ const POOLS: SimPool[] = [
   { name: 'crc-pool', topology: 'crc', minSize: 0, maxSize: 80 },
   { name: 'hcp-pool', topology: 'hcp', minSize: 0, maxSize: 40 },
 ];
-export const AUTOSCALING = {
-  minSpares: 1,
-  maxSpares: 30,
-  targetRunOutPercent: 5,
-  scaleDownDelay: '30m',
-};
-export const HIBERNATION = { runningSpares: 1, hibernateAfterSeconds: 10 * 60 };
+/** The policy with its defaults (targetRunOutPercent 5, scaleDownDelay 15m). */
+const AUTOSCALING = { minSpares: 1, maxSpares: 30 };
+const HIBERNATION = { runningSpares: 1, hibernateAfterSeconds: 10 * 60 };
 
 interface Row {
   policy: string;
@@ -85,7 +82,7 @@ function adaptive(
     spec: AUTOSCALING,
     leadTimeSeconds: times.provision.medianSeconds,
     resume: options.hibernation
-      ? { seconds: times.resume.medianSeconds, floor: HIBERNATION.runningSpares }
+      ? { seconds: times.resume.p95Seconds, floor: HIBERNATION.runningSpares }
       : undefined,
     history,
   });
@@ -188,6 +185,12 @@ function main(): void {
     targetMet: met,
   };
   process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+function seedArgument(): number | undefined {
+  const index = process.argv.indexOf('--seed');
+  const value = index > 0 ? Number(process.argv[index + 1]) : NaN;
+  return Number.isInteger(value) ? value : undefined;
 }
 
 function round(value: number): number {

@@ -6,7 +6,7 @@ describe('autoscalingPolicy', () => {
       minSpares: 0,
       maxSpares: 10,
       coverage: 0.95,
-      scaleDownDelayMs: 30 * 60_000,
+      scaleDownDelayMs: 15 * 60_000,
     });
   });
 

@@ -14,7 +14,7 @@ export interface AutoscalingSpec {
    * about 95 of 100 leases find a spare.
    */
   targetRunOutPercent?: number;
-  /** How long the target must stay below the spares before they step down. Default "30m". */
+  /** How long the target must stay below the spares before they step down. Default "15m". */
   scaleDownDelay?: string;
 }
 
@@ -28,7 +28,7 @@ export interface AutoscalingPolicy {
 }
 
 export const DEFAULT_RUN_OUT_PERCENT = 5;
-export const DEFAULT_SCALE_DOWN_DELAY = '30m';
+export const DEFAULT_SCALE_DOWN_DELAY = '15m';
 
 /**
  * The policy of a spec. The schema refuses bad values; this holds the same line for anything that
