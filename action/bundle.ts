@@ -24,15 +24,19 @@ execFileSync(
 );
 // Self-contained: Node reads the entry points as ES modules wherever the Action is unpacked.
 await writeFile(path.join(out, 'package.json'), '{ "type": "module" }\n');
-for (const [entry, run] of [
-  ['main', 'runMain'],
-  ['post', 'runPost'],
+// Post ends its process once done: an artifact upload given up at its deadline can leave a
+// request open that would keep Node, and so the job, waiting (as actions/cache's
+// src/restoreImpl.ts exits after a restore, for the same reason).
+const END = '// An upload given up at its deadline may hold a socket open.\nprocess.exit();\n';
+for (const [entry, run, end] of [
+  ['main', 'runMain', ''],
+  ['post', 'runPost', END],
   // The companion action guestcluster/lease/extend (extend/action.yml).
-  ['extend', 'runExtend'],
+  ['extend', 'runExtend', ''],
 ]) {
   await mkdir(path.join(out, entry!), { recursive: true });
   await writeFile(
     path.join(out, entry!, 'index.js'),
-    `import { ${run} } from '../lib/index.js';\n\nawait ${run}();\n`,
+    `import { ${run} } from '../lib/index.js';\n\nawait ${run}();\n${end}`,
   );
 }

@@ -37,6 +37,7 @@ describe('readSettings', () => {
       onMismatch: 'fail',
       release: true,
       holdOnFailureMs: 0,
+      diagnosticsRetentionDays: 7,
       requestedBy: 'octo-org/app CI run 42 attempt 2 job e2e',
     });
     expect(result.leaseName).toMatch(/^gh-42-2-[0-9a-f]{8}$/);
@@ -60,6 +61,7 @@ describe('readSettings', () => {
       'on-mismatch': 'warn',
       release: 'false',
       'hold-on-failure': '30m',
+      'diagnostics-retention-days': '0',
       'kubeconfig-path': '/work/guest.kubeconfig',
     });
     expect(result).toMatchObject({
@@ -72,6 +74,7 @@ describe('readSettings', () => {
       onMismatch: 'warn',
       release: false,
       holdOnFailureMs: 30 * 60_000,
+      diagnosticsRetentionDays: 0,
       kubeconfigPath: '/work/guest.kubeconfig',
       kubeconfigRoot: undefined,
     });
@@ -93,6 +96,11 @@ describe('readSettings', () => {
     [{ 'on-mismatch': 'ignore' }, 'Input "on-mismatch" is "ignore"; expected one of: fail, warn'],
     [{ release: 'yes' }, 'Input "release" is "yes"; expected true or false'],
     [{ 'hold-on-failure': 'a while' }, 'Input "hold-on-failure" is "a while"; expected a duration'],
+    [
+      { 'diagnostics-retention-days': '1w' },
+      'Input "diagnostics-retention-days" is "1w"; expected a whole number of days from 0',
+    ],
+    [{ 'diagnostics-retention-days': '401' }, "from 0 (the repository's default) to 400"],
     [
       { 'management-server': 'http://api:6443' },
       'Input "management-server" is "http://api:6443"; expected an https:// URL',

@@ -23,6 +23,8 @@ export interface Settings {
   release: boolean;
   /** How long post keeps the cluster when the job failed (0: released as always). */
   holdOnFailureMs: number;
+  /** How long GitHub keeps a failed job's diagnostics artifact (0: the repository's default). */
+  diagnosticsRetentionDays: number;
   kubeconfigPath: string;
   /**
    * For the default path: RUNNER_TEMP, the folder trusted as it is; the writer makes the folders
@@ -99,6 +101,22 @@ function boolean(input: InputReader, name: string, fallback: boolean): boolean {
 /** Input diagnostics-on-failure: post attaches the lease's diagnostics when the job failed. */
 export function readDiagnosticsOnFailure(input: InputReader): boolean {
   return boolean(input, 'diagnostics-on-failure', true);
+}
+
+/** GitHub's own limit: a repository or organisation may keep artifacts at most 400 days. */
+const MAX_RETENTION_DAYS = 400;
+
+/**
+ * Input diagnostics-retention-days: how many days GitHub keeps the diagnostics artifact; 0 leaves
+ * it to the repository's setting, which also caps any number given (docs/diagnostics.md#the-github-action).
+ */
+export function readDiagnosticsRetentionDays(input: InputReader): number {
+  const text = input('diagnostics-retention-days') || '7';
+  if (!/^\d{1,3}$/.test(text) || Number(text) > MAX_RETENTION_DAYS)
+    throw new InputError(
+      `Input "diagnostics-retention-days" is "${text}"; expected a whole number of days from 0 (the repository's default) to ${MAX_RETENTION_DAYS}`,
+    );
+  return Number(text);
 }
 
 /** The management cluster: a kubeconfig, or a server and token with an optional CA. */
@@ -183,6 +201,8 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
     holdOnFailureMs: parseGoDuration(
       atMost(duration(input, 'hold-on-failure', '0'), 'hold-on-failure', MAX_LEASE_TTL_MS, '8760h'),
     )!,
+    // Post reads it; checked here too, so that a bad value fails the step now, not after a failed job.
+    diagnosticsRetentionDays: readDiagnosticsRetentionDays(input),
     kubeconfigPath:
       input('kubeconfig-path') || path.join(runnerTemp, 'guestcluster', `${leaseName}.kubeconfig`),
     kubeconfigRoot: input('kubeconfig-path') ? undefined : runnerTemp,

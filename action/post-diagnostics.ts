@@ -8,7 +8,8 @@ import { clusterAccess } from '../client/kube/cluster-access.js';
 import { errorMessage } from '../client/lease/lease-ui.js';
 import { writePrivateFile } from '../client/lease/private-file.js';
 import type { ActionCore } from './action-core.js';
-import { readAccess, readDiagnosticsOnFailure } from './inputs.js';
+import { uploadDiagnosticsArtifact } from './diagnostics-artifact.js';
+import { readAccess, readDiagnosticsOnFailure, readDiagnosticsRetentionDays } from './inputs.js';
 import { maskManagementInputs } from './masking.js';
 import type { SavedLease } from './state.js';
 
@@ -20,8 +21,9 @@ const COLLECT_TIMEOUT_MS = 60_000;
 /**
  * After a failed job (input job-status, as hold-on-failure reads it), the lease's diagnostics
  * (docs/diagnostics.md#the-github-action), from the management cluster with the Action's own
- * credentials, in the job summary and in RUNNER_TEMP/guestcluster-diagnostics-<lease>/. Never
- * fails post: a problem is a warning, and the release goes on.
+ * credentials, in the job summary and in RUNNER_TEMP/guestcluster-diagnostics-<lease>/, uploaded
+ * from there as an artifact (diagnostics-artifact.ts). Never fails post: a problem is a warning,
+ * and the release goes on.
  */
 export async function attachDiagnostics(
   actions: ActionCore,
@@ -56,7 +58,19 @@ export async function attachDiagnostics(
     await writePrivateFile(path.join(folder, 'diagnostics.json'), files.json);
     await actions.summary.addRaw(files.markdown, true).write();
     actions.info(
-      `The job failed: wrote the diagnostics of ${where} to the job summary and to ${folder} (diagnostics.md, diagnostics.json); no artifact is uploaded`,
+      `The job failed: wrote the diagnostics of ${where} to the job summary and to ${folder} (diagnostics.md, diagnostics.json)`,
+    );
+    const retentionDays = readDiagnosticsRetentionDays((name) => actions.getInput(name));
+    await uploadDiagnosticsArtifact(
+      actions,
+      {
+        where,
+        leaseName: saved.leaseName,
+        folder,
+        files: ['diagnostics.md', 'diagnostics.json'],
+        retentionDays,
+      },
+      env,
     );
   } catch (error) {
     actions.warning(`Could not attach the diagnostics of ${where}: ${errorMessage(error)}`);

@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
 import type { ClusterLease } from '../../client/api/resources.js';
@@ -18,6 +21,9 @@ import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { canI } from '../support/tenant.js';
 import { testEnv } from '../support/test-env.js';
 import { ActionJob } from '../support/runners/action-runner.js';
+import type { RuntimeToken } from '../support/results-service-stand-in.js';
+import { ResultsServiceStandIn } from '../support/results-service-stand-in.js';
+import { zipEntries } from '../support/zip-entries.js';
 import type { CiAccess } from './ci-identity.js';
 import { actionInputs, ciIdentity } from './ci-identity.js';
 
@@ -29,17 +35,23 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
   const clock = new TestClock();
   let access: CiAccess;
   let manager: Manager;
+  let results: ResultsServiceStandIn;
+  let caFile: string;
   let runs = 0;
 
   beforeAll(async () => {
     access = await ciIdentity(ns);
+    // GitHub's artifact service, which the runner hands a step as ACTIONS_RESULTS_URL.
+    results = await ResultsServiceStandIn.start();
+    caFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'gc-results-')), 'ca.pem');
+    await writeFile(caFile, results.ca);
     await ns.api.create(
       POOLS,
-      hcpPool(ns.name, POOL, { maxSize: 4, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
+      hcpPool(ns.name, POOL, { maxSize: 5, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
     );
     const kubeconfig = await readFile(testEnv('kubeconfig'), 'utf8');
     // One Ready instance per job of the file: no instance controller runs to make more.
-    for (const n of [0, 1, 2, 3]) {
+    for (const n of [0, 1, 2, 3, 4]) {
       await createPoolInstance(ns.api, poolInstance(ns.name, POOL, `${POOL}-${n}`));
       await settleInstance(ns.api, ns.name, `${POOL}-${n}`, 'Ready', kubeconfig);
     }
@@ -49,20 +61,36 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
   afterAll(async () => {
     if (manager) await releaseLeasesAndPools(ns.api, ns.kubeConfig, ns.name);
     await manager?.stop();
+    await results?.stop();
   });
 
-  /** One job of its own run: main leases a cluster with a hold on failure of 20m. */
-  async function leasedJob(): Promise<{
+  /**
+   * One job of its own run, on a runner with an artifact service (its runtime token, the service's
+   * URL, and the service's CA trusted as a self-hosted runner's NODE_EXTRA_CA_CERTS would): main
+   * leases a cluster with a hold on failure of 20m.
+   */
+  async function leasedJob(extra: Record<string, string> = {}): Promise<{
     job: ActionJob;
     leaseName: string;
     inputs: Record<string, string>;
+    runtime: RuntimeToken;
   }> {
     runs += 1;
-    const job = await ActionJob.create({ GITHUB_RUN_ID: `${Date.now()}${runs}` });
-    const inputs = actionInputs(access, ns.name, POOL, { ttl: '1h', 'hold-on-failure': '20m' });
+    const runtime = results.runtimeToken();
+    const job = await ActionJob.create({
+      GITHUB_RUN_ID: `${Date.now()}${runs}`,
+      ACTIONS_RUNTIME_TOKEN: runtime.token,
+      ACTIONS_RESULTS_URL: results.url,
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    const inputs = actionInputs(access, ns.name, POOL, {
+      ttl: '1h',
+      'hold-on-failure': '20m',
+      ...extra,
+    });
     const main = await job.main(inputs).done;
     expect({ exitCode: main.exitCode, log: main.log }).toMatchObject({ exitCode: 0 });
-    return { job, leaseName: main.outputs['lease-name']!, inputs };
+    return { job, leaseName: main.outputs['lease-name']!, inputs, runtime };
   }
 
   const gone = (name: string): Promise<unknown> =>
@@ -93,6 +121,9 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
       expect([status, post.exitCode]).toEqual([status, 0]);
       expect(post.log).toContain(`Released ClusterLease ${ns.name}/${leaseName}`);
       expect(post.summary).not.toContain('# Diagnostics');
+      expect(results.artifacts.map((a) => a.name)).not.toContain(
+        `guestcluster-diagnostics-${leaseName}`,
+      );
       await expect(ns.api.get(LEASES, leaseName, ns.name)).rejects.toMatchObject({ status: 404 });
     }
   });
@@ -121,8 +152,33 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
     await gone(leaseName);
   });
 
+  it('warns and still releases the lease when the artifact service cannot be reached', async () => {
+    const { job, leaseName, inputs, runtime } = await leasedJob({ 'hold-on-failure': '0' });
+    const name = `guestcluster-diagnostics-${leaseName}`;
+    results.failure = { kind: 'drop' };
+    try {
+      const post = await job.post({ ...inputs, 'job-status': 'failure' });
+      expect(post.exitCode).toBe(0);
+      const folder = path.join(job.runnerTemp, name);
+      expect(post.log).toContain(
+        `::warning::Could not upload the diagnostics of ClusterLease ${ns.name}/${leaseName} as artifact ${name}: Failed to CreateArtifact: Unable to make request: ECONNRESET`,
+      );
+      expect(post.log).toContain(`the files stay in ${folder}`);
+      expect(await readFile(path.join(folder, 'diagnostics.md'), 'utf8')).toContain(
+        `# Diagnostics: lease ${ns.name}/${leaseName}`,
+      );
+      expect(post.log).toContain(`Released ClusterLease ${ns.name}/${leaseName}`);
+      expect(post.log).not.toContain(runtime.token);
+      expect(results.artifacts.map((a) => a.name)).not.toContain(name);
+    } finally {
+      results.failure = undefined;
+    }
+    await gone(leaseName);
+  });
+
+  // Last: it moves the operator's clock past the hold.
   it('keeps a failed job’s lease for the hold, capped by the pool, says how to reach it, and the operator releases it at the end', async () => {
-    const { job, leaseName, inputs } = await leasedJob();
+    const { job, leaseName, inputs, runtime } = await leasedJob();
     const post = await job.post({ ...inputs, 'job-status': 'failure' });
     expect(post.exitCode).toBe(0);
 
@@ -164,6 +220,47 @@ describe('the GitHub Action holds a failed job’s cluster (committed bundles)',
     expect(post.summary.indexOf('# Diagnostics')).toBeLessThan(
       post.summary.indexOf('Held ClusterLease'),
     );
+
+    // The same files, uploaded as one artifact of this job for 7 days, before the hold.
+    const name = `guestcluster-diagnostics-${leaseName}`;
+    const artifact = results.finalized(name)!;
+    expect(artifact).toMatchObject({
+      runBackendId: runtime.runBackendId,
+      jobBackendId: runtime.jobBackendId,
+      mimeType: 'application/zip',
+    });
+    const days = (Date.parse(artifact.expiresAt!) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.9);
+    expect(days).toBeLessThanOrEqual(7);
+    expect(artifact.size).toBe(artifact.blob!.length);
+    expect(artifact.hash).toBe(
+      `sha256:${createHash('sha256').update(artifact.blob!).digest('hex')}`,
+    );
+    const files = zipEntries(artifact.blob!);
+    expect([...files.keys()].sort()).toEqual(['diagnostics.json', 'diagnostics.md']);
+    const folder = path.join(job.runnerTemp, name);
+    expect(files.get('diagnostics.md')!.toString()).toBe(
+      await readFile(path.join(folder, 'diagnostics.md'), 'utf8'),
+    );
+    expect(files.get('diagnostics.md')!.toString()).toContain(
+      `# Diagnostics: lease ${ns.name}/${leaseName}`,
+    );
+    const json = JSON.parse(files.get('diagnostics.json')!.toString()) as {
+      target: { name: string };
+      objects: { kind: string; name: string; phase?: string }[];
+    };
+    expect(json.target.name).toBe(leaseName);
+    expect(json.objects).toContainEqual(
+      expect.objectContaining({ kind: 'ClusterLease', name: leaseName, phase: 'Bound' }),
+    );
+    expect(post.log).toContain(
+      `Uploaded the diagnostics of ClusterLease ${ns.name}/${leaseName} as artifact ${name} (id ${artifact.id}, ${artifact.size} bytes)`,
+    );
+    expect(post.log.indexOf(`as artifact ${name}`)).toBeLessThan(
+      post.log.indexOf('Held ClusterLease'),
+    );
+    expect(post.log).not.toContain(runtime.token);
+    expect(post.summary).not.toContain(runtime.token);
 
     // The commands work as that identity: it may read the lease's kubeconfig Secret.
     const ci = `system:serviceaccount:${ns.name}:guestcluster-ci`;
