@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { ApiClient } from '../../client/kube/api-client.js';
 import { isNotFound } from '../../client/kube/api-error.js';
+import type { LeaseObject } from '../../operator/runtime/leader-election.js';
 import { LEASES, LeaderElector } from '../../operator/runtime/leader-election.js';
 import type { ProxiedRequest, ProxyVerdict } from '../support/api-proxy.js';
 import { ApiProxy } from '../support/api-proxy.js';
@@ -9,7 +10,7 @@ import { TestClock } from '../support/fixtures/test-clock.js';
 import { useWorld } from '../support/world.js';
 
 /*
- * The renew deadline on the test clock (docs/install.md#leader-election): a leader whose renewals
+ * The renew deadline on the test clock (docs/failure-modes.md#operator-down-killed-restarted-leader-lost): a leader whose renewals
  * are refused or never answered gives up exactly when its renew deadline since the last renewal
  * has passed, never before, and sends nothing more. The timings are far longer than the test, so
  * only advancing the clock moves the elector; the requests are real ones to the apiserver, through
@@ -49,7 +50,10 @@ describe('the leader-election renew deadline', () => {
     async (refusal) => {
       const proxy = await ApiProxy.start();
       const client = new ApiClient(proxy.kubeConfig());
-      cleanups.push(() => proxy.stop(), () => client.close());
+      cleanups.push(
+        () => proxy.stop(),
+        () => client.close(),
+      );
       const lease = `/apis/coordination.k8s.io/v1/namespaces/${ns.name}/leases/${LEASE_NAME}`;
       let refusing = false;
       let refused: ProxiedRequest[] = [];
@@ -75,12 +79,12 @@ describe('the leader-election renew deadline', () => {
         logger: pino({ level: 'silent' }),
       });
       const stop = new AbortController();
-      cleanups.push(async () => stop.abort());
+      cleanups.push(() => Promise.resolve(stop.abort()));
       expect(await elector.acquire(stop.signal)).toBe(true);
       // When the elector began the renewal it counts from, as it wrote it into the lease.
       const renewTime = (): Promise<number> =>
         ns.api
-          .get<{ spec?: { renewTime?: string } }>(LEASES, LEASE_NAME, ns.name)
+          .get<LeaseObject>(LEASES, LEASE_NAME, ns.name)
           .then((record) => Date.parse(record.spec!.renewTime!));
       const renewedAt = await renewTime();
 

@@ -51,7 +51,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /**
  * An HTTPS server on loopback standing in for GitHub Actions' results service, as
  * @actions/artifact 6 talks to it: the Twirp JSON API (CreateArtifact, FinalizeArtifact; the Twirp
- * wire protocol, twitchtv/twirp docs/spec_v7.md) at ACTIONS_RESULTS_URL, and the Azure Blob
+ * wire protocol, the Twirp protocol specification, version 7) at ACTIONS_RESULTS_URL, and the Azure Blob
  * Storage upload URL it signs (Put Block, Put Block List, Put Blob of the Blob service REST API).
  * The runtime token is a JWT of its own signing, with the `scp` claim the runner's carries.
  */
@@ -150,7 +150,7 @@ export class ResultsServiceStandIn {
 
   /**
    * Twirp: only POST with a JSON or protobuf body reaches a method, anything else is bad_route
-   * (404); errors are `{ code, msg }` with the code's HTTP status (twitchtv/twirp docs/spec_v7.md).
+   * (404); errors are `{ code, msg }` with the code's HTTP status (the Twirp protocol specification, version 7).
    */
   private twirp(
     request: IncomingMessage,
