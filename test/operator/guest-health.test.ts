@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease, ClusterPool } from '../../client/api/resources.js';
-import { LEASES, POOLS } from '../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
@@ -92,7 +92,7 @@ describe('readiness gates before hand-out', () => {
     await Promise.all(managers.splice(0).map((m) => m.stop()));
   });
 
-  it('holds back a crc spare whose ClusterOperator turns Degraded, and replaces it after the grace', async () => {
+  it('holds back a crc spare whose ClusterOperator turns Degraded and replaces it after the grace; a leased one turns its lease NotReady', async () => {
     await start();
     const pool: ClusterPool = {
       apiVersion: POOLS.apiVersion,
@@ -100,70 +100,98 @@ describe('readiness gates before hand-out', () => {
       metadata: { name: 'crc', namespace: ns.name },
       spec: {
         type: 'crc',
-        maxSize: 1,
+        maxSize: 2,
         minSize: 0,
         warmSpares: 1,
         template: manualCrcTemplate(sshKeySecret),
       },
     };
     await ns.api.create(POOLS, pool);
-    const spare = await instanceIn('crc-0', healthy, 'Ready and healthy', CRC_READY_MS);
-    expect(conditionOf(spare, 'GuestHealthy')).toMatchObject({
+    const first = await instanceIn('crc-0', healthy, 'Ready and healthy', CRC_READY_MS);
+    expect(conditionOf(first, 'GuestHealthy')).toMatchObject({
       reason: 'GuestHealthy',
       message:
         'every readiness gate passes (readyz, ClusterOperators, nodes, kubelet CSRs, certificates)',
     });
-    expect(Date.parse(spare.status!.guestHealth!.certificatesNotAfter!)).toBeGreaterThan(
+    expect(Date.parse(first.status!.guestHealth!.certificatesNotAfter!)).toBeGreaterThan(
       Date.now() + 24 * 60 * MINUTE,
     );
+    // A lease takes it, and the pool makes the next spare.
+    await ns.api.create(LEASES, lease(ns.name, 'job', 'crc', '1h'));
+    await leaseIn('job', (l) => l?.status?.phase === 'Bound', 'bound');
+    const spare = await instanceIn('crc-1', healthy, 'Ready and healthy', CRC_READY_MS);
 
-    // The guest's dns operator reports Degraded: the next check says so, in the guest's words.
-    const guest = world.platform.guests.guestOf(spare.status!.crc!.vmiUID!)!;
-    await guest.api!.setOperatorCondition('dns', {
-      type: 'Degraded',
-      status: 'True',
-      reason: 'DNSDegraded',
-      message: 'DNS default is degraded',
-    });
-    const broken = await instanceIn('crc-0', unhealthy, 'failing a readiness gate');
+    // Both guests' dns operator reports Degraded: the next checks say so, in the guest's words.
+    const degrade = (instance: ClusterInstance, status: 'True' | 'False'): Promise<void> =>
+      world.platform.guests
+        .guestOf(instance.status!.crc!.vmiUID!)!
+        .api!.setOperatorCondition('dns', {
+          type: 'Degraded',
+          status,
+          reason: status === 'True' ? 'DNSDegraded' : 'AsExpected',
+          message: status === 'True' ? 'DNS default is degraded' : 'DNS default is available',
+        });
+    await Promise.all([degrade(first, 'True'), degrade(spare, 'True')]);
+    const guestWords =
+      'clusteroperators: ClusterOperator dns is Degraded: Degraded=True (DNSDegraded): DNS default is degraded';
+    const broken = await instanceIn('crc-1', unhealthy, 'failing a readiness gate');
     expect(conditionOf(broken, 'GuestHealthy')).toMatchObject({
       reason: 'GuestUnhealthy',
-      message:
-        'clusteroperators: ClusterOperator dns is Degraded: Degraded=True (DNSDegraded): DNS default is degraded',
+      message: guestWords,
     });
     expect(broken.status!.phase).toBe('Ready');
     await eventFor(
       ns.kubeConfig,
       ns.name,
-      { kind: 'ClusterInstance', name: 'crc-0' },
+      { kind: 'ClusterInstance', name: 'crc-1' },
       'GuestUnhealthy',
     );
+    const failing = await instanceIn('crc-0', unhealthy, 'failing a gate while leased');
 
-    // A lease does not get it, and says which gate it waits for.
-    await ns.api.create(LEASES, lease(ns.name, 'job', 'crc', '1h'));
+    // A new lease does not get the spare, and says which gate it waits for.
+    await ns.api.create(LEASES, lease(ns.name, 'next', 'crc', '1h'));
     const waiting = await leaseIn(
-      'job',
+      'next',
       (l) => conditionOf(l, 'Ready')?.reason === 'WaitingForHealthyInstance',
       'waiting for a healthy instance',
     );
     expect(conditionOf(waiting, 'Ready')!.message).toBe(
-      `no Ready, unclaimed ClusterInstance in pool "crc" passes its readiness gates; ClusterInstance crc-0 fails a readiness gate: ${conditionOf(broken, 'GuestHealthy')!.message}`,
+      `no Ready, unclaimed ClusterInstance in pool "crc" passes its readiness gates; ClusterInstance crc-1 fails a readiness gate: ${guestWords}`,
     );
 
-    // Past the grace the pool replaces the spare.
-    clock.advance(5 * MINUTE);
+    // The bound lease tells the truth once its grace has passed, and is Bound again when the
+    // gate passes.
+    expect((await ns.api.get<ClusterLease>(LEASES, 'job', ns.name)).status!.phase).toBe('Bound');
+    clock.advance(DEFAULT_TIMINGS.lease.notReadyGraceMs);
+    const notReady = await leaseIn('job', (l) => l?.status?.phase === 'NotReady', 'NotReady');
+    const since = conditionOf(failing, 'GuestHealthy')!.lastTransitionTime!;
+    expect(conditionOf(notReady, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'InstanceNotReady',
+      message: `ClusterInstance crc-0 has failed a readiness gate since ${new Date(since).toISOString()} (GuestUnhealthy: ${guestWords})`,
+    });
+    await degrade(first, 'False');
+    await leaseIn('job', (l) => l?.status?.phase === 'Bound', 'Bound again');
+    await eventFor(ns.kubeConfig, ns.name, { kind: 'ClusterLease', name: 'job' }, 'InstanceReady');
+
+    // Past its grace the pool replaces the spare; the leased guest is never replaced.
+    clock.advance(
+      DEFAULT_TIMINGS.pool.unhealthySpareGraceMs - DEFAULT_TIMINGS.lease.notReadyGraceMs,
+    );
     const replaced = await eventFor(
       ns.kubeConfig,
       ns.name,
-      { kind: 'ClusterInstance', name: 'crc-0' },
+      { kind: 'ClusterInstance', name: 'crc-1' },
       'UnhealthySpareReplaced',
     );
     expect(replaced.message).toContain('ClusterOperator dns is Degraded');
-    // Its successor is a new guest (booting one is crc-instance.test.ts's part), and the lease
-    // still waits: it never got the broken one.
-    await instanceIn('crc-0', (i) => !!i && i.metadata!.uid !== spare.metadata!.uid, 'replaced');
-    const still = await ns.api.get<ClusterLease>(LEASES, 'job', ns.name);
+    // Its successor is a new guest (booting one is crc-instance.test.ts's part), and the new
+    // lease still waits: it never got the broken one.
+    await instanceIn('crc-1', (i) => !!i && i.metadata!.uid !== spare.metadata!.uid, 'replaced');
+    const still = await ns.api.get<ClusterLease>(LEASES, 'next', ns.name);
     expect(still.status?.instanceRef?.name).toBeFalsy();
+    const kept = await ns.api.get<ClusterInstance>(INSTANCES, 'crc-0', ns.name);
+    expect(kept.metadata!.uid).toBe(first.metadata!.uid);
   });
 
   it('replaces an hcp spare whose guest stops answering, and refuses a lease its certificates would not outlive', async () => {

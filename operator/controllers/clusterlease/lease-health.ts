@@ -46,16 +46,24 @@ function judged(
   const lost = lostBecause(lease, instance);
   if (lost !== undefined || !instance) return { state: 'lost', message: lost ?? '' };
   const ready = findCondition(instance.status?.conditions, 'Ready');
-  if (instance.status?.phase === 'Ready' && ready?.status !== 'False')
-    return { state: 'ready', instance };
-  const since = notReadySince(lease, ready, now);
+  const healthy = findCondition(instance.status?.conditions, 'GuestHealthy');
+  const isReady = instance.status?.phase === 'Ready' && ready?.status !== 'False';
+  if (isReady && healthy?.status !== 'False') return { state: 'ready', instance };
+  // A Ready guest that fails a readiness gate is as little use to the job as one not Ready.
+  const since = notReadySince(lease, isReady ? healthy : ready, now);
   return { state: 'not-ready', instance, since, lasting: now - since >= graceMs };
 }
 
-/** Since when the instance is not Ready: its Ready condition's transition, else the binding. */
-function notReadySince(lease: Lease, ready: Condition | undefined, now: number): number {
-  const transition = ready?.status === 'True' ? undefined : ready?.lastTransitionTime;
-  return Date.parse(transition ?? lease.status?.boundTime ?? '') || now;
+/**
+ * Since when the instance is of no use: the failing condition's transition (Ready, or GuestHealthy
+ * of a Ready guest), never before the binding, else the binding.
+ */
+function notReadySince(lease: Lease, failing: Condition | undefined, now: number): number {
+  const transition = failing?.status === 'True' ? undefined : failing?.lastTransitionTime;
+  const bound = Date.parse(lease.status?.boundTime ?? '');
+  const since = Date.parse(transition ?? '');
+  if (Number.isNaN(since)) return bound || now;
+  return Number.isNaN(bound) ? since : Math.max(since, bound);
 }
 
 /** Why this is no longer the lease's instance; undefined while it is. */
@@ -75,9 +83,14 @@ function lostBecause(lease: Lease, instance: Instance | undefined): string | und
     : `${what} no longer carries this lease's claim (status.leaseRef)`;
 }
 
-/** A one-line account of an instance that is not Ready, for the lease's condition. */
+/** A one-line account of an instance that is not Ready or fails a gate, for the lease's condition. */
 export function notReadyMessage(instance: Instance, since: number): string {
   const ready = findCondition(instance.status?.conditions, 'Ready');
+  const healthy = findCondition(instance.status?.conditions, 'GuestHealthy');
+  const at = new Date(since).toISOString();
+  const { name } = instance.metadata;
+  if (instance.status?.phase === 'Ready' && ready?.status !== 'False' && healthy)
+    return `ClusterInstance ${name} has failed a readiness gate since ${at} (${healthy.reason}: ${healthy.message})`;
   const why = ready ? `${ready.reason}: ${ready.message}` : `phase ${instance.status?.phase}`;
-  return `ClusterInstance ${instance.metadata.name} has not been Ready since ${new Date(since).toISOString()} (${why})`;
+  return `ClusterInstance ${name} has not been Ready since ${at} (${why})`;
 }

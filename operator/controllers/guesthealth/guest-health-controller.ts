@@ -1,6 +1,6 @@
 import { findCondition, setCondition } from '../../api/conditions.js';
-import type { ClusterInstance, ClusterPool } from '../../../client/api/resources.js';
-import { INSTANCES, POOLS } from '../../../client/api/resources.js';
+import type { ClusterInstance, ClusterLease, ClusterPool } from '../../../client/api/resources.js';
+import { INSTANCES, LEASES, POOLS } from '../../../client/api/resources.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 import type { GuestAccess } from '../../kube/strict-kubeconfig.js';
@@ -11,6 +11,7 @@ import type { ReconcileContext, ReconcileResult } from '../../runtime/controller
 import type { ControllerRegistration } from '../../runtime/manager.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
 import { formatGoDuration } from '../../../client/api/duration.js';
+import { claimOf } from '../binding/binding-model.js';
 import { CERTIFICATE_MARGIN_MS, expectedHoldMs } from '../binding/hand-out-gate.js';
 import { publishedKubeconfig } from '../clusterlease/lease-kubeconfig-source.js';
 import type { ConnectAddress } from '../clusterinstance/core/guest-api-probe.js';
@@ -111,21 +112,46 @@ export class GuestHealthController {
       ignoreOperators: pool?.spec.guestHealth?.ignoreOperators ?? [],
       connectAddress: this.options.connectAddress,
     });
-    return { ...report, checks: [...report.checks, this.certificateCheck(report, pool)] };
+    const leaseEnd = await this.claimingLeaseEnd(instance);
+    return {
+      ...report,
+      checks: [...report.checks, this.certificateCheck(report, pool, leaseEnd)],
+    };
   }
 
-  private certificateCheck(report: GuestHealthReport, pool: ClusterPool | undefined): GuestCheck {
+  /**
+   * A spare's certificates must outlive a whole lease of its pool; a leased guest's only the
+   * lease it is in, which the hand-out gate checked when it bound.
+   */
+  private certificateCheck(
+    report: GuestHealthReport,
+    pool: ClusterPool | undefined,
+    leaseEnd: number | undefined,
+  ): GuestCheck {
     const notAfter = report.certificatesNotAfter;
     const holdMs = expectedHoldMs(undefined, pool);
-    if (
-      notAfter === undefined ||
-      notAfter >= this.ports.clock.now() + holdMs + CERTIFICATE_MARGIN_MS
-    )
+    const until = leaseEnd ?? this.ports.clock.now() + holdMs;
+    if (notAfter === undefined || notAfter >= until + CERTIFICATE_MARGIN_MS)
       return { name: 'certificates' };
+    const what =
+      leaseEnd === undefined
+        ? `${formatGoDuration(holdMs)} of lease`
+        : `its lease ends at ${metaTime(leaseEnd)}`;
     return {
       name: 'certificates',
-      problem: `a certificate of the published kubeconfig expires at ${metaTime(notAfter)}, before ${formatGoDuration(holdMs)} of lease and a ${formatGoDuration(CERTIFICATE_MARGIN_MS)} margin`,
+      problem: `a certificate of the published kubeconfig expires at ${metaTime(notAfter)}, before ${what} and a ${formatGoDuration(CERTIFICATE_MARGIN_MS)} margin`,
     };
+  }
+
+  /** When the lease that holds the instance ends (its status.expiresAt), if one does. */
+  private async claimingLeaseEnd(instance: Instance): Promise<number | undefined> {
+    const claim = claimOf(instance);
+    if (!claim) return undefined;
+    const leases = await this.ports.cache.read<ClusterLease>(LEASES);
+    const lease = leases.get(claim.name, instance.metadata.namespace);
+    if (!lease || lease.metadata.uid !== claim.uid) return undefined;
+    const expiresAt = Date.parse(lease.status?.expiresAt ?? '');
+    return Number.isNaN(expiresAt) ? undefined : expiresAt;
   }
 
   /**
