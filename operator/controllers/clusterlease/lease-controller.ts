@@ -188,7 +188,12 @@ function availabilityChanged(previous?: ClusterInstance, current?: ClusterInstan
   const was = looksAvailable(previous);
   const now = looksAvailable(current);
   const rechecked = was && now && healthStamp(previous) !== healthStamp(current);
-  return (!was && now) || (was && !now && !(current && claimOf(current))) || rechecked;
+  // A spare that just hibernated is one a waiting lease may resume.
+  const hibernated =
+    current?.status?.phase === 'Hibernated' &&
+    previous?.status?.phase !== 'Hibernated' &&
+    !claimOf(current);
+  return (!was && now) || (was && !now && !(current && claimOf(current))) || rechecked || hibernated;
 }
 
 /** The last check of the readiness gates, as the hand-out gate reads it. */

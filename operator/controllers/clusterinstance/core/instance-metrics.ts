@@ -7,11 +7,13 @@ import { Reason } from './reasons.js';
 
 const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
 const TEARDOWN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const RESUME_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800];
 
 /** What the instance controller records, per manager registry. */
 export interface InstanceMetrics {
   provisioning: Histogram<'topology'>;
   teardown: Histogram<'topology'>;
+  resume: Histogram<'topology'>;
   release: Histogram<'namespace' | 'pool'>;
   failures: Counter<'topology' | 'reason'>;
   timeouts: Counter<'topology' | 'waiting'>;
@@ -34,6 +36,13 @@ function create(registry: Registry): InstanceMetrics {
       help: 'Time from ClusterInstance deletion to its backing resources gone, by topology.',
       labelNames: ['topology'],
       buckets: TEARDOWN_BUCKETS,
+      registers,
+    }),
+    resume: new Histogram({
+      name: 'guestcluster_instance_resume_seconds',
+      help: 'Time from the start of a hibernated ClusterInstance resume to Ready again, by topology.',
+      labelNames: ['topology'],
+      buckets: RESUME_BUCKETS,
       registers,
     }),
     release: new Histogram({
@@ -82,7 +91,12 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
   const [was, is] = [before.status?.phase, written.status?.phase];
   if (was === is) return;
   const topology = written.spec.type;
-  if (is === 'Ready') {
+  const resumed = written.status?.hibernation;
+  if (is === 'Ready' && resumed?.resumedAt !== before.status?.hibernation?.resumedAt) {
+    // A resume, not a provisioning (docs/reference/instances.md#hibernation).
+    const seconds = (Date.parse(resumed?.resumedAt ?? '') - Date.parse(resumed?.resumeStartedAt ?? '')) / 1000;
+    if (!Number.isNaN(seconds)) instanceMetrics(api).resume.observe({ topology }, Math.max(0, seconds));
+  } else if (is === 'Ready') {
     const seconds = secondsSince(api, written.metadata?.creationTimestamp);
     if (seconds !== undefined) instanceMetrics(api).provisioning.observe({ topology }, seconds);
   } else if (is === 'Failed') {
