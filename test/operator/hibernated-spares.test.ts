@@ -133,7 +133,11 @@ describe('hibernated spares', () => {
     await ns.api.create(POOLS, pool);
     const spare = await instanceIn('crc-0', healthy, 'Ready and healthy', CRC_READY_MS);
     const firstVmi = spare.status!.crc!.vmiUID!;
-    const disk = await ns.api.get<KubeObject>(DATA_VOLUMES, spare.status!.crc!.dataVolumeName!, ns.name);
+    const disk = await ns.api.get<KubeObject>(
+      DATA_VOLUMES,
+      spare.status!.crc!.dataVolumeName!,
+      ns.name,
+    );
 
     // Not yet idle long enough: it keeps running. Then half an hour on the operator's clock.
     clock.advance(29 * MINUTE);
@@ -150,7 +154,9 @@ describe('hibernated spares', () => {
       ns.name,
     );
     expect(vm.spec.runStrategy).toBe('Halted');
-    expect((vm as { status?: { printableStatus?: string } }).status?.printableStatus).toBe('Stopped');
+    expect((vm as { status?: { printableStatus?: string } }).status?.printableStatus).toBe(
+      'Stopped',
+    );
     await expect(ns.api.get(VIRTUAL_MACHINE_INSTANCES, 'crc-0', ns.name)).rejects.toThrow();
     const kept = await ns.api.get<KubeObject>(DATA_VOLUMES, disk.metadata!.name!, ns.name);
     expect(kept.metadata!.uid).toBe(disk.metadata!.uid);
@@ -206,11 +212,9 @@ describe('hibernated spares', () => {
     expect(conditionOf(stopped, 'Ready')!.message).toContain(
       'has no workers; the hosted control plane keeps running',
     );
-    const nodePool = await ns.api.get<KubeObject & { spec: { replicas: number }; status: { replicas: number } }>(
-      NODE_POOLS,
-      nodePoolName,
-      hostedClusterNamespace!,
-    );
+    const nodePool = await ns.api.get<
+      KubeObject & { spec: { replicas: number }; status: { replicas: number } }
+    >(NODE_POOLS, nodePoolName, hostedClusterNamespace);
     expect(nodePool.spec.replicas).toBe(0);
     expect(nodePool.status.replicas).toBe(0);
 
@@ -225,11 +229,9 @@ describe('hibernated spares', () => {
     );
     const bound = await leaseIn('hcp-job', (l) => l?.status?.phase === 'Bound', 'bound');
     expect(bound.status!.instanceRef).toEqual({ name: 'hcp-0', uid: spare.metadata!.uid });
-    const workers = await ns.api.get<KubeObject & { spec: { replicas: number }; status: { replicas: number } }>(
-      NODE_POOLS,
-      nodePoolName,
-      hostedClusterNamespace!,
-    );
+    const workers = await ns.api.get<
+      KubeObject & { spec: { replicas: number }; status: { replicas: number } }
+    >(NODE_POOLS, nodePoolName, hostedClusterNamespace);
     expect(workers.spec.replicas).toBe(1);
     expect(workers.status.replicas).toBe(1);
   });

@@ -140,12 +140,9 @@ export class LeaseBinder {
       (i) => isInstanceOf(i, poolName),
     );
     // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
-    const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
     const now = this.ports.clock.now();
-    const gate = { now, maxAgeMs: this.timings.guestHealthMaxAgeMs };
-    const resume = claimed && resumeStep(claimed, lease, pool, gate);
-    if (claimed && resume) return this.followResume(lease, claimed, resume, context);
-    if (claimed?.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
+    const held = await this.heldClaim(lease, pool, instances, now, context);
+    if (held) return held;
 
     // Leases the limits keep from binding take no place in the queue.
     const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(
@@ -211,6 +208,26 @@ export class LeaseBinder {
     }
     await ensureLeaseAccess(this.ports, lease);
     return this.recordBinding(lease, instance, context);
+  }
+
+  /**
+   * A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet:
+   * bound when its instance is Ready, followed while it resumes. Undefined when there is none.
+   */
+  private async heldClaim(
+    lease: Lease,
+    pool: ClusterPool,
+    instances: readonly Instance[],
+    now: number,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult | undefined> {
+    const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
+    if (!claimed) return undefined;
+    const gate = { now, maxAgeMs: this.timings.guestHealthMaxAgeMs };
+    const resume = resumeStep(claimed, lease, pool, gate);
+    if (resume) return this.followResume(lease, claimed, resume, context);
+    if (claimed.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
+    return undefined;
   }
 
   /** Claims a hibernated spare and asks it to run (docs/reference/kinds.md#hibernation). */

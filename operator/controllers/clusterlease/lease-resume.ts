@@ -68,10 +68,7 @@ export async function askToRun(ports: ControllerPorts, instance: Instance): Prom
 }
 
 /** What a lease that claimed an instance for a resume does next. */
-export type ResumeStep =
-  | { bind: true }
-  | { wait: string }
-  | { released: string };
+export type ResumeStep = { bind: true } | { wait: string } | { released: string };
 
 /**
  * A claimed instance that is resuming: bound once Ready with its gates passed after the resume;
@@ -87,9 +84,7 @@ export function resumeStep(
 ): ResumeStep | undefined {
   const status = instance.status;
   const started = Date.parse(status?.hibernation?.resumeStartedAt ?? '');
-  const resuming = status?.phase === 'Hibernated' || resumeUnderWay(status) !== undefined;
-  const resumed = !Number.isNaN(started) && status?.phase === 'Ready';
-  if (!resuming && !resumed) return undefined;
+  if (!isResumeClaim(instance, started)) return undefined;
   const name = instance.metadata.name;
   if (status?.phase === 'Failed')
     return { released: `resumed ClusterInstance ${name} failed: ${readyWords(instance)}` };
@@ -97,13 +92,33 @@ export function resumeStep(
     return { wait: `resuming hibernated ClusterInstance ${name}: ${readyWords(instance)}` };
   const problem = handOutProblem(instance, lease, pool, gate.now, gate.maxAgeMs);
   if (!problem) return { bind: true };
-  // A check since the resume that failed, or certificates CRC did not renew: another spare.
-  const checkedAt = Date.parse(status.guestHealth?.checkedAt ?? '');
-  const failing = findCondition(status.conditions, 'GuestHealthy')?.status === 'False';
-  const short = shortCertificates(instance, lease, pool, gate.now);
-  if (checkedAt >= started && (failing || short))
+  if (checkedSinceAndFailing(instance, lease, pool, { now: gate.now, started }))
     return { released: `resumed ClusterInstance ${name} cannot be handed out: ${problem}` };
   return { wait: `resumed ClusterInstance ${name} waits for its readiness gates: ${problem}` };
+}
+
+/** Hibernated, resuming, or Ready after a resume. */
+function isResumeClaim(instance: Instance, started: number): boolean {
+  const status = instance.status;
+  if (status?.phase === 'Hibernated' || resumeUnderWay(status) !== undefined) return true;
+  return !Number.isNaN(started) && status?.phase === 'Ready';
+}
+
+/**
+ * A check since the resume that failed, or certificates CRC did not renew that do not outlive
+ * the lease: another spare serves it better.
+ */
+function checkedSinceAndFailing(
+  instance: Instance,
+  lease: Lease,
+  pool: ClusterPool,
+  at: { now: number; started: number },
+): boolean {
+  const status = instance.status;
+  const checkedAt = Date.parse(status?.guestHealth?.checkedAt ?? '');
+  if (!(checkedAt >= at.started)) return false;
+  const failing = findCondition(status?.conditions, 'GuestHealthy')?.status === 'False';
+  return failing || !!shortCertificates(instance, lease, pool, at.now);
 }
 
 function readyWords(instance: Instance): string {

@@ -72,11 +72,8 @@ export function accountPool(
       else accounting.available.push(instance);
     } else if (instance.status?.phase === 'Failed') {
       if (!claimed.has(name)) accounting.failed.push(instance);
-    } else if (instance.status?.phase === 'Hibernated' || resumeUnderWay(instance.status)) {
-      if (!claimed.has(name) && instance.status?.phase === 'Hibernated')
-        accounting.hibernated.push(instance);
-      else if (claimed.has(name)) accounting.resumingForLease += 1;
-      else accounting.pending += 1;
+    } else if (stoppedOrResuming(instance)) {
+      countStopped(accounting, instance, claimed.has(name));
     } else {
       accounting.pending += 1;
     }
@@ -100,4 +97,19 @@ export function spareSupply(
   accounting: Pick<PoolAccounting, 'available' | 'hibernated' | 'pending'>,
 ): number {
   return accounting.available.length + accounting.hibernated.length + accounting.pending;
+}
+
+/** Hibernated, or resuming from hibernation (docs/reference/kinds.md#hibernation). */
+function stoppedOrResuming(instance: Instance): boolean {
+  return instance.status?.phase === 'Hibernated' || resumeUnderWay(instance.status) !== undefined;
+}
+
+/**
+ * An unclaimed hibernated spare is a hibernated spare; one a lease claimed is the lease's; one
+ * resuming for the pool's own running spares is on its way in.
+ */
+function countStopped(accounting: PoolAccounting, instance: Instance, claimed: boolean): void {
+  if (claimed) accounting.resumingForLease += 1;
+  else if (instance.status?.phase === 'Hibernated') accounting.hibernated.push(instance);
+  else accounting.pending += 1;
 }

@@ -242,9 +242,18 @@ export class PoolController {
     const rollout = release && { accounting, leases, version: release.ocpVersion };
     if (rollout && (await replaceStale(this.ports, pool, rollout, context))) return {};
     const instances = seen.instances;
-    const power = await balanceHibernation(this.ports, pool, { accounting, instances, leases }, context, now);
+    const power = await balanceHibernation(
+      this.ports,
+      pool,
+      { accounting, instances, leases },
+      context,
+      now,
+    );
     if (power.changed) return {};
-    const trimmed = sooner(await this.scaleDown(pool, accounting, leases, context, now), power.result);
+    const trimmed = sooner(
+      await this.scaleDown(pool, accounting, leases, context, now),
+      power.result,
+    );
     return unhealthy ? sooner(trimmed, unhealthy) : trimmed;
   }
 

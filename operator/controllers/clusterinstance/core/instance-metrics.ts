@@ -91,12 +91,8 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
   const [was, is] = [before.status?.phase, written.status?.phase];
   if (was === is) return;
   const topology = written.spec.type;
-  const resumed = written.status?.hibernation;
-  if (is === 'Ready' && resumed?.resumedAt !== before.status?.hibernation?.resumedAt) {
-    // A resume, not a provisioning (docs/reference/instances.md#hibernation).
-    const seconds = (Date.parse(resumed?.resumedAt ?? '') - Date.parse(resumed?.resumeStartedAt ?? '')) / 1000;
-    if (!Number.isNaN(seconds)) instanceMetrics(api).resume.observe({ topology }, Math.max(0, seconds));
-  } else if (is === 'Ready') {
+  if (is === 'Ready') {
+    if (observedResume(api, before, written)) return;
     const seconds = secondsSince(api, written.metadata?.creationTimestamp);
     if (seconds !== undefined) instanceMetrics(api).provisioning.observe({ topology }, seconds);
   } else if (is === 'Failed') {
@@ -106,6 +102,20 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
     if (reason === Reason.ProvisioningTimedOut && timedOut)
       instanceMetrics(api).timeouts.inc({ topology, waiting: timedOut.reason });
   }
+}
+
+/**
+ * A write that ended a resume (docs/reference/instances.md#hibernation) is no provisioning: its
+ * own time is recorded. False when the write ended none.
+ */
+function observedResume(api: InstanceApi, before: Instance, written: Instance): boolean {
+  const resumed = written.status?.hibernation;
+  if (!resumed?.resumedAt || resumed.resumedAt === before.status?.hibernation?.resumedAt)
+    return false;
+  const ms = Date.parse(resumed.resumedAt) - Date.parse(resumed.resumeStartedAt ?? '');
+  if (!Number.isNaN(ms))
+    instanceMetrics(api).resume.observe({ topology: written.spec.type }, Math.max(0, ms / 1000));
+  return true;
 }
 
 /**

@@ -15,7 +15,10 @@ import { currentVmi } from './crc-vmi.js';
 /** How KubeVirt runs a VM: the run strategy, or the older `running` flag. */
 export function vmRunStrategy(vm: PlatformObject): string | undefined {
   const spec = vm.spec as { runStrategy?: string; running?: boolean } | undefined;
-  return spec?.runStrategy ?? (spec?.running === undefined ? undefined : spec.running ? 'Always' : 'Halted');
+  return (
+    spec?.runStrategy ??
+    (spec?.running === undefined ? undefined : spec.running ? 'Always' : 'Halted')
+  );
 }
 
 /**
@@ -27,7 +30,7 @@ export async function setRunStrategy(
   vm: Stored<PlatformObject>,
   strategy: 'Always' | 'Halted',
 ): Promise<boolean> {
-  const spec = vm.spec as Record<string, unknown> | undefined;
+  const spec = vm.spec;
   if (spec?.runStrategy === strategy && spec.running === undefined) return false;
   await pass.objects.verify(VIRTUAL_MACHINES, vm);
   const next: Record<string, unknown> = { ...spec, runStrategy: strategy };
@@ -51,7 +54,11 @@ export async function hibernateCrc(pass: CrcPass): Promise<ReconcileResult> {
   await recordCrcIdentity(objects, draft, { live: false, vmi: false });
   const vm = await objects.current<PlatformObject>(VIRTUAL_MACHINES, crcVmName(objects.instance));
   if (vm && (await setRunStrategy(pass, vm, 'Halted')))
-    announce(pass, 'VirtualMachineHalted', `Halted ${where} to hibernate the spare; its disk is kept`);
+    announce(
+      pass,
+      'VirtualMachineHalted',
+      `Halted ${where} to hibernate the spare; its disk is kept`,
+    );
   const recorded = records.recorded('VirtualMachineInstance')?.uid;
   if (recorded)
     await objects.remove(JOBS, agentJobName(name, recorded), { propagationPolicy: 'Foreground' });
