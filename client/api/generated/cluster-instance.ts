@@ -14,6 +14,10 @@ export interface ClusterInstanceSpec {
    */
   provisioningTimeout?: string;
   /**
+   * Whether the guest runs (Running, the default) or is kept stopped (Hibernating: a crc VM halted with its disk kept, an hcp NodePool scaled to zero workers). A pool sets it on its unclaimed spares, a lease that resumes a spare sets it back to Running; an instance claimed by a lease runs whatever it says (docs/reference/instances.md#hibernation).
+   */
+  powerState?: 'Running' | 'Hibernating';
+  /**
    * Owning ClusterPool in the same namespace; empty name for standalone instances.
    */
   poolRef?: {
@@ -125,9 +129,9 @@ export interface ClusterInstanceSpec {
  */
 export interface ClusterInstanceStatus {
   /**
-   * Lifecycle phase. There is no Leased phase; see status.leaseRef.
+   * Lifecycle phase (Hibernated is a spare kept stopped, spec.powerState Hibernating). There is no Leased phase; see status.leaseRef.
    */
-  phase?: 'Provisioning' | 'Ready' | 'Failed' | 'Terminating';
+  phase?: 'Provisioning' | 'Ready' | 'Hibernated' | 'Failed' | 'Terminating';
   /**
    * Observed OpenShift version of the guest.
    */
@@ -299,6 +303,23 @@ export interface ClusterInstanceStatus {
      * The earliest expiry of the certificates a lease relies on (the guest API's serving certificate, its CA and the client certificate of the published kubeconfig).
      */
     certificatesNotAfter?: string;
+  };
+  /**
+   * When the guest was last stopped and resumed (docs/reference/instances.md#hibernation).
+   */
+  hibernation?: {
+    /**
+     * When the guest was last asked to stop (spec.powerState Hibernating).
+     */
+    hibernatedAt?: string;
+    /**
+     * When the last resume started; a resume has the provisioning timeout from then, and the guest's readiness gates must be checked again after it.
+     */
+    resumeStartedAt?: string;
+    /**
+     * When the last resume ended with the instance Ready.
+     */
+    resumedAt?: string;
   };
   /**
    * When provisioning times out (spec.provisioningTimeout) unless the instance is Ready by then; present while it provisions for the first time.

@@ -18,9 +18,22 @@ export interface ClusterPoolSpec {
    */
   minSize?: number;
   /**
-   * Floor on instances that are Ready (or still provisioning) and not claimed by a lease. At most maxSize.
+   * Floor on instances that are Ready, hibernated (spec.hibernation) or still provisioning, and not claimed by a lease. At most maxSize.
    */
   warmSpares?: number;
+  /**
+   * Keeps spares stopped instead of running (docs/reference/kinds.md#hibernation): runningSpares of the unclaimed Ready spares stay running, and a running spare idle for hibernateAfter is hibernated while more than that run. A lease takes a running spare first, else resumes a hibernated one. Hibernated spares count towards warmSpares. Absent: every spare runs.
+   */
+  hibernation?: {
+    /**
+     * How many unclaimed, Ready spares stay running. At most maxSize.
+     */
+    runningSpares?: number;
+    /**
+     * How long a running spare stays idle (since it became Ready or was resumed) before it is hibernated (Go duration, 1m to 8760h), for example 30m.
+     */
+    hibernateAfter: string;
+  };
   /**
    * The longest spec.ttl a lease of this pool may have (Go duration, for example 8h), counted from binding as the TTL is. Admission refuses a lease created or extended beyond it, and one without a TTL. Absent: leases may have any TTL up to 8760h, or none.
    */
@@ -175,6 +188,10 @@ export interface ClusterPoolStatus {
    * Ready, not deleting, claimed by a lease.
    */
   leasedInstances?: number;
+  /**
+   * Hibernated, not deleting, not claimed by any lease (spec.hibernation).
+   */
+  hibernatedInstances?: number;
   /**
    * The OpenShift version new instances get: the resolvedVersion of the VersionStream the pool follows, else spec.template.ocpVersion. Leases asking for a version (spec.ocpVersion) are compared with it.
    */

@@ -159,6 +159,12 @@ async function ensureHostedClusterOwner(
   return true;
 }
 
+/**
+ * status.replicas is what HyperShift copies from the MachineDeployment's available replicas
+ * (hypershift-operator/controllers/nodepool/capi.go, reconcileMachineDeployment), whose spec
+ * follows spec.replicas (setMachineDeploymentReplicas): a NodePool scaled to 0 loses its workers
+ * (ensureWorkers removes their pods) and reports 0; scaled back up, new workers join once bound.
+ */
 async function writeNodePoolStatus(
   host: SimulatorHost,
   options: SimulatedNodePoolsOptions,

@@ -47,11 +47,17 @@ export function handOutProblem(
 function staleCheck(instance: Instance, now: number, maxAgeMs: number): string | undefined {
   const at = instance.status?.guestHealth?.checkedAt;
   const checkedAt = Date.parse(at ?? '');
+  // A check of the guest before it was stopped says nothing of the one that booted again
+  // (docs/reference/instances.md#hibernation).
+  const resumed = Date.parse(instance.status?.hibernation?.resumeStartedAt ?? '');
+  if (!Number.isNaN(resumed) && !(checkedAt >= resumed))
+    return `ClusterInstance ${instance.metadata.name} has not had its readiness gates checked since it resumed from hibernation`;
   if (!Number.isNaN(checkedAt) && now - checkedAt <= maxAgeMs) return undefined;
   return `ClusterInstance ${instance.metadata.name} had its readiness gates last checked at ${at ?? 'no time'}, more than ${formatGoDuration(maxAgeMs)} ago`;
 }
 
-function shortCertificates(
+/** Why the recorded certificates do not outlive the lease by the margin, or undefined. */
+export function shortCertificates(
   instance: Instance,
   lease: Lease | undefined,
   pool: ClusterPool | undefined,

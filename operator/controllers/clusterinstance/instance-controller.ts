@@ -12,6 +12,7 @@ import type { Instance, InstanceApi } from './core/instance-api.js';
 import { instanceMetrics, observeTornDown } from './core/instance-metrics.js';
 import { InstanceFailure, Reason } from './core/reasons.js';
 import { applyProvisioningDeadline } from './core/provisioning-deadline.js';
+import { finishResume, startResume, wantsHibernation } from './core/hibernation.js';
 import { InstanceStatusDraft } from './core/status-draft.js';
 import type { InstanceTimings } from './core/timings.js';
 import { instanceKeys } from './core/watches.js';
@@ -99,8 +100,24 @@ export class InstanceController {
     if (!(await this.namespaceGate(draft))) return {};
     const platform = await this.platformGate(draft, topology);
     if (platform) return platform;
+    const now = this.api.now();
+    if (wantsHibernation(draft.instance) && (await this.stillWantsHibernation(draft.instance)))
+      return topology.hibernate(draft, context);
+    if (draft.instance.status?.phase === 'Hibernated') startResume(draft, now);
     const result = await topology.reconcile(draft, context);
-    return applyProvisioningDeadline(draft, result, this.api.now());
+    finishResume(draft, now);
+    return applyProvisioningDeadline(draft, result, now);
+  }
+
+  /**
+   * Stopping a guest is decided on a live read: a lease may have claimed the spare since the cache
+   * saw it (a claimed instance runs). The status write of the pass carries the resourceVersion
+   * read, so a claim after this read fails it.
+   */
+  private async stillWantsHibernation(instance: Instance): Promise<boolean> {
+    const { name, namespace, uid } = instance.metadata;
+    const live = await this.api.get<ClusterInstance>(INSTANCES, name, namespace);
+    return !!live && live.metadata.uid === uid && wantsHibernation(live);
   }
 
   /**

@@ -31,6 +31,14 @@ import {
 import type { LeaseMetrics } from './lease-metrics.js';
 import { observeBound } from './lease-metrics.js';
 import { enforceTtl, expiresAt } from './lease-ttl.js';
+import type { ResumeStep } from './lease-resume.js';
+import {
+  askToRun,
+  claimForResume,
+  releaseResumeClaim,
+  resumableSpares,
+  resumeStep,
+} from './lease-resume.js';
 import { metaTime } from '../../../client/kube/meta-time.js';
 
 /**
@@ -132,8 +140,9 @@ export class LeaseBinder {
       (i) => isInstanceOf(i, poolName),
     );
     // A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet.
-    const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
-    if (claimed?.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
+    const now = this.ports.clock.now();
+    const held = await this.heldClaim(lease, pool, instances, now, context);
+    if (held) return held;
 
     // Leases the limits keep from binding take no place in the queue.
     const leases = (await this.ports.cache.read<ClusterLease>(LEASES)).list(
@@ -146,10 +155,12 @@ export class LeaseBinder {
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
     // Only guests that pass their readiness gates are handed out (hand-out-gate.ts).
-    const now = this.ports.clock.now();
     const gated = gateInstances(instances, lease, pool, now, this.timings.guestHealthMaxAgeMs);
     const placement = placeLease(lease, leases, gated.offered);
     if ('queuePosition' in placement) {
+      // No running spare for this lease: a hibernated one is resumed before waiting for one.
+      const resumable = resumableSpares(instances, leases, lease)[placement.queuePosition - 1];
+      if (resumable) return this.resume(lease, resumable);
       const held = gated.heldBack[0];
       if (held) {
         const message = `no Ready, unclaimed ClusterInstance in pool "${poolName}" passes its readiness gates; ${held.problem}`;
@@ -197,6 +208,64 @@ export class LeaseBinder {
     }
     await ensureLeaseAccess(this.ports, lease);
     return this.recordBinding(lease, instance, context);
+  }
+
+  /**
+   * A claim of ours from an earlier pass (or another manager) that the lease has not recorded yet:
+   * bound when its instance is Ready, followed while it resumes. Undefined when there is none.
+   */
+  private async heldClaim(
+    lease: Lease,
+    pool: ClusterPool,
+    instances: readonly Instance[],
+    now: number,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult | undefined> {
+    const claimed = instances.find((i) => isClaimedBy(i, lease) && !i.metadata.deletionTimestamp);
+    if (!claimed) return undefined;
+    const gate = { now, maxAgeMs: this.timings.guestHealthMaxAgeMs };
+    const resume = resumeStep(claimed, lease, pool, gate);
+    if (resume) return this.followResume(lease, claimed, resume, context);
+    if (claimed.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
+    return undefined;
+  }
+
+  /** Claims a hibernated spare and asks it to run (docs/reference/kinds.md#hibernation). */
+  private async resume(lease: Lease, instance: Instance): Promise<ReconcileResult> {
+    const claim = await claimForResume(this.ports, lease, instance);
+    if (!claim) return { requeueAfterMs: this.timings.claimConflictRetryMs };
+    const name = instance.metadata.name;
+    await this.wait(lease, LeaseReason.Resuming, `resuming hibernated ClusterInstance ${name}`);
+    void this.ports.events.record(
+      lease,
+      'Normal',
+      LeaseReason.Resuming,
+      `Resuming hibernated ClusterInstance ${name}`,
+    );
+    return { requeueAfterMs: this.timings.waitingResyncMs };
+  }
+
+  /**
+   * A lease whose claimed instance resumes: binds once it may be handed out, waits with reason
+   * Resuming while it boots, or gives the claim back when the resumed guest cannot serve it.
+   */
+  private async followResume(
+    lease: Lease,
+    instance: Instance,
+    step: ResumeStep,
+    context: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    if ('bind' in step) return this.finishBind(lease, instance, false, context);
+    if ('wait' in step) {
+      await askToRun(this.ports, instance);
+      await this.wait(lease, LeaseReason.Resuming, step.wait);
+      return { requeueAfterMs: this.timings.waitingResyncMs };
+    }
+    if (await releaseResumeClaim(this.ports, instance)) {
+      context.logger.warn({ instance: instance.metadata.name }, step.released);
+      void this.ports.events.record(lease, 'Warning', LeaseEvent.ResumeFailed, step.released);
+    }
+    return { requeueAfterMs: this.timings.claimConflictRetryMs };
   }
 
   /** The lease's pool, or why the lease waits on it (it does not exist, or it is being deleted). */

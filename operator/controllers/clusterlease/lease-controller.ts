@@ -188,7 +188,21 @@ function availabilityChanged(previous?: ClusterInstance, current?: ClusterInstan
   const was = looksAvailable(previous);
   const now = looksAvailable(current);
   const rechecked = was && now && healthStamp(previous) !== healthStamp(current);
-  return (!was && now) || (was && !now && !(current && claimOf(current))) || rechecked;
+  return (
+    (!was && now) ||
+    (was && !now && !(current && claimOf(current))) ||
+    rechecked ||
+    justHibernated(previous, current)
+  );
+}
+
+/** A spare that just hibernated: one a waiting lease may resume. */
+function justHibernated(previous?: ClusterInstance, current?: ClusterInstance): boolean {
+  return (
+    current?.status?.phase === 'Hibernated' &&
+    previous?.status?.phase !== 'Hibernated' &&
+    !claimOf(current)
+  );
 }
 
 /** The last check of the readiness gates, as the hand-out gate reads it. */

@@ -15,6 +15,8 @@ export const LeaseReason = {
   WaitingForCapacity: 'WaitingForCapacity',
   /** Pending: the pool's Ready spares fail their readiness gates (GuestHealthy, or its age). */
   WaitingForHealthyInstance: 'WaitingForHealthyInstance',
+  /** Pending: the lease claimed a hibernated spare and waits for it to run and pass its gates. */
+  Resuming: 'Resuming',
   PoolNotFound: 'PoolNotFound',
   PoolDeleting: 'PoolDeleting',
   InstanceNotReady: 'InstanceNotReady',
@@ -36,6 +38,7 @@ export const LeaseReason = {
 /** Reasons of the Events on a lease (a failed lease's Event takes its condition's reason). */
 export const LeaseEvent = {
   Bound: 'Bound',
+  ResumeFailed: 'ResumeFailed',
   InstanceNotReady: 'InstanceNotReady',
   InstanceReady: 'InstanceReady',
   InstanceLost: 'InstanceLost',

@@ -4,6 +4,7 @@ import type { Instance, Lease } from '../binding/binding-model.js';
 import { claimedInstances, poolDemand } from '../binding/binding-model.js';
 import { blockedByLimits, poolLimits } from '../binding/lease-limits.js';
 import { offerServes, poolOffer } from '../binding/pool-offer.js';
+import { resumeUnderWay } from '../clusterinstance/core/hibernation.js';
 
 /**
  * How a pool's instances and the leases on it stand (docs/reference/kinds.md#pool-reconcile steps
@@ -17,6 +18,13 @@ export interface PoolAccounting {
   leased: number;
   /** Deleting or still provisioning: capacity on its way in or out. */
   pending: number;
+  /**
+   * Hibernated, not deleting, unclaimed (spec.hibernation): spares, so supply for the floors,
+   * but not available (a lease resumes one: docs/reference/kinds.md#hibernation).
+   */
+  hibernated: Instance[];
+  /** Hibernated or resuming for a lease that claimed it: the lease's, no spare any more. */
+  resumingForLease: number;
   /** Failed, not deleting, unclaimed: to be replaced. */
   failed: Instance[];
   /**
@@ -46,6 +54,8 @@ export function accountPool(
     available: [],
     leased: 0,
     pending: 0,
+    hibernated: [],
+    resumingForLease: 0,
     failed: [],
     pendingDemand: poolDemand(pool.metadata.name, demanding, instances),
     need: 0,
@@ -62,12 +72,14 @@ export function accountPool(
       else accounting.available.push(instance);
     } else if (instance.status?.phase === 'Failed') {
       if (!claimed.has(name)) accounting.failed.push(instance);
+    } else if (stoppedOrResuming(instance)) {
+      countStopped(accounting, instance, claimed.has(name));
     } else {
       accounting.pending += 1;
     }
   }
   const { minSize = 0, warmSpares = 0, maxSize } = pool.spec;
-  const supply = accounting.available.length + accounting.pending;
+  const supply = spareSupply(accounting);
   accounting.need = Math.max(
     minSize - accounting.total,
     warmSpares - supply,
@@ -75,4 +87,29 @@ export function accountPool(
   );
   accounting.room = maxSize - accounting.total;
   return accounting;
+}
+
+/**
+ * What the floors count as supply: the available spares, the hibernated ones and those on their
+ * way in or out.
+ */
+export function spareSupply(
+  accounting: Pick<PoolAccounting, 'available' | 'hibernated' | 'pending'>,
+): number {
+  return accounting.available.length + accounting.hibernated.length + accounting.pending;
+}
+
+/** Hibernated, or resuming from hibernation (docs/reference/kinds.md#hibernation). */
+function stoppedOrResuming(instance: Instance): boolean {
+  return instance.status?.phase === 'Hibernated' || resumeUnderWay(instance.status) !== undefined;
+}
+
+/**
+ * An unclaimed hibernated spare is a hibernated spare; one a lease claimed is the lease's; one
+ * resuming for the pool's own running spares is on its way in.
+ */
+function countStopped(accounting: PoolAccounting, instance: Instance, claimed: boolean): void {
+  if (claimed) accounting.resumingForLease += 1;
+  else if (instance.status?.phase === 'Hibernated') accounting.hibernated.push(instance);
+  else accounting.pending += 1;
 }

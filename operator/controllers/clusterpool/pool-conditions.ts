@@ -33,6 +33,8 @@ export const PoolReason = {
 /** Reasons of the Events on a pool and its instances. */
 export const PoolEvent = {
   InstanceCreated: 'InstanceCreated',
+  SpareHibernating: 'SpareHibernating',
+  SpareResuming: 'SpareResuming',
   InstanceFailed: 'InstanceFailed',
   WaitingForLeases: PoolReason.WaitingForLeases,
   CRCVersionNotAllowed: PoolReason.CRCVersionNotAllowed,

@@ -43,6 +43,7 @@ import type { StreamAnswer } from './stream-release.js';
 import { FailedReplacement } from './pool-replacement.js';
 import { replaceUnhealthySpare } from './unhealthy-spares.js';
 import { writePoolStatus } from './pool-status-write.js';
+import { balanceHibernation } from './spare-hibernation.js';
 import { OwnGrants } from './own-grants.js';
 
 /** What the pool controller takes from the operator's configuration. */
@@ -240,7 +241,19 @@ export class PoolController {
     }
     const rollout = release && { accounting, leases, version: release.ocpVersion };
     if (rollout && (await replaceStale(this.ports, pool, rollout, context))) return {};
-    const trimmed = await this.scaleDown(pool, accounting, leases, context, now);
+    const instances = seen.instances;
+    const power = await balanceHibernation(
+      this.ports,
+      pool,
+      { accounting, instances, leases },
+      context,
+      now,
+    );
+    if (power.changed) return {};
+    const trimmed = sooner(
+      await this.scaleDown(pool, accounting, leases, context, now),
+      power.result,
+    );
     return unhealthy ? sooner(trimmed, unhealthy) : trimmed;
   }
 
@@ -318,6 +331,10 @@ export class PoolController {
       observedGeneration: generation,
       conditions,
     };
+    // Only a pool that hibernates (or did) says how many of its spares are hibernated.
+    if (pool.spec.hibernation || accounting.hibernated.length)
+      counted.hibernatedInstances = accounting.hibernated.length;
+    else delete counted.hibernatedInstances;
     return versionStatus(pool, counted, seen, now);
   }
 
@@ -331,9 +348,12 @@ export class PoolController {
   ): Promise<ReconcileResult> {
     const idleMs = this.settings.timings.scaleDownIdleMs;
     const { minSize = 0, warmSpares = 0 } = pool.spec;
+    // Hibernated spares count towards the floors too; only running ones are trimmed here.
+    const spares = accounting.available.length + accounting.hibernated.length;
     const excess = Math.min(
-      accounting.available.length - Math.max(warmSpares, accounting.pendingDemand),
+      spares - Math.max(warmSpares, accounting.pendingDemand),
       accounting.total - minSize,
+      accounting.available.length,
     );
     if (excess <= 0) return {};
     const created = (i: Instance): number => Date.parse(i.metadata.creationTimestamp ?? '');

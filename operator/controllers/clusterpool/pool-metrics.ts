@@ -32,6 +32,11 @@ export interface PoolFigures {
    * for a pool that follows no VersionStream, or whose stream has not resolved.
    */
   stale?: number;
+  /**
+   * Unclaimed hibernated instances (counted as provisioning in `instances`); undefined for a pool
+   * without spec.hibernation that has none.
+   */
+  hibernated?: number;
 }
 
 /**
@@ -63,7 +68,22 @@ export function poolFigures(
     pendingLeases: poolDemand(name, leases, instances),
     capacity: typeof pool.spec.maxSize === 'number' ? pool.spec.maxSize : undefined,
     ...(follows ? { stale: staleInstances(instances, leases, version).length } : {}),
+    ...hibernatedFigure(pool, instances, claimed),
   };
+}
+
+function hibernatedFigure(
+  pool: Stored<ClusterPool>,
+  instances: readonly Instance[],
+  claimed: Set<string>,
+): { hibernated?: number } {
+  const hibernated = instances.filter(
+    (i) =>
+      i.status?.phase === 'Hibernated' &&
+      !i.metadata.deletionTimestamp &&
+      !claimed.has(i.metadata.name),
+  ).length;
+  return pool.spec.hibernation || hibernated ? { hibernated } : {};
 }
 
 export interface PoolMetricsSource {
@@ -132,6 +152,17 @@ export function registerPoolMetrics(registry: Registry, source: PoolMetricsSourc
       this.reset();
       for (const { namespace, pool, capacity } of allPools(source))
         if (capacity !== undefined) this.set({ namespace, pool }, capacity);
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_hibernated_spares',
+    help: 'Unclaimed instances of a pool kept stopped (spec.hibernation); a lease resumes one when no running spare is there. Absent for a pool that does not hibernate.',
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, hibernated } of allPools(source))
+        if (hibernated !== undefined) this.set({ namespace, pool }, hibernated);
     },
   });
   new Gauge({

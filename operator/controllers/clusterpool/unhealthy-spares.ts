@@ -6,6 +6,7 @@ import { isClaimed } from '../binding/binding-model.js';
 import { deleteInstanceIf } from '../binding/instance-deletion.js';
 import { formatGoDuration } from '../../../client/api/duration.js';
 import { PoolEvent } from './pool-conditions.js';
+import { resumeUnderWay } from '../clusterinstance/core/hibernation.js';
 
 /**
  * Since when, and why, a spare has been unhealthy: Ready but failing its readiness gates
@@ -34,6 +35,8 @@ function readinessLost(instance: Instance): Sign | undefined {
   const wasReady = !!status?.firstReadyAt || !!status?.topology;
   const ready = findCondition(status?.conditions, 'Ready');
   if (status?.phase !== 'Provisioning' || !wasReady || ready?.status !== 'False') return undefined;
+  // A resume has a deadline of its own (docs/reference/instances.md#hibernation).
+  if (resumeUnderWay(status) !== undefined) return undefined;
   return { condition: ready, why: `not Ready since it was: ${ready.reason}: ${ready.message}` };
 }
 

@@ -7,11 +7,13 @@ import { Reason } from './reasons.js';
 
 const PROVISIONING_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600];
 const TEARDOWN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+const RESUME_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800];
 
 /** What the instance controller records, per manager registry. */
 export interface InstanceMetrics {
   provisioning: Histogram<'topology'>;
   teardown: Histogram<'topology'>;
+  resume: Histogram<'topology'>;
   release: Histogram<'namespace' | 'pool'>;
   failures: Counter<'topology' | 'reason'>;
   timeouts: Counter<'topology' | 'waiting'>;
@@ -34,6 +36,13 @@ function create(registry: Registry): InstanceMetrics {
       help: 'Time from ClusterInstance deletion to its backing resources gone, by topology.',
       labelNames: ['topology'],
       buckets: TEARDOWN_BUCKETS,
+      registers,
+    }),
+    resume: new Histogram({
+      name: 'guestcluster_instance_resume_seconds',
+      help: 'Time from the start of a hibernated ClusterInstance resume to Ready again, by topology.',
+      labelNames: ['topology'],
+      buckets: RESUME_BUCKETS,
       registers,
     }),
     release: new Histogram({
@@ -83,6 +92,7 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
   if (was === is) return;
   const topology = written.spec.type;
   if (is === 'Ready') {
+    if (observedResume(api, before, written)) return;
     const seconds = secondsSince(api, written.metadata?.creationTimestamp);
     if (seconds !== undefined) instanceMetrics(api).provisioning.observe({ topology }, seconds);
   } else if (is === 'Failed') {
@@ -92,6 +102,20 @@ export function observePhaseChange(api: InstanceApi, before: Instance, written: 
     if (reason === Reason.ProvisioningTimedOut && timedOut)
       instanceMetrics(api).timeouts.inc({ topology, waiting: timedOut.reason });
   }
+}
+
+/**
+ * A write that ended a resume (docs/reference/instances.md#hibernation) is no provisioning: its
+ * own time is recorded. False when the write ended none.
+ */
+function observedResume(api: InstanceApi, before: Instance, written: Instance): boolean {
+  const resumed = written.status?.hibernation;
+  if (!resumed?.resumedAt || resumed.resumedAt === before.status?.hibernation?.resumedAt)
+    return false;
+  const ms = Date.parse(resumed.resumedAt) - Date.parse(resumed.resumeStartedAt ?? '');
+  if (!Number.isNaN(ms))
+    instanceMetrics(api).resume.observe({ topology: written.spec.type }, Math.max(0, ms / 1000));
+  return true;
 }
 
 /**

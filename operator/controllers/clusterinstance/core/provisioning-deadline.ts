@@ -5,6 +5,7 @@ import type { ReconcileResult } from '../../../runtime/controller.js';
 import { sooner } from '../../../runtime/controller.js';
 import { PLATFORM_GATE_CONDITIONS } from '../platform-readiness.js';
 import type { Instance } from './instance-api.js';
+import { resumeUnderWay } from './hibernation.js';
 import { InstanceFailure, Reason } from './reasons.js';
 import type { InstanceStatusDraft } from './status-draft.js';
 
@@ -30,15 +31,18 @@ export interface ProvisioningDeadline {
 }
 
 /**
- * The deadline of an instance that provisions for the first time: its timeout counted from when
- * provisioning started or the platform last became ready, whichever is later (a platform that was
- * down did not let it try). None once it was Ready (status.firstReadyAt; status.topology for
- * instances Ready before that field existed), or before provisioning started.
+ * The deadline of an instance that provisions for the first time, or resumes from hibernation: its
+ * timeout counted from when provisioning (the resume) started or the platform last became ready,
+ * whichever is later (a platform that was down did not let it try). None once it was Ready
+ * (status.firstReadyAt; status.topology for instances Ready before that field existed) and not
+ * resuming, or before provisioning started.
  */
 export function provisioningDeadline(draft: InstanceStatusDraft): ProvisioningDeadline | undefined {
   const { instance, status } = draft;
-  if (status.firstReadyAt || status.topology) return undefined;
-  const started = Date.parse(status.provisioning?.startedAt ?? '');
+  // A resume has the same time as a provisioning, from its start (docs/reference/instances.md#hibernation).
+  const resume = resumeUnderWay(status);
+  if (resume === undefined && (status.firstReadyAt || status.topology)) return undefined;
+  const started = resume ?? Date.parse(status.provisioning?.startedAt ?? '');
   if (Number.isNaN(started)) return undefined;
   const given = instance.spec.provisioningTimeout;
   const parsed = given ? parseGoDuration(given) : undefined;

@@ -30,6 +30,13 @@ export interface Topology {
    */
   reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult>;
   /**
+   * One pass over an instance to be stopped (core/hibernation.ts, wantsHibernation): the guest
+   * stopped with its disk and identity kept, what belonged to the running guest removed, and the
+   * progress in the draft (recordHibernation). The next pass that wants it running resumes it
+   * through `reconcile`.
+   */
+  hibernate(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult>;
+  /**
    * Deletes the backing objects; `pending` while some are still going away; `recorded` when the
    * draft got what teardown must know durably to verify dependents (the write's event brings
    * the next pass).

@@ -10,6 +10,7 @@ import { crcDiskName, crcVmName } from './crc-naming.js';
 import type { CrcPass, CrcStep } from './crc-pass.js';
 import { announce } from './crc-pass.js';
 import { currentVmi, runningVmi, unschedulableVmi } from './crc-vmi.js';
+import { setRunStrategy } from './crc-hibernation.js';
 
 /*
  * The steps of a crc pass that make the guest's machine
@@ -77,6 +78,10 @@ export function virtualMachineStep(pass: CrcPass): CrcStep<'profile' | 'diskPend
       const vm = await objects.ensure(VIRTUAL_MACHINES, buildVirtualMachine(instance, profile));
       if (vm.created) announce(pass, 'VirtualMachineCreated', `Created ${where}`);
       pass.records.record('VirtualMachine', VIRTUAL_MACHINES, vm.object);
+      // A hibernated guest (or one halted by hand) boots again from its disk
+      // (docs/reference/instances.md#hibernation).
+      if (!vm.created && (await setRunStrategy(pass, vm.object, 'Always')))
+        announce(pass, 'VirtualMachineStarted', `Started ${where} again from its disk`);
       if ((vm.object.status as { ready?: boolean } | undefined)?.ready) return holds();
       if (diskPending) return waiting({ reason: Reason.DataVolumePending, message: diskPending });
       // A VM that cannot start because its VMI fits no node says so, in the scheduler's words.

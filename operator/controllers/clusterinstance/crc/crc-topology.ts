@@ -16,6 +16,7 @@ import type { CrcPass } from './crc-pass.js';
 import { crcRecords, recordCrcIdentity } from './crc-records.js';
 import { crcPreconditions, crcSteps } from './crc-steps.js';
 import { crcTeardown } from './crc-teardown.js';
+import { hibernateCrc } from './crc-hibernation.js';
 import type { CrcWait } from './crc-wait.js';
 import { recordWait } from './crc-wait.js';
 import { crcWatches } from './crc-watches.js';
@@ -59,6 +60,13 @@ export class CrcTopology implements Topology {
     const before = await runSteps(crcPreconditions(pass), {});
     if (!('holds' in before)) return this.answer(draft, before);
     return this.answer(draft, await runSteps(crcSteps(pass), {}, this.policy(draft)));
+  }
+
+  async hibernate(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
+    const { api, timings, probe } = this;
+    const objects = crcObjects(api, draft.instance);
+    const records = crcRecords(draft);
+    return hibernateCrc({ api, timings, probe, objects, records, draft, context });
   }
 
   async teardown(draft: InstanceStatusDraft, context: ReconcileContext): Promise<TeardownOutcome> {

@@ -11,6 +11,7 @@ import { hcpObjects } from './hcp-ownership.js';
 import type { HcpPass } from './hcp-pass.js';
 import { hcpSteps } from './hcp-steps.js';
 import { hcpTeardown } from './hcp-teardown.js';
+import { hibernateHcp } from './hcp-hibernation.js';
 import { hcpWatches } from './hcp-watches.js';
 
 export interface HcpTopologyOptions {
@@ -56,6 +57,12 @@ export class HcpTopology implements Topology {
     // A placement or endpoint just chosen is durable before anything that embeds it is created.
     if ('record' in verdict) draft.phase('Provisioning');
     return {};
+  }
+
+  hibernate(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
+    const { api, timings, probe } = this;
+    const objects = hcpObjects(api, draft.instance);
+    return hibernateHcp({ api, timings, probe, objects, draft, context });
   }
 
   async teardown(draft: InstanceStatusDraft): Promise<TeardownOutcome> {
