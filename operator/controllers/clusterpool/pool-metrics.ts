@@ -32,6 +32,8 @@ export interface PoolFigures {
    * for a pool that follows no VersionStream, or whose stream has not resolved.
    */
   stale?: number;
+  /** status.autoscaling.desiredSpares: for a pool with spec.autoscaling or spec.schedule. */
+  desiredSpares?: number;
 }
 
 /**
@@ -63,7 +65,13 @@ export function poolFigures(
     pendingLeases: poolDemand(name, leases, instances),
     capacity: typeof pool.spec.maxSize === 'number' ? pool.spec.maxSize : undefined,
     ...(follows ? { stale: staleInstances(instances, leases, version).length } : {}),
+    ...desiredOf(pool),
   };
+}
+
+function desiredOf(pool: Stored<ClusterPool>): { desiredSpares?: number } {
+  const desired = pool.status?.autoscaling?.desiredSpares;
+  return desired === undefined ? {} : { desiredSpares: desired };
 }
 
 export interface PoolMetricsSource {
@@ -143,6 +151,17 @@ export function registerPoolMetrics(registry: Registry, source: PoolMetricsSourc
       this.reset();
       for (const { namespace, pool, stale } of allPools(source))
         if (stale !== undefined) this.set({ namespace, pool }, stale);
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_desired_spares',
+    help: 'The spares a pool with spec.autoscaling or spec.schedule keeps now (status.autoscaling.desiredSpares, in place of spec.warmSpares).',
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, desiredSpares } of allPools(source))
+        if (desiredSpares !== undefined) this.set({ namespace, pool }, desiredSpares);
     },
   });
 }
