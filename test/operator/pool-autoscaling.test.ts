@@ -177,6 +177,12 @@ describe('adaptive warm spares and schedules', () => {
     await eventOn('burst', 'SparesChanged', /^Desired spares \d+ → \d+: /);
     // More instances than the 12 waiting leases need: the spares for the next ones.
     expect(await instancesOf('burst', (n) => n === desired)).toBe(desired);
+    const gauge = await manager.metrics.registry
+      .getSingleMetric('guestcluster_pool_desired_spares')!
+      .get();
+    expect(gauge.values).toContainEqual(
+      expect.objectContaining({ labels: { namespace: ns.name, pool: 'burst' }, value: desired }),
+    );
   });
 
   it('holds the spares for scaleDownDelay, then steps down halfway', async () => {
