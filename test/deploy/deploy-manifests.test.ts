@@ -328,7 +328,11 @@ describe('the operator with its own ServiceAccount', () => {
       controllers: ['clusterpool', 'clusterlease', 'admissionpolicy'],
     });
 
-    await ns.api.create(POOLS, hcpPool(ns.name, 'rbac', { maxSize: 1 }));
+    // Autoscaled, so its demand history is read, created and updated (the lease's arrival).
+    await ns.api.create(
+      POOLS,
+      hcpPool(ns.name, 'rbac', { maxSize: 1, autoscaling: { maxSpares: 1 } }),
+    );
     await createPoolInstance(ns.api, poolInstance(ns.name, 'rbac', 'rbac-0'));
     await settleInstance(ns.api, ns.name, 'rbac-0');
     await ns.api.create(LEASES, lease(ns.name, 'job', 'rbac'));

@@ -22,6 +22,7 @@ const EXPORTED_METRICS = [
   'guestcluster_pool_pending_leases',
   'guestcluster_pool_capacity',
   'guestcluster_pool_stale_instances',
+  'guestcluster_pool_desired_spares',
   'guestcluster_lease_wait_seconds',
   'guestcluster_instance_provisioning_seconds',
   'guestcluster_lease_release_seconds',

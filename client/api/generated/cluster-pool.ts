@@ -35,6 +35,59 @@ export interface ClusterPoolSpec {
     hibernateAfter: string;
   };
   /**
+   * Adaptive warm spares (docs/reference/kinds.md#adaptive-warm-spares): the pool keeps the spares its observed demand needs, between minSpares and maxSpares, instead of the constant warmSpares, which it then ignores.
+   */
+  autoscaling?: {
+    /**
+     * Fewest spares, whatever the demand. Default 0.
+     */
+    minSpares?: number;
+    /**
+     * Most spares the policy asks for. At most maxSize.
+     */
+    maxSpares: number;
+    /**
+     * The chance, in percent, that the spares run out within one provisioning time (above 0, below 100). Default 5.
+     */
+    targetRunOutPercent?: number;
+    /**
+     * How long the target must stay below the spares before they step down, halfway each time (Go duration, at most 24h). Default 15m.
+     */
+    scaleDownDelay?: string;
+  };
+  /**
+   * Spare targets by weekday and time of day in timeZone (docs/reference/kinds.md#spare-schedules). The first rule whose window holds the moment applies: its warmSpares replace spec.warmSpares, or, for an autoscaled pool, spec.autoscaling.minSpares. When no rule applies, the pool's own fields do.
+   */
+  schedule?: {
+    /**
+     * An IANA time zone name, for example Europe/Berlin or UTC. A name the operator does not know leaves the schedule unused, with the condition ScheduleValid False InvalidTimeZone.
+     */
+    timeZone: string;
+    /**
+     * @maxItems 32
+     *
+     * Items: A weekly window, for example {days: [Mon, Tue, Wed, Thu, Fri], from: "08:00", to: "18:00", warmSpares: 4}.
+     */
+    rules: {
+      /**
+       * The weekdays of the window (a set, so at most the seven).
+       */
+      days: ('Mon' | 'Tue' | 'Wed' | 'Thu' | 'Fri' | 'Sat' | 'Sun')[];
+      /**
+       * Start of the window, HH:MM (24-hour clock) in timeZone, included.
+       */
+      from: string;
+      /**
+       * End of the window, HH:MM in timeZone (24:00 for midnight), excluded.
+       */
+      to: string;
+      /**
+       * The spares of the window. At most maxSize (and spec.autoscaling.maxSpares).
+       */
+      warmSpares: number;
+    }[];
+  };
+  /**
    * The longest spec.ttl a lease of this pool may have (Go duration, for example 8h), counted from binding as the TTL is. Admission refuses a lease created or extended beyond it, and one without a TTL. Absent: leases may have any TTL up to 8760h, or none.
    */
   maxLeaseDuration?: string;
@@ -197,7 +250,24 @@ export interface ClusterPoolStatus {
    */
   version?: string;
   /**
-   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances), and, for a pool that follows a VersionStream, VersionStreamResolved (False VersionStreamNotFound or VersionStreamNotResolved: no instance is created) and AllInstancesCurrent (True AllCurrent; False StaleInstances, with how many unclaimed instances have another version).
+   * The spares the pool keeps now, for a pool with spec.autoscaling or spec.schedule, and why.
+   */
+  autoscaling?: {
+    /**
+     * The spares the pool keeps now, in place of spec.warmSpares.
+     */
+    desiredSpares?: number;
+    /**
+     * The numbers the decision came from, for example "12 spares, 0.88 leases/min lately × 15 min provisioning, +4 for bursts (5% run-out)".
+     */
+    reason?: string;
+    /**
+     * When desiredSpares last changed.
+     */
+    lastChangeTime?: string;
+  };
+  /**
+   * Conditions: CapacityAvailable (True CapacitySufficient; False MaxSizeTooSmall or AtCapacity), ProvisioningAllowed (True NamespaceEnabled; False NamespaceDisabled, NamespaceTerminating, NamespaceUnavailable), a condition that reports when provisioning keeps failing and why, NamesAvailable (False NameTaken when objects the pool does not own hold names it skips), Terminating (True WaitingForLeases while a deleted pool waits for its leases to release their instances), and, for a pool that follows a VersionStream, VersionStreamResolved (False VersionStreamNotFound or VersionStreamNotResolved: no instance is created) and AllInstancesCurrent (True AllCurrent; False StaleInstances, with how many unclaimed instances have another version); for an autoscaled pool DemandHistoryUsable (False HistoryRefused or HistoryNameTaken), for a pool with a schedule ScheduleValid (False InvalidTimeZone).
    *
    * Items: One condition (metav1.Condition).
    */

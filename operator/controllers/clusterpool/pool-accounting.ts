@@ -35,12 +35,19 @@ export interface PoolAccounting {
   pendingDemand: number;
   need: number;
   room: number;
+  /** The spares floor used: spec.warmSpares, or the pool's adaptive or scheduled number. */
+  warmSpares: number;
 }
 
+/**
+ * `warmSpares`, when given, replaces spec.warmSpares: the number a pool with spec.autoscaling or
+ * spec.schedule keeps now (pool-autoscaling.ts).
+ */
 export function accountPool(
   pool: Stored<ClusterPool>,
   instances: readonly Instance[],
   leases: readonly Lease[],
+  warmSpares = pool.spec.warmSpares ?? 0,
 ): PoolAccounting {
   const claimed = claimedInstances(instances, leases);
   const offer = poolOffer(pool);
@@ -60,6 +67,7 @@ export function accountPool(
     pendingDemand: poolDemand(pool.metadata.name, demanding, instances),
     need: 0,
     room: 0,
+    warmSpares,
   };
   for (const instance of instances) {
     accounting.total += 1;
@@ -78,7 +86,7 @@ export function accountPool(
       accounting.pending += 1;
     }
   }
-  const { minSize = 0, warmSpares = 0, maxSize } = pool.spec;
+  const { minSize = 0, maxSize } = pool.spec;
   const supply = spareSupply(accounting);
   accounting.need = Math.max(
     minSize - accounting.total,

@@ -45,6 +45,7 @@ import { replaceUnhealthySpare } from './unhealthy-spares.js';
 import { writePoolStatus } from './pool-status-write.js';
 import { balanceHibernation } from './spare-hibernation.js';
 import { OwnGrants } from './own-grants.js';
+import { SparesPlanner, withSparesPlan } from './pool-autoscaling.js';
 
 /** What the pool controller takes from the operator's configuration. */
 export interface PoolSettings {
@@ -94,6 +95,7 @@ export class PoolController {
   private readonly deletion: PoolDeletion;
   private readonly replacement: FailedReplacement;
   private readonly grants: OwnGrants;
+  private readonly spares: SparesPlanner;
 
   constructor(
     private readonly ports: ControllerPorts,
@@ -102,6 +104,7 @@ export class PoolController {
     this.deletion = new PoolDeletion(ports);
     this.replacement = new FailedReplacement(ports, settings.timings);
     this.grants = new OwnGrants(ports.client);
+    this.spares = new SparesPlanner(ports);
   }
 
   registration(): ControllerRegistration {
@@ -150,7 +153,10 @@ export class PoolController {
     const { cache, clock } = this.ports;
     const { namespace = '', name } = splitKey(key);
     const cached = (await cache.read<ClusterPool>(POOLS)).get(name, namespace);
-    if (!cached) return {};
+    if (!cached) {
+      this.spares.forget(key);
+      return {};
+    }
     const inNamespace = (await cache.read<ClusterInstance>(INSTANCES)).list(namespace);
     // Only what the pool made counts; an instance that merely names it is not its (a tenant's).
     const instances = inNamespace.filter((i) => this.grants.isMember(i, name));
@@ -161,12 +167,19 @@ export class PoolController {
     const pool = await this.deletion.protect(cached, instances);
     const now = clock.now();
     const policy = await namespacePolicyFrom(this.ports, namespace);
-    const accounting = accountPool(pool, instances, leases);
+    const counted = accountPool(pool, instances, leases);
+    const seenLeases = { leases, leased: counted.leased };
+    const plan = policy.enabled ? await this.spares.plan(key, pool, seenLeases, now) : undefined;
+    const accounting =
+      plan?.warmSpares === undefined
+        ? counted
+        : accountPool(pool, instances, leases, plan.warmSpares);
     const taken = foreignNames(pool, inNamespace, instances);
     const stream = await followedStream(this.ports, pool);
     const release = stream && 'release' in stream ? stream.release : undefined;
     const seen = { policy, accounting, taken, release, instances, leases };
-    const status = (): PoolStatus => this.poolStatus(key, pool, seen, now);
+    const status = (): PoolStatus =>
+      withSparesPlan(this.poolStatus(key, pool, seen, now), plan, now);
     const blocked = await this.blocked(pool, { stream, policy }, status, context);
     if (blocked) {
       await this.writeStatus(pool, blocked);
@@ -178,7 +191,7 @@ export class PoolController {
     }
     const result = await this.provision(key, pool, { ...seen, inNamespace }, context, now);
     await this.writeStatus(pool, status());
-    return result;
+    return plan ? sooner(result, plan.next) : result;
   }
 
   /**
@@ -347,7 +360,8 @@ export class PoolController {
     now: number,
   ): Promise<ReconcileResult> {
     const idleMs = this.settings.timings.scaleDownIdleMs;
-    const { minSize = 0, warmSpares = 0 } = pool.spec;
+    const { minSize = 0 } = pool.spec;
+    const { warmSpares } = accounting;
     // Hibernated spares count towards the floors too; only running ones are trimmed here.
     const spares = accounting.available.length + accounting.hibernated.length;
     const excess = Math.min(

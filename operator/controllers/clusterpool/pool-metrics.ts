@@ -37,6 +37,8 @@ export interface PoolFigures {
    * without spec.hibernation that has none.
    */
   hibernated?: number;
+  /** status.autoscaling.desiredSpares: for a pool with spec.autoscaling or spec.schedule. */
+  desiredSpares?: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export function poolFigures(
     capacity: typeof pool.spec.maxSize === 'number' ? pool.spec.maxSize : undefined,
     ...(follows ? { stale: staleInstances(instances, leases, version).length } : {}),
     ...hibernatedFigure(pool, instances, claimed),
+    ...desiredOf(pool),
   };
 }
 
@@ -84,6 +87,11 @@ function hibernatedFigure(
       !claimed.has(i.metadata.name),
   ).length;
   return pool.spec.hibernation || hibernated ? { hibernated } : {};
+}
+
+function desiredOf(pool: Stored<ClusterPool>): { desiredSpares?: number } {
+  const desired = pool.status?.autoscaling?.desiredSpares;
+  return desired === undefined ? {} : { desiredSpares: desired };
 }
 
 export interface PoolMetricsSource {
@@ -174,6 +182,17 @@ export function registerPoolMetrics(registry: Registry, source: PoolMetricsSourc
       this.reset();
       for (const { namespace, pool, stale } of allPools(source))
         if (stale !== undefined) this.set({ namespace, pool }, stale);
+    },
+  });
+  new Gauge({
+    name: 'guestcluster_pool_desired_spares',
+    help: 'The spares a pool with spec.autoscaling or spec.schedule keeps now (status.autoscaling.desiredSpares, in place of spec.warmSpares).',
+    labelNames: ['namespace', 'pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { namespace, pool, desiredSpares } of allPools(source))
+        if (desiredSpares !== undefined) this.set({ namespace, pool }, desiredSpares);
     },
   });
 }

@@ -1,7 +1,7 @@
 import { parseGoDuration } from '../../../../client/api/duration.js';
 
 /**
- * A pool's adaptive warm spares, as `spec.autoscaling` will carry them
+ * A pool's adaptive warm spares, as `spec.autoscaling` carries them
  * (docs/reference/kinds.md#adaptive-warm-spares). Durations are Go durations.
  */
 export interface AutoscalingSpec {
