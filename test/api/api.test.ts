@@ -281,6 +281,7 @@ describe('kubectl get', () => {
       'MIN',
       'MAX',
       'WARM',
+      'SPARES',
       'TOTAL',
       'TERMINATING',
       'AVAILABLE',
@@ -289,12 +290,14 @@ describe('kubectl get', () => {
       'VERSION',
       'AGE',
     ]);
-    expect(row.slice(0, 11)).toEqual([
+    // No spec.autoscaling nor spec.schedule: no desired spares beside the constant warmSpares.
+    expect(row.slice(0, 12)).toEqual([
       'crc-pool',
       'crc',
       '1',
       '4',
       '2',
+      '',
       '3',
       '0',
       '2',
