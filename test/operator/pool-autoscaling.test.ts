@@ -295,6 +295,26 @@ describe('adaptive warm spares and schedules', () => {
     expect(most).toBe(4);
   });
 
+  it('runs, of the spares of a pool that hibernates, those that cover one resume time', async () => {
+    await ns.api.create(
+      POOLS,
+      hcpPool(ns.name, 'sleepy', {
+        maxSize: 40,
+        autoscaling: { maxSpares: 30 },
+        hibernation: { runningSpares: 1, hibernateAfter: '30m' },
+      }),
+    );
+    // No spares yet: none to run, whatever the floor.
+    await spares('sleepy', (a) => a.desiredSpares === 0 && a.runningSpares === 0);
+    await leases('sleepy', 'h', 12);
+    const raised = await spares('sleepy', (a) => (a.desiredSpares ?? 0) >= 20);
+    const { desiredSpares, runningSpares, reason } = raised.status!.autoscaling!;
+    // A resume (5 min for hcp) is shorter than a provisioning (15 min): fewer need to run.
+    expect(runningSpares).toBeGreaterThan(1);
+    expect(runningSpares).toBeLessThan(desiredSpares!);
+    expect(reason).toMatch(new RegExp(`; ${runningSpares} running, covering a 5 min resume$`));
+  });
+
   it('refuses a forged history, says so, and learns afresh', async () => {
     await ns.api.create(
       POOLS,

@@ -258,6 +258,10 @@ export interface ClusterPoolStatus {
      */
     desiredSpares?: number;
     /**
+     * For an autoscaled pool with spec.hibernation, how many of desiredSpares run (the rest are hibernated): enough to cover one resume time, at least spec.hibernation.runningSpares.
+     */
+    runningSpares?: number;
+    /**
      * The numbers the decision came from, for example "12 spares, 0.88 leases/min lately × 15 min provisioning, +4 for bursts (5% run-out)".
      */
     reason?: string;

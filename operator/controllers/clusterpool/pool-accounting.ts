@@ -37,6 +37,11 @@ export interface PoolAccounting {
   room: number;
   /** The spares floor used: spec.warmSpares, or the pool's adaptive or scheduled number. */
   warmSpares: number;
+  /**
+   * The running spares of a pool that hibernates: spec.hibernation.runningSpares, or the adaptive
+   * number of an autoscaled pool; undefined for a pool that does not hibernate.
+   */
+  runningSpares?: number;
 }
 
 /**

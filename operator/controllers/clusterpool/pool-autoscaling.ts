@@ -8,6 +8,7 @@ import type { Lease } from '../binding/binding-model.js';
 import { autoscalingPolicy } from './autoscaling/autoscaling-spec.js';
 import type { ScaleState } from './autoscaling/desired-spares.js';
 import { desiredSpares } from './autoscaling/desired-spares.js';
+import { desiredRunningSpares } from './autoscaling/running-spares.js';
 import { SLOT_MS, slotStart } from './autoscaling/week-slots.js';
 import type { HistoryEntry } from './demand-history-store.js';
 import { DemandHistoryStore, historyConfigMapName } from './demand-history-store.js';
@@ -28,6 +29,11 @@ export const SparesEvent = {
  * assumes (docs/supply-benchmark.md), estimates until measured on a real management cluster.
  */
 export const PROVISIONING_ESTIMATE_MS = { crc: 8 * 60_000, hcp: 15 * 60_000 } as const;
+/**
+ * How long a hibernated spare takes to resume, by topology: the benchmark's medians
+ * (docs/supply-benchmark.md): a crc VM booting its disk, hcp workers joining again.
+ */
+export const RESUME_ESTIMATE_MS = { crc: 3 * 60_000, hcp: 5 * 60_000 } as const;
 
 const MAX_REASON_CHARS = 1024;
 
@@ -35,6 +41,8 @@ const MAX_REASON_CHARS = 1024;
 export interface SparesPlan {
   /** Replaces spec.warmSpares in the pool's floors; undefined leaves the pool's own. */
   warmSpares?: number;
+  /** Replaces spec.hibernation.runningSpares: an autoscaled pool that hibernates. */
+  runningSpares?: number;
   autoscaling: NonNullable<PoolStatus['autoscaling']>;
   conditions: ConditionUpdate[];
   /** The next pass: a slot's end, a held scale-down, a schedule's boundary. */
@@ -43,6 +51,8 @@ export interface SparesPlan {
 
 interface Decision {
   spares: number;
+  /** Of the spares, those that run: an autoscaled pool with spec.hibernation. */
+  running?: number;
   reason: string;
   state?: ScaleState;
   nextAt: number;
@@ -87,10 +97,13 @@ export class SparesPlanner {
     });
     const status = pool.status?.autoscaling;
     const changed = status?.desiredSpares !== decision.spares || !status.lastChangeTime;
+    const running = decision.running;
     return {
       warmSpares: decision.spares,
+      ...(running === undefined ? {} : { runningSpares: running }),
       autoscaling: {
         desiredSpares: decision.spares,
+        ...(running === undefined ? {} : { runningSpares: running }),
         reason: decision.reason.slice(0, MAX_REASON_CHARS),
         lastChangeTime: changed ? metaTime(now) : status.lastChangeTime,
       },
@@ -190,7 +203,24 @@ export class SparesPlanner {
     const reason = rule
       ? `${decision.reason}, fewest ${floor} from ${rule.label}`
       : decision.reason;
-    return { spares: decision.spares, reason, state: decision.state, nextAt };
+    const hibernation = pool.spec.hibernation;
+    if (!hibernation) return { spares: decision.spares, reason, state: decision.state, nextAt };
+    // The spares that run cover the leases of one resume time, as the spares cover those of one
+    // provisioning time: a taken running spare is replaced by resuming a hibernated one.
+    const running = desiredRunningSpares(
+      decision.ratePerMinute,
+      RESUME_ESTIMATE_MS[pool.spec.type],
+      policy.coverage,
+      { floor: hibernation.runningSpares ?? 0, spares: decision.spares },
+    );
+    const runningReason = `${reason}; ${running} running, covering a ${RESUME_ESTIMATE_MS[pool.spec.type] / 60_000} min resume`;
+    return {
+      spares: decision.spares,
+      running,
+      reason: runningReason,
+      state: decision.state,
+      nextAt,
+    };
   }
 }
 

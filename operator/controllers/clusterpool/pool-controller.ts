@@ -174,6 +174,7 @@ export class PoolController {
       plan?.warmSpares === undefined
         ? counted
         : accountPool(pool, instances, leases, plan.warmSpares);
+    if (plan?.runningSpares !== undefined) accounting.runningSpares = plan.runningSpares;
     const taken = foreignNames(pool, inNamespace, instances);
     const stream = await followedStream(this.ports, pool);
     const release = stream && 'release' in stream ? stream.release : undefined;
