@@ -2,6 +2,8 @@
 // hour of hcp-pool in the generated week, compressed, on the real operator and the simulated
 // platform, beside the policy simulation of the same slice with the same drawn times.
 import { useWorld } from '../../support/world.js';
+import { percentile } from '../../support/supply/supply-figures.js';
+import { TOPOLOGY_TIMES, type Duration } from '../../support/supply/topology-times.js';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,9 +17,22 @@ import { planTimes, replayPlan, simulateSlice } from '../../support/supply/repla
 import {
   formatReplayReport,
   REPLAY_RESULT_PATH,
-  withoutWaits,
+  reportedFigures,
   type ReplayReport,
 } from '../../support/supply/replay-report.js';
+
+function stepFigures(
+  seconds: number[],
+  drawn: Duration,
+): ReplayReport['instanceSeconds']['provision'] {
+  return {
+    p50: percentile(seconds, 50),
+    p95: percentile(seconds, 95),
+    drawnMedian: drawn.medianSeconds,
+    drawnP95: drawn.p95Seconds,
+    count: seconds.length,
+  };
+}
 
 const plan = replayPlan({
   seed: Number(process.env.BENCH_REPLAY_SEED ?? 33),
@@ -56,10 +71,14 @@ describe('the replayed slice of the CI week', () => {
       durationSeconds: plan.slice.durationSeconds,
       compression: plan.compression,
       leases: plan.slice.lines.length,
-      simulated: withoutWaits(simulated),
-      replayed: withoutWaits(replay.figures),
+      simulated: reportedFigures(simulated),
+      replayed: reportedFigures(replay.figures),
       agreement,
       realSeconds: replay.realSeconds,
+      instanceSeconds: {
+        provision: stepFigures(replay.instanceSeconds.provision, TOPOLOGY_TIMES.hcp.provision),
+        teardown: stepFigures(replay.instanceSeconds.teardown, TOPOLOGY_TIMES.hcp.teardown),
+      },
     };
     const file = path.join(projectRoot(), REPLAY_RESULT_PATH);
     await mkdir(path.dirname(file), { recursive: true });

@@ -5,7 +5,7 @@ import { hcpPool, lease } from '../fixtures/pool-fixtures.js';
 import { watchCollection } from './collection-watch.js';
 import type { ReplayDelays } from './replay-delays.js';
 import type { ReplayPlan } from './replay-plan.js';
-import { InstanceTimeline, isIdleSpare } from './replay-timeline.js';
+import { InstanceLives, InstanceTimeline, isIdleSpare } from './replay-timeline.js';
 import { summarise, type SupplyFigures } from './supply-figures.js';
 
 export interface ReplayRunOptions {
@@ -37,6 +37,11 @@ export interface ReplayResult {
   leases: ReplayedLease[];
   /** Real seconds from the replay's start until it ended. */
   realSeconds: number;
+  /**
+   * How long the instances made during the replay took to become Ready once seen, and those
+   * deleted during it to go, in simulated seconds (the drawn times plus the operator's own).
+   */
+  instanceSeconds: { provision: number[]; teardown: number[] };
 }
 
 /**
@@ -57,6 +62,7 @@ class ReplayRun {
   private readonly abort = new AbortController();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly timeline = new InstanceTimeline();
+  private readonly lives = new InstanceLives();
   private readonly leases: ReplayedLease[];
   private t0 = Infinity;
   private instances: ReadonlyMap<string, ClusterInstance> = new Map();
@@ -103,7 +109,17 @@ class ReplayRun {
     );
     const endMs = this.now();
     this.options.delays.disarm();
-    return { figures: this.figures(endMs), leases: this.leases, realSeconds: endMs / 1000 };
+    const { provisionMs, teardownMs } = this.lives.durations(this.t0);
+    const simulated = (ms: number): number => (ms / 1000) * this.options.plan.compression;
+    return {
+      figures: this.figures(endMs),
+      leases: this.leases,
+      realSeconds: endMs / 1000,
+      instanceSeconds: {
+        provision: provisionMs.map(simulated),
+        teardown: teardownMs.map(simulated),
+      },
+    };
   }
 
   stop(): void {
@@ -149,6 +165,7 @@ class ReplayRun {
       (items) => {
         this.instances = items;
         this.timeline.record(performance.now(), items.values());
+        this.lives.record(performance.now(), items.values());
         this.check();
       },
       this.abort.signal,

@@ -16,17 +16,24 @@ export interface ReplayReport {
   durationSeconds: number;
   compression: number;
   leases: number;
-  simulated: Omit<SupplyFigures, 'waits'>;
-  replayed: Omit<SupplyFigures, 'waits'>;
+  simulated: SupplyFigures;
+  replayed: SupplyFigures;
   agreement: Agreement;
   realSeconds: number;
+  /**
+   * The replayed instances' provisioning (seen → Ready) and teardown (deleting → gone), p50 and
+   * p95 in simulated seconds, beside the distributions drawn from.
+   */
+  instanceSeconds: Record<
+    'provision' | 'teardown',
+    { p50: number; p95: number; drawnMedian: number; drawnP95: number; count: number }
+  >;
 }
 
-export function withoutWaits(figures: SupplyFigures): Omit<SupplyFigures, 'waits'> {
-  return Object.fromEntries(Object.entries(figures).filter(([key]) => key !== 'waits')) as Omit<
-    SupplyFigures,
-    'waits'
-  >;
+/** The figures with their waits sorted and rounded to a tenth of a second, for the report. */
+export function reportedFigures(figures: SupplyFigures): SupplyFigures {
+  const waits = [...figures.waits].sort((a, b) => a - b).map((w) => Math.round(w * 10) / 10);
+  return { ...figures, waits };
 }
 
 /** The last replay's report under `root`, if there is one for this week's seed. */
@@ -49,10 +56,15 @@ export function formatReplayReport(report: ReplayReport): string {
       `  ${f.figure.padEnd(16)} simulated ${f.simulated.toFixed(1).padStart(8)}  replayed ${f.replayed.toFixed(1).padStart(8)}  ${f.percent.toFixed(1).padStart(6)}%`,
   );
   const { agreement } = report;
+  const steps = (['provision', 'teardown'] as const).map((step) => {
+    const s = report.instanceSeconds[step];
+    return `  ${step.padEnd(16)} replayed p50 ${s.p50.toFixed(0)} s, p95 ${s.p95.toFixed(0)} s of ${s.count} (drawn from median ${s.drawnMedian} s, p95 ${s.drawnP95} s)`;
+  });
   return [
     `Replay of ${report.pool} (seed ${report.seed}), ${day} ${hour(report.fromSeconds)} for ${report.durationSeconds / 60} min: ` +
       `${report.leases} leases, warmSpares ${report.warmSpares}, ${report.compression}× compressed, ${report.realSeconds.toFixed(0)} s on the real operator`,
     ...rows,
+    ...steps,
     `  agrees within ${agreement.agreesWithinPercent.toFixed(1)}% (tolerance ${agreement.tolerancePercent}%: ${agreement.withinTolerance ? 'within' : 'NOT within'})`,
   ].join('\n');
 }

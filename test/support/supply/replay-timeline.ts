@@ -66,3 +66,42 @@ export class InstanceTimeline {
     return peak;
   }
 }
+
+/** When the replay saw an instance appear, become Ready, start deleting and go (real ms). */
+export interface InstanceLife {
+  seenMs: number;
+  readyMs?: number;
+  deletingMs?: number;
+  goneMs?: number;
+}
+
+/** Each instance's life as the watch sees it, by UID. */
+export class InstanceLives {
+  readonly lives = new Map<string, InstanceLife>();
+
+  record(atMs: number, instances: Iterable<ClusterInstance>): void {
+    const present = new Set<string>();
+    for (const instance of instances) {
+      const uid = instance.metadata!.uid!;
+      present.add(uid);
+      const life = this.lives.get(uid) ?? { seenMs: atMs };
+      this.lives.set(uid, life);
+      if (instance.status?.phase === 'Ready') life.readyMs ??= atMs;
+      if (instance.metadata?.deletionTimestamp) life.deletingMs ??= atMs;
+    }
+    for (const [uid, life] of this.lives) if (!present.has(uid)) life.goneMs ??= atMs;
+  }
+
+  /** Seen → Ready of the instances first seen at or after `fromMs`, and deleting → gone, in ms. */
+  durations(fromMs: number): { provisionMs: number[]; teardownMs: number[] } {
+    const lives = [...this.lives.values()];
+    return {
+      provisionMs: lives
+        .filter((l) => l.seenMs >= fromMs && l.readyMs !== undefined)
+        .map((l) => l.readyMs! - l.seenMs),
+      teardownMs: lives
+        .filter((l) => l.deletingMs !== undefined && l.deletingMs >= fromMs && l.goneMs)
+        .map((l) => l.goneMs! - l.deletingMs!),
+    };
+  }
+}
