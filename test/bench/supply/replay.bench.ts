@@ -36,7 +36,7 @@ function stepFigures(
 
 const plan = replayPlan({
   seed: Number(process.env.BENCH_REPLAY_SEED ?? 33),
-  compression: Number(process.env.BENCH_REPLAY_COMPRESSION ?? 30),
+  compression: Number(process.env.BENCH_REPLAY_COMPRESSION ?? 15),
 });
 const delays = new ReplayDelays(planTimes(plan), plan.compression);
 const world = useWorld({

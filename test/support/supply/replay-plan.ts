@@ -33,7 +33,7 @@ export function replayPlan(
   return {
     seed,
     slice,
-    compression: options.compression ?? 30,
+    compression: options.compression ?? 15,
     pool: { name: 'hcp-pool', minSize: 0, maxSize: 40, warmSpares: options.warmSpares ?? 9 },
   };
 }
