@@ -14,6 +14,7 @@ import { SimulatedCdi } from './cdi/simulated-cdi.js';
 import { SimulatedCrcGuests } from './kubevirt/simulated-crc-guests.js';
 import type { SimulatedCrcGuestsOptions } from './kubevirt/simulated-crc-guests.js';
 import { SimulatedHostedClusters } from './hypershift/simulated-hosted-clusters.js';
+import type { HostedClusterDelays } from './hypershift/hosted-cluster-delays.js';
 import { SimulatedHostedGuest } from './hypershift/simulated-hosted-guest.js';
 import { crcAgentImage, SimulatedJobRunner } from './jobs/simulated-job-runner.js';
 import type { GuestHost } from './kubevirt/vmi-guests.js';
@@ -59,6 +60,11 @@ export interface SimulatedPlatformOptions {
   };
   /** HyperShift: HostedClusters, NodePools and one hosted guest API behind them. */
   hcp?: boolean;
+  /**
+   * How long HyperShift takes to make a HostedCluster Available and to tear one down (a
+   * benchmark replaying real durations, docs/supply-benchmark.md#the-replay); none by default.
+   */
+  hcpDelays?: HostedClusterDelays;
   /**
    * The hosted guest API's front door, when the guest API is shared beyond this platform (by a
    * test run's files); without it the platform boots a guest API of its own.
@@ -402,6 +408,7 @@ export class SimulatedPlatform {
         guest,
         servesNamespace: serves,
         becomesAvailable: (hc) => !this.neverAvailable.has(instanceOf(hc)),
+        delays: this.options.hcpDelays,
       }),
     );
     parts.unshift(

@@ -47,7 +47,7 @@ export interface WorldOptions {
    * one CRC guest per VMI, the Job runner), the hcp world (HyperShift and its guest API), or both.
    * None by default: the file plays the platform's part itself, or needs none.
    */
-  platform?: Pick<SimulatedPlatformOptions, 'crc' | 'hcp' | 'nodes'>;
+  platform?: Pick<SimulatedPlatformOptions, 'crc' | 'hcp' | 'hcpDelays' | 'nodes'>;
   /**
    * The operator, started before the file's tests: the pool and lease controllers without a
    * platform, every controller with one (see startTestOperator). More, or restarted ones, come

@@ -14,6 +14,9 @@ import type { KasEndpoint } from './hosted-kas-endpoint.js';
 import { kasEndpoint } from './hosted-kas-endpoint.js';
 import { writeStatus } from '../host/platform-status.js';
 import type { HostedClusterObject } from './hosted-cluster-status.js';
+import type { HostedClusterDelays } from './hosted-cluster-delays.js';
+import { HostedClusterDelayClock } from './hosted-cluster-delays.js';
+import type { PassResult } from '../host/simulated-controller.js';
 import { hostedClusterConditions, hostedClusterVersion } from './hosted-cluster-status.js';
 import type { SimulatedHostedGuest } from './simulated-hosted-guest.js';
 
@@ -32,6 +35,8 @@ export interface SimulatedHostedClustersOptions {
   servesNamespace: (namespace: string) => boolean;
   /** Failure injection: a HostedCluster for which this is false never becomes Available. */
   becomesAvailable?: (hostedCluster: HostedClusterObject) => boolean;
+  /** How long becoming Available and teardown take (none: as fast as the API allows). */
+  delays?: HostedClusterDelays;
 }
 
 /**
@@ -46,6 +51,7 @@ export class SimulatedHostedClusters {
   private constructor(private readonly host: SimulatorHost) {}
 
   static async start(options: SimulatedHostedClustersOptions): Promise<SimulatedHostedClusters> {
+    const clock = new HostedClusterDelayClock(options.delays);
     const host = await startSimulatedController(options.kubeConfig, (m) => ({
       name: 'simulated-hypershift-hostedclusters',
       forType: HOSTED_CLUSTERS,
@@ -70,8 +76,7 @@ export class SimulatedHostedClusters {
       reconcile: async (key) => {
         const hc = m.informer<HostedClusterObject>(HOSTED_CLUSTERS).get(key);
         if (!hc || !options.servesNamespace(hc.metadata!.namespace!)) return {};
-        await new HostedClusterPass(m, options, hc).run();
-        return {};
+        return new HostedClusterPass(m, options, hc, clock).run();
       },
     }));
     return new SimulatedHostedClusters(host);
@@ -100,14 +105,16 @@ class HostedClusterPass {
     private readonly host: SimulatorHost,
     private readonly options: SimulatedHostedClustersOptions,
     private readonly hc: HostedClusterObject,
+    private readonly clock: HostedClusterDelayClock,
   ) {}
 
   private get client(): SimulatorHost['client'] {
     return this.host.client;
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<PassResult> {
     if (this.hc.metadata?.deletionTimestamp) return this.delete();
+    const delayMs = this.clock.untilAvailable(this.hc);
     if (!this.hc.metadata?.finalizers?.includes(HYPERSHIFT_FINALIZER)) {
       await this.update({
         ...this.hc,
@@ -124,14 +131,19 @@ class HostedClusterPass {
     const endpoint = await kasEndpoint(this.client, this.hc, namespace, this.options.guest);
     const servingReady = await this.serveNamedCertificates();
     const kubeconfigSecret = endpoint ? await this.ensureAdminKubeconfig(endpoint) : undefined;
-    const available =
-      servingReady && !!endpoint && (this.options.becomesAvailable?.(this.hc) ?? true);
+    const available = servingReady && !!endpoint && this.mayBeAvailable(delayMs);
     await this.writeStatus({
       kubeconfigSecret,
       endpoint,
       available,
       waiting: waitingFor(servingReady, !!endpoint),
     });
+    return delayMs > 0 ? { requeueAfterMs: delayMs } : undefined;
+  }
+
+  /** Past its delay (hosted-cluster-delays.ts), unless failure injection says never. */
+  private mayBeAvailable(delayMs: number): boolean {
+    return delayMs === 0 && (this.options.becomesAvailable?.(this.hc) ?? true);
   }
 
   /**
@@ -232,9 +244,11 @@ class HostedClusterPass {
   }
 
   /** HyperShift's teardown: NodePools first, then the control plane; the finalizer goes last. */
-  private async delete(): Promise<void> {
+  private async delete(): Promise<PassResult> {
     const finalizers = this.hc.metadata?.finalizers ?? [];
     if (!finalizers.includes(HYPERSHIFT_FINALIZER)) return;
+    // Counted from the first pass that sees the deletion, while the parts below go.
+    const delayMs = this.clock.untilDeleted(this.hc);
     if (!(await this.nodePoolsGone())) return;
     const named = this.hc.spec?.configuration?.apiServer?.servingCerts?.namedCertificates ?? [];
     for (const host of named.flatMap((entry) => entry.names ?? []))
@@ -250,6 +264,8 @@ class HostedClusterPass {
       await this.ignoreNotFound(this.client.delete(NAMESPACES, controlPlane));
       return;
     }
+    if (delayMs > 0) return { requeueAfterMs: delayMs };
+    this.clock.forget(this.hc);
     await this.update({
       ...this.hc,
       metadata: {

@@ -10,6 +10,7 @@ import {
   trainedHistory,
   type SizingPolicy,
 } from '../../support/supply/sizing-policy.js';
+import { formatReplayReport, readReplayReport } from '../../support/supply/replay-report.js';
 import { combine, type SupplyFigures } from '../../support/supply/supply-figures.js';
 import { TOPOLOGY_TIMES } from '../../support/supply/topology-times.js';
 import { formatTrace, type TraceLine } from '../../support/supply/trace.js';
@@ -152,6 +153,8 @@ function main(): void {
     { policy: 'adaptive, cold start', figures: coldAll },
   ];
   const ratio = adaptiveAll.idleSpareHours / staticAll.idleSpareHours;
+  // The last replay on the real operator (npm run bench:supply:replay), if it replayed this week.
+  const replay = readReplayReport(process.cwd(), WEEK_SEED);
   const met = adaptiveAll.p95WaitSeconds <= TARGET_P95_SECONDS && ratio <= 0.5;
   process.stdout.write(
     [
@@ -159,6 +162,9 @@ function main(): void {
       table(rows),
       `Target: p95 wait ≤ ${TARGET_P95_SECONDS} s with at most half the idle running spare-hours of the best static pool: ` +
         `adaptive p95 ${adaptiveAll.p95WaitSeconds.toFixed(0)} s, idle ${(ratio * 100).toFixed(0)}% of static — ${met ? 'met' : 'NOT met'}`,
+      replay
+        ? formatReplayReport(replay)
+        : 'Replay: none for this week yet (npm run bench:supply:replay)',
       `(${((performance.now() - started) / 1000).toFixed(1)} s)`,
       '',
     ].join('\n'),
@@ -180,7 +186,17 @@ function main(): void {
       idleSpareHours: round(hibernatedAll.idleSpareHours),
       hibernatedSpareHours: round(hibernatedAll.hibernatedSpareHours),
     },
-    replay: { agreesWithinPercent: null },
+    replay: replay
+      ? {
+          agreesWithinPercent: round(replay.agreement.agreesWithinPercent),
+          tolerancePercent: replay.agreement.tolerancePercent,
+          withinTolerance: replay.agreement.withinTolerance,
+          pool: replay.pool,
+          fromSeconds: replay.fromSeconds,
+          durationSeconds: replay.durationSeconds,
+          compression: replay.compression,
+        }
+      : { agreesWithinPercent: null },
     idleRatio: round(ratio),
     targetMet: met,
   };

@@ -2,6 +2,7 @@ import type { ClusterPool } from '../../../client/api/resources.js';
 import type { Instance, Lease } from '../../../operator/controllers/binding/binding-model.js';
 import { accountPool } from '../../../operator/controllers/clusterpool/pool-accounting.js';
 import type { Stored } from '../../../operator/kube/objects.js';
+import type { InstanceTimes } from './drawn-times.js';
 import { EventQueue } from './event-queue.js';
 import { SeededRandom } from './seeded-random.js';
 import type { PoolView, SizingPolicy } from './sizing-policy.js';
@@ -26,6 +27,11 @@ export interface SimOptions {
   trace: readonly TraceLine[];
   weekSeconds: number;
   seed: number;
+  /**
+   * Provisioning and teardown times (drawn-times.ts), when they must match another run's; by
+   * default both are drawn from `seed`'s stream with the resume times.
+   */
+  times?: InstanceTimes;
 }
 
 type State = 'provisioning' | 'running' | 'hibernated' | 'resuming' | 'leased' | 'deleting';
@@ -63,6 +69,7 @@ export function simulatePool(options: SimOptions): SupplyFigures {
 class PoolSimulation {
   private readonly events = new EventQueue<SimEvent>();
   private readonly random: SeededRandom;
+  private readonly times: InstanceTimes;
   private readonly instances: SimInstance[] = [];
   private readonly queue: SimLease[] = [];
   private readonly waits: number[] = [];
@@ -73,6 +80,11 @@ class PoolSimulation {
 
   constructor(private readonly options: SimOptions) {
     this.random = new SeededRandom(options.seed);
+    const topology = TOPOLOGY_TIMES[options.pool.topology];
+    this.times = options.times ?? {
+      provisionSeconds: () => draw(this.random, topology.provision),
+      teardownSeconds: () => draw(this.random, topology.teardown),
+    };
   }
 
   run(): SupplyFigures {
@@ -148,8 +160,7 @@ class PoolSimulation {
 
   private startDeleting(instance: SimInstance): void {
     instance.state = 'deleting';
-    const teardown = draw(this.random, TOPOLOGY_TIMES[this.options.pool.topology].teardown);
-    this.events.push(this.now + teardown, { kind: 'deleted', instance });
+    this.events.push(this.now + this.times.teardownSeconds(), { kind: 'deleted', instance });
   }
 
   private reconcile(): void {
@@ -202,8 +213,7 @@ class PoolSimulation {
     this.atCapacity = capped;
     for (let i = 0; i < create; i++) {
       const instance = this.add('provisioning', Infinity);
-      const seconds = draw(this.random, TOPOLOGY_TIMES[this.options.pool.topology].provision);
-      this.events.push(this.now + seconds, { kind: 'ready', instance });
+      this.events.push(this.now + this.times.provisionSeconds(), { kind: 'ready', instance });
     }
   }
 
