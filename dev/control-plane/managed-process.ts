@@ -50,7 +50,10 @@ export class ManagedProcess {
     const [program, programArgs] = SETPRIV
       ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', binary, ...args]]
       : [binary, [...args]];
-    const child = spawn(program, programArgs, { stdio: ['ignore', logFd, logFd] });
+    // Go's collector at a quarter of its default pace (GOGC=400, unless set): a throwaway control
+    // plane on a small machine has memory to spare and CPU to save (about 8% of a test run's).
+    const env = { ...process.env, GOGC: process.env.GOGC ?? '400' };
+    const child = spawn(program, programArgs, { stdio: ['ignore', logFd, logFd], env });
     closeSync(logFd);
     return new ManagedProcess(name, logPath, child);
   }

@@ -8,6 +8,12 @@ import { OPERATOR_NODE_OPTIONS } from '../../operator/cli/node-options.js';
 import { loadOperatorConfig } from '../../operator/config.js';
 import type { ClusterLease } from '../../client/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import type { ConfigMap } from '../../operator/kube/workloads.js';
+import { CONFIG_MAPS } from '../../client/api/core-resources.js';
+import {
+  COUNTED_KEY,
+  historyConfigMapName,
+} from '../../operator/controllers/clusterpool/demand-history-store.js';
 import { clusterAccess } from '../../client/kube/cluster-access.js';
 import type { Logger } from '../../operator/runtime/logger.js';
 import type { ClusterAccess } from '../../client/kube/api-client.js';
@@ -335,12 +341,20 @@ describe('the operator with its own ServiceAccount', () => {
     );
     await createPoolInstance(ns.api, poolInstance(ns.name, 'rbac', 'rbac-0'));
     await settleInstance(ns.api, ns.name, 'rbac-0');
-    await ns.api.create(LEASES, lease(ns.name, 'job', 'rbac'));
+    const created = await ns.api.create(LEASES, lease(ns.name, 'job', 'rbac'));
     await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,
       namespace: ns.name,
       name: 'job',
       until: (l) => l?.status?.phase === 'Bound',
+    });
+    // The lease's arrival is in the stored history (an update) before the lease goes.
+    await waitFor<ConfigMap>(ns.kubeConfig, {
+      type: CONFIG_MAPS,
+      namespace: ns.name,
+      name: historyConfigMapName('rbac'),
+      until: (cm) => cm?.data?.[COUNTED_KEY]?.includes(created.metadata!.uid!) ?? false,
+      description: "the pool's demand history to count the lease",
     });
     await ns.api.delete(LEASES, 'job', ns.name);
     await waitFor(ns.kubeConfig, {
