@@ -1,11 +1,12 @@
 import { GuestApiServer } from './guest-api.js';
 
 /**
- * Guest API servers booted ahead of the VMIs that will run them. A guest control plane takes
- * seconds to come up, nearly all of it waiting on the apiserver's own start-up rather than using
- * CPU; a guest booted from a spare answers at once, as a VM's does once it is up. One spare is kept,
- * booting or ready: taking it starts the next. A spare that failed to boot fails the guest that
- * takes it, as a boot of its own would have.
+ * A guest API server booted ahead of the first VMI that will run one. A guest control plane takes
+ * seconds to come up; a guest booted from the spare answers at once, as a VM's does once it is up.
+ * Only the first is booted ahead: a spare kept behind every guest is, in most environments, one
+ * booted for nothing at their end, and a boot costs about two seconds of CPU that the test run
+ * needs (it is CPU-bound on its two cores). A spare that failed to boot fails the guest that takes
+ * it, as a boot of its own would have.
  */
 export class GuestApiSpares {
   private spare: Promise<GuestApiServer> | undefined;
@@ -20,12 +21,11 @@ export class GuestApiSpares {
     this.spare = booting;
   }
 
-  /** A booted guest API: the spare, or one booted now; another spare starts booting behind it. */
+  /** A booted guest API: the spare, or one booted now. */
   async take(): Promise<GuestApiServer> {
     if (this.stopped) throw new Error('the spare guest APIs were stopped');
     const next = this.spare ?? GuestApiServer.start();
     this.spare = undefined;
-    this.prepare();
     return next;
   }
 

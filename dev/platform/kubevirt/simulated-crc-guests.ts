@@ -76,7 +76,7 @@ async function diskOn(
 export class SimulatedCrcGuests implements GuestHost {
   private readonly addresses = new GuestAddresses();
   private readonly guests = new Map<string, Running>();
-  /** Guest APIs booted ahead: from the start when every guest gets one, else after the first. */
+  /** The first guest API booted ahead, when every guest gets one (guest-api-spares.ts). */
   private readonly apis = new GuestApiSpares();
 
   constructor(private readonly options: SimulatedCrcGuestsOptions) {
