@@ -4,7 +4,6 @@ import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { eventFor } from '../support/events.js';
-import { waitFor } from '../../dev/support/wait-for.js';
 import {
   hcpPool,
   lease,
@@ -15,7 +14,7 @@ import {
   createCrcPrerequisites,
   manualCrcTemplate,
 } from '../support/fixtures/crc-prerequisites.js';
-import { conditionOf, waitForInstance } from '../support/fixtures/instance-waits.js';
+import { conditionOf, waitForInstance, waitForLease } from '../support/fixtures/instance-waits.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 import { TEST_INSTANCE_TIMINGS } from '../support/test-timings.js';
@@ -50,15 +49,7 @@ const leaseIn = (
   until: (l: ClusterLease | undefined) => boolean,
   description: string,
   timeoutMs?: number,
-): Promise<ClusterLease> =>
-  waitFor<ClusterLease>(ns.kubeConfig, {
-    type: LEASES,
-    namespace: ns.name,
-    name,
-    until,
-    description: `ClusterLease ${name}: ${description}`,
-    ...(timeoutMs ? { timeoutMs } : {}),
-  }).then((l) => l!);
+): Promise<ClusterLease> => waitForLease(ns, name, until, description, timeoutMs);
 
 const healthy = (i: ClusterInstance | undefined): boolean =>
   conditionOf(i, 'GuestHealthy')?.status === 'True';

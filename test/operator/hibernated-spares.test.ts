@@ -23,7 +23,7 @@ import {
   manualCrcTemplate,
 } from '../support/fixtures/crc-prerequisites.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
-import { conditionOf, waitForInstance } from '../support/fixtures/instance-waits.js';
+import { conditionOf, waitForInstance, waitForLease } from '../support/fixtures/instance-waits.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 import { TEST_INSTANCE_TIMINGS } from '../support/test-timings.js';
 
@@ -57,15 +57,7 @@ const leaseIn = (
   until: (l: ClusterLease | undefined) => boolean,
   description: string,
   timeoutMs?: number,
-): Promise<ClusterLease> =>
-  waitFor<ClusterLease>(ns.kubeConfig, {
-    type: LEASES,
-    namespace: ns.name,
-    name,
-    until,
-    description: `ClusterLease ${name}: ${description}`,
-    ...(timeoutMs ? { timeoutMs } : {}),
-  }).then((l) => l!);
+): Promise<ClusterLease> => waitForLease(ns, name, until, description, timeoutMs);
 
 const healthy = (i: ClusterInstance | undefined): boolean =>
   i?.status?.phase === 'Ready' && conditionOf(i, 'GuestHealthy')?.status === 'True';

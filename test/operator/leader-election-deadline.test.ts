@@ -4,8 +4,8 @@ import { ApiClient } from '../../client/kube/api-client.js';
 import { isNotFound } from '../../client/kube/api-error.js';
 import type { LeaseObject } from '../../operator/runtime/leader-election.js';
 import { LEASES, LeaderElector } from '../../operator/runtime/leader-election.js';
-import type { ProxiedRequest, ProxyVerdict } from '../support/api-proxy.js';
-import { ApiProxy } from '../support/api-proxy.js';
+import type { ProxiedRequest } from '../support/api-proxy.js';
+import { ApiProxy, OVERLOADED } from '../support/api-proxy.js';
 import { TestClock } from '../support/fixtures/test-clock.js';
 import { useWorld } from '../support/world.js';
 
@@ -26,15 +26,7 @@ const LEASE_NAME = 'deadline.opdev.io';
 /** Real time that may pass while the test looks (the clock also runs on). */
 const SHORTLY = 5000;
 
-const refusals: Record<string, ProxyVerdict> = {
-  'answered with 429': {
-    kind: 'answer',
-    status: 429,
-    headers: { 'retry-after': '1' },
-    body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 429 },
-  },
-  'never answered': { kind: 'stall' },
-};
+const refusals = OVERLOADED;
 
 describe('the leader-election renew deadline', () => {
   const cleanups: (() => Promise<void>)[] = [];

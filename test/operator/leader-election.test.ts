@@ -7,8 +7,7 @@ import { fetch } from 'undici';
 import { isNotFound } from '../../client/kube/api-error.js';
 import type { LeaseObject } from '../../operator/runtime/leader-election.js';
 import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
-import type { ProxyVerdict } from '../support/api-proxy.js';
-import { ApiProxy } from '../support/api-proxy.js';
+import { ApiProxy, OVERLOADED } from '../support/api-proxy.js';
 import { useWorld } from '../support/world.js';
 import { resourceType } from '../../client/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
@@ -154,17 +153,8 @@ describe('leader election', () => {
     expect(leader.output()).toContain('lost leadership: the lease is now held by intruder');
   });
 
-  // What an overloaded apiserver does to a renewal: priority and fairness answers 429, or the
-  // request waits and never gets an answer.
-  const refusals: Record<string, ProxyVerdict> = {
-    'answered with 429': {
-      kind: 'answer',
-      status: 429,
-      headers: { 'retry-after': '1' },
-      body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 429 },
-    },
-    'never answered': { kind: 'stall' },
-  };
+  // What an overloaded apiserver does to a renewal.
+  const refusals = OVERLOADED;
 
   it.each(Object.keys(refusals))(
     'stops when renewals are %s, before a standby takes over',

@@ -31,6 +31,20 @@ export type ProxyVerdict =
 const FORWARD: ProxyVerdict = { kind: 'forward' };
 
 /**
+ * What an overloaded apiserver does to a request, by how a test names it: priority and fairness
+ * answers 429, or the request waits and never gets an answer.
+ */
+export const OVERLOADED: Record<string, ProxyVerdict> = {
+  'answered with 429': {
+    kind: 'answer',
+    status: 429,
+    headers: { 'retry-after': '1' },
+    body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 429 },
+  },
+  'never answered': { kind: 'stall' },
+};
+
+/**
  * An HTTPS proxy on 127.0.0.1 in front of the test control plane's apiserver, for faults that a
  * real network has: answers of its own to chosen requests (429 to a Lease renewal), a request that
  * reaches the apiserver whose response is then lost, a request never answered, and watch
