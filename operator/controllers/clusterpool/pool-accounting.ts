@@ -44,16 +44,32 @@ export interface PoolAccounting {
   runningSpares?: number;
 }
 
-/**
- * `warmSpares`, when given, replaces spec.warmSpares: the number a pool with spec.autoscaling or
- * spec.schedule keeps now (pool-autoscaling.ts).
- */
+/** The spares a pool keeps now, in place of its spec's (pool-autoscaling.ts). */
+export interface SpareFloors {
+  /** Replaces spec.warmSpares: a pool with spec.autoscaling or spec.schedule. */
+  warmSpares?: number;
+  /** Replaces spec.hibernation.runningSpares: an autoscaled pool that hibernates. */
+  runningSpares?: number;
+}
+
+/** The floors a pass uses: those given, else the pool's spec (running spares only if it hibernates). */
+function floorsOf(
+  pool: Stored<ClusterPool>,
+  floors: SpareFloors,
+): { warmSpares: number; runningSpares?: number } {
+  const warmSpares = floors.warmSpares ?? pool.spec.warmSpares ?? 0;
+  const hibernation = pool.spec.hibernation;
+  if (!hibernation) return { warmSpares };
+  return { warmSpares, runningSpares: floors.runningSpares ?? hibernation.runningSpares ?? 0 };
+}
+
 export function accountPool(
   pool: Stored<ClusterPool>,
   instances: readonly Instance[],
   leases: readonly Lease[],
-  warmSpares = pool.spec.warmSpares ?? 0,
+  floors: SpareFloors = {},
 ): PoolAccounting {
+  const { warmSpares, runningSpares } = floorsOf(pool, floors);
   const claimed = claimedInstances(instances, leases);
   const offer = poolOffer(pool);
   const limits = poolLimits(pool);
@@ -73,6 +89,7 @@ export function accountPool(
     need: 0,
     room: 0,
     warmSpares,
+    ...(runningSpares === undefined ? {} : { runningSpares }),
   };
   for (const instance of instances) {
     accounting.total += 1;

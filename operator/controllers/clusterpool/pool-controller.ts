@@ -170,11 +170,7 @@ export class PoolController {
     const counted = accountPool(pool, instances, leases);
     const seenLeases = { leases, leased: counted.leased };
     const plan = policy.enabled ? await this.spares.plan(key, pool, seenLeases, now) : undefined;
-    const accounting =
-      plan?.warmSpares === undefined
-        ? counted
-        : accountPool(pool, instances, leases, plan.warmSpares);
-    if (plan?.runningSpares !== undefined) accounting.runningSpares = plan.runningSpares;
+    const accounting = plan ? accountPool(pool, instances, leases, plan) : counted;
     const taken = foreignNames(pool, inNamespace, instances);
     const stream = await followedStream(this.ports, pool);
     const release = stream && 'release' in stream ? stream.release : undefined;

@@ -48,9 +48,7 @@ export async function balanceHibernation(
     .sort(byCreation);
   const running = seen.accounting.available.filter((i) => i.spec.powerState !== 'Hibernating');
   const settings = pool.spec.hibernation;
-  const runningSpares = settings
-    ? (seen.accounting.runningSpares ?? settings.runningSpares ?? 0)
-    : Infinity;
+  const runningSpares = seen.accounting.runningSpares ?? Infinity;
   const resume = stopping[0];
   if (running.length < runningSpares && resume) {
     const changed = await askPower(ports, pool, resume, 'Running', context);
