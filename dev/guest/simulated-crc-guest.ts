@@ -40,6 +40,8 @@ export function bundleKubeconfig(pki: BundlePki): string {
 }
 
 export interface SimulatedGuestOptions extends GuestMachineOptions {
+  /** The certificates baked into the disk the guest boots from; a bundle of its own when absent. */
+  pki?: BundlePki;
   /** The guest API server; without it the guest's API port is closed. */
   api?: GuestApiServer;
   /** Without an API server: the API port answers, but only ever with 503 (never ready). */
@@ -94,7 +96,7 @@ export class SimulatedCrcGuest {
   }
 
   static async start(options: SimulatedGuestOptions = {}): Promise<SimulatedCrcGuest> {
-    const pki = createBundlePki();
+    const pki = options.pki ?? createBundlePki();
     const bundleKey = ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 });
     const machine = new GuestMachine(
       bundleKubeconfig(pki),

@@ -3,6 +3,8 @@ import type { GuestApiServer } from '../../guest/guest-api.js';
 import { GuestApiSpares } from '../../guest/guest-api-spares.js';
 import type { GuestClusterSeed } from '../../guest/guest-api.js';
 import { SimulatedCrcGuest } from '../../guest/simulated-crc-guest.js';
+import { createBundlePki } from '../../guest/guest-pki.js';
+import type { BundlePki } from '../../guest/guest-pki.js';
 import type { VmiObject } from '../host/platform-kinds.js';
 import { GuestAddresses } from './guest-addresses.js';
 import type { GuestHost } from './vmi-guests.js';
@@ -78,6 +80,13 @@ export class SimulatedCrcGuests implements GuestHost {
   private readonly guests = new Map<string, Running>();
   /** The first guest API booted ahead, when every guest gets one (guest-api-spares.ts). */
   private readonly apis = new GuestApiSpares();
+  /**
+   * The certificates of each bundle, by the authorized_keys its disk carries: `crc` bakes them
+   * into the bundle's disk image, so every VM booted from a copy of one golden disk has the same
+   * ones until crc-agent replaces what it replaces (and four RSA keys per guest were a good part
+   * of the test run's CPU).
+   */
+  private readonly bundlePkis = new Map<string, BundlePki>();
 
   constructor(private readonly options: SimulatedCrcGuestsOptions) {
     if (options.api === 'per-guest') this.apis.prepare();
@@ -99,6 +108,7 @@ export class SimulatedCrcGuests implements GuestHost {
     running.api = mode === 'per-guest' && !mismatch ? await this.apis.take() : undefined;
     try {
       running.guest = await SimulatedCrcGuest.start({
+        pki: this.bundlePkiOf(keys ?? ''),
         api: running.api,
         apiNeverReady: !running.api,
         seed: this.options.seed,
@@ -116,6 +126,15 @@ export class SimulatedCrcGuests implements GuestHost {
       await this.stopGuest(running);
       throw new Error(`VMI ${uid} was stopped while its guest booted`);
     }
+  }
+
+  private bundlePkiOf(authorizedKeys: string): BundlePki {
+    let pki = this.bundlePkis.get(authorizedKeys);
+    if (!pki) {
+      pki = createBundlePki();
+      this.bundlePkis.set(authorizedKeys, pki);
+    }
+    return pki;
   }
 
   async halt(vmiUid: string): Promise<void> {
