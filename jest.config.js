@@ -1,12 +1,12 @@
-// Jest runs our TypeScript as native ES modules (ts-jest's ESM mode; Node runs with
-// --experimental-vm-modules, see the "test" script). All of that set-up lives here.
+// Jest runs our TypeScript as native ES modules (Node runs with --experimental-vm-modules, see the
+// "test" script), with Node's own type stripping as the transform. All of that set-up lives here.
 /** @type {import('jest').Config} */
 const config = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   // Sources import siblings as "./x.js" (NodeNext); map those to the .ts files under test.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': '<rootDir>/test/jest/strip-types-transformer.js' },
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/bench/'],
   // One real control plane for the whole run; every test file gets a namespace of its own.
