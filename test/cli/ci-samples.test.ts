@@ -126,7 +126,7 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
     objects = parseAllDocuments(text).map((d) => d.toJS() as TektonObject);
   });
 
-  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release gives it back', async () => {
+  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release holds it after a failure and gives it back after a success', async () => {
     const workspace = path.join(dir, 'workspace-guest');
     const management = path.join(dir, 'workspace-management');
     const results = path.join(dir, 'tekton-results');
@@ -160,7 +160,7 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
     expect(tested).toMatchObject({ code: 0, stderr: '' });
     expect(tested.stdout).toMatch(/^NAME\s+VERSION[^\n]*\nversion\s/);
 
-    // The Pipeline's finally, as Tekton runs it after the test passed: $(tasks.status) is Succeeded.
+    // The Pipeline's finally, with the Pipeline's $(tasks.status).
     const release = task('guestcluster-lease-release');
     const given = pipeline.spec.finally!.find((t) => t.name === 'release')!.params!;
     expect(given).toEqual(
@@ -169,17 +169,38 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
         { name: 'hold-on-failure', value: '30m' },
       ]),
     );
-    const released = await runStep(release.spec.steps![0]!, {
-      ...params(release, {
-        'lease-name': await readFile(path.join(results, 'lease-name'), 'utf8'),
-        'job-status': 'Succeeded',
-        'hold-on-failure': '30m',
-      }),
-      'workspaces.management.bound': 'true',
-      'workspaces.management.path': management,
-      'workspaces.diagnostics.bound': 'false',
-      'workspaces.diagnostics.path': '',
-    });
+    const leaseName = await readFile(path.join(results, 'lease-name'), 'utf8');
+    const finallyRun = (status: string, diagnostics?: string): Promise<Finished> =>
+      runStep(release.spec.steps![0]!, {
+        ...params(release, {
+          'lease-name': leaseName,
+          'job-status': status,
+          'hold-on-failure': '30m',
+        }),
+        'workspaces.management.bound': 'true',
+        'workspaces.management.path': management,
+        'workspaces.diagnostics.bound': diagnostics ? 'true' : 'false',
+        'workspaces.diagnostics.path': diagnostics ?? '',
+      });
+
+    // Had the test failed, $(tasks.status) would be Failed: the diagnostics go to the workspace,
+    // and the cluster is kept for 30m.
+    const diagnostics = path.join(dir, 'workspace-diagnostics');
+    await mkdir(diagnostics);
+    const failed = await finallyRun('Failed', diagnostics);
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toMatch(new RegExp(`^ClusterLease ${ns.name}/${taskRun}: held until `));
+    const held = await ns.api.get<ClusterLease>(LEASES, taskRun, ns.name);
+    expect(held.metadata?.labels?.['guestcluster.opdev.io/held']).toBe('true');
+    expect(
+      await readFile(
+        path.join(diagnostics, `guestcluster-diagnostics-${taskRun}`, 'diagnostics.md'),
+        'utf8',
+      ),
+    ).toContain(`# Diagnostics: lease ${ns.name}/${taskRun}`);
+
+    // After a test that passed, the same Task releases the cluster (here: ends the hold).
+    const released = await finallyRun('Succeeded');
     expect(released).toMatchObject({
       code: 0,
       stdout: `ClusterLease ${ns.name}/${taskRun}: released\n`,

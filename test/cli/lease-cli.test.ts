@@ -326,8 +326,7 @@ describe('guestcluster lease list, extend, kubeconfig and release', () => {
 describe('guestcluster lease acquire --ocp-version, --topology and --on-mismatch', () => {
   it('binds a cluster of the version asked, waits while the pool offers none, and releases a mismatch (exit 4)', async () => {
     await ns.api.create(POOLS, hcpPool(ns.name, 'versioned', { maxSize: 3 }));
-    await readyInstance('versioned', 'versioned-0');
-    await readyInstance('versioned', 'versioned-1');
+    for (const n of [0, 1, 2]) await readyInstance('versioned', `versioned-${n}`);
     const bound = await guestcluster(
       ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-v416'],
       ...['--ocp-version', '4.16', '--topology', 'hcp', '-o', 'json'],
@@ -363,6 +362,20 @@ describe('guestcluster lease acquire --ocp-version, --topology and --on-mismatch
     );
     expect(mismatch.stdout).toBe('');
     await gone('cli-crc');
+
+    const warned = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-warn'],
+      ...['--topology', 'crc', '--on-mismatch', 'warn', '--kubeconfig-out', path.join(dir, 'w')],
+    );
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain(
+      'The leased cluster does not match: topology is "hcp", expected "crc"',
+    );
+    expect(warned.stdout).toBe(`${path.join(dir, 'w')}\n`);
+    expect((await ns.api.get<ClusterLease>(LEASES, 'cli-warn', ns.name)).status?.phase).toBe(
+      'Bound',
+    );
+    await guestcluster('lease', 'release', 'cli-warn');
     await guestcluster('lease', 'release', 'cli-v416');
   });
 });
