@@ -18,6 +18,8 @@ import {
 } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { SimulatedManagementNode } from '../../dev/platform/management/simulated-management-node.js';
+import { kubectl } from '../support/kubectl.js';
+import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';
 import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
@@ -391,10 +393,10 @@ describe('guestcluster lease release --job-status, --hold-on-failure, and lease 
   beforeAll(async () => {
     await ns.api.create(
       POOLS,
-      hcpPool(ns.name, POOL, { maxSize: 4, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
+      hcpPool(ns.name, POOL, { maxSize: 5, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
     );
     // One Ready instance per lease of this part: no instance controller runs to make more.
-    for (const n of [0, 1, 2, 3]) await readyInstance(POOL, `${POOL}-${n}`);
+    for (const n of [0, 1, 2, 3, 4]) await readyInstance(POOL, `${POOL}-${n}`);
   });
 
   const acquired = async (name: string): Promise<void> => {
@@ -534,6 +536,64 @@ describe('guestcluster lease release --job-status, --hold-on-failure, and lease 
     expect((await guestcluster('lease', 'hold', 'cli-hold', '--for', 'ever')).code).toBe(2);
     await guestcluster('lease', 'release', 'cli-waiting');
     await guestcluster('lease', 'release', 'cli-hold');
+  });
+
+  it('lease hold is refused by admission and by the operator where the CLI cannot read the pool', async () => {
+    await acquired('cli-blind');
+    // An identity that may not read pools: the CLI cannot check the hold against the pool's
+    // limits itself; admission and the lease controller still do.
+    const manifest = [
+      'apiVersion: v1',
+      'kind: ServiceAccount',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      '---',
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: Role',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      'rules: [{apiGroups: [guestcluster.opdev.io], resources: [clusterleases], verbs: [get, watch, patch]}]',
+      '---',
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: RoleBinding',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: no-pools}',
+      `subjects: [{kind: ServiceAccount, name: no-pools, namespace: ${ns.name}}]`,
+    ].join('\n');
+    await kubectl(['apply', '-f', '-'], manifest);
+    const { stdout: token } = await kubectl(['-n', ns.name, 'create', 'token', 'no-pools']);
+    const blind = path.join(dir, 'no-pools.kubeconfig');
+    const ciConfig = await readFile(env.KUBECONFIG!, 'utf8');
+    await writeFile(blind, ciConfig.replace(/token: [^}\s]+/, `token: ${token.trim()}`), {
+      mode: 0o600,
+    });
+    await installLeaseTtlPolicy(ns.api, ns.name, POOL);
+    const holdFor = (duration: string): Promise<Finished> =>
+      guestcluster('lease', 'hold', 'cli-blind', '--for', duration, '--kubeconfig', blind);
+
+    // Beyond maxLeaseDuration plus maxHoldDuration from binding: admission refuses the write.
+    const refused = await holdFor('3h');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `ClusterLease ${ns.name}/cli-blind cannot be held: .*spec\\.ttl \\d+s is above what ClusterPool ${POOL} allows: spec\\.maxLeaseDuration 2h plus spec\\.maxHoldDuration 10m \\(the lease is held\\), counted from binding`,
+      ),
+    );
+    const unchanged = await held('cli-blind');
+    expect(unchanged.metadata?.labels?.[LABEL_LEASE_HELD]).toBeUndefined();
+    expect(unchanged.spec.ttl).toBe('1h');
+
+    // Within what admission allows, but beyond both maxLeaseDuration from binding and
+    // maxHoldDuration from the hold's start: the lease controller does not take it.
+    const notTaken = await holdFor('2h5m');
+    expect(notTaken.code).toBe(2);
+    expect(notTaken.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-blind is labelled held, but the operator did not take its TTL (TTLAbovePoolLimit): `,
+    );
+    expect(notTaken.stderr).toContain(`reaches beyond what ClusterPool ${POOL} allows`);
+    const kept = await held('cli-blind');
+    expect(Date.parse(kept.status!.expiresAt!) - Date.parse(kept.status!.boundTime!)).toBe(
+      3_600_000,
+    );
+    await guestcluster('lease', 'release', 'cli-blind');
   });
 });
 

@@ -78,13 +78,16 @@ export async function holdExactly(
   };
 }
 
-/** A hold the operator did not take (an install without the admission policy): the lease keeps its deadline. */
+/**
+ * A hold the operator did not take (where the pool could not be read here and no admission policy
+ * runs): its condition TTLAccepted says which limit, and that the lease keeps its deadline.
+ */
 async function checkTaken(api: ApiClient, held: ClusterLease, where: string): Promise<void> {
   const seen = await observed(api, held);
   const accepted = findCondition(seen.status?.conditions, 'TTLAccepted');
   if (accepted?.status === 'False')
     throw badInput(
-      `${where} is labelled held, but the operator did not take its TTL (${accepted.reason}: ${accepted.message}); it keeps its deadline ${seen.status?.expiresAt ?? ''}`.trim(),
+      `${where} is labelled held, but the operator did not take its TTL (${accepted.reason}): ${accepted.message}`,
     );
 }
 
