@@ -58,6 +58,11 @@ export interface Acquisition {
 
 export type NotBound = Exclude<WaitOutcome, { kind: 'bound' }>;
 
+/** The bound cluster is not what was expected (and on-mismatch is fail): it was released. */
+export class MismatchError extends Error {
+  override name = 'MismatchError';
+}
+
 export type AcquireResult =
   | { kind: 'bound'; lease: ClusterLease; waitedSeconds: number }
   | { kind: NotBound['kind']; message: string };
@@ -186,5 +191,5 @@ async function checkExpected(acquisition: Acquisition, lease: ClusterLease): Pro
   const message = `The leased cluster does not match: ${problems.join('; ')}`;
   if (expected.onMismatch === 'warn') return acquisition.ui.warning(message);
   await releaseNow(acquisition, RELEASE_WAIT_MS);
-  throw new Error(`${message} (${expected.failSetting}; released the lease)`);
+  throw new MismatchError(`${message} (${expected.failSetting}; released the lease)`);
 }

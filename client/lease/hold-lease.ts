@@ -7,6 +7,7 @@ import { isConflict, isNotFound } from '../kube/api-error.js';
 import { belongsTo } from './lease-owner.js';
 import { deadlineText } from './extend-lease.js';
 import type { ReleaseTarget } from './release-lease.js';
+import { formatSeconds } from './wait-progress.js';
 
 /** A lease kept after a failed job: until when, and why the hold may be shorter than asked. */
 export interface Hold {
@@ -23,23 +24,36 @@ export interface Hold {
 export type HoldOutcome = Hold | 'gone' | 'not-ours' | 'not-bound';
 
 /**
+ * What a hold beyond the pool's limits does: the Action's post shortens it (the job is over, a
+ * shorter hold beats none); a person's `guestcluster lease hold` is refused, as an extension is.
+ */
+export type BeyondLimits = 'shorten' | 'refuse';
+
+/** A hold longer than the pool allows, asked with `beyondLimits: 'refuse'`; nothing was written. */
+export class HoldBeyondLimitError extends Error {
+  override name = 'HoldBeyondLimitError';
+}
+
+/**
  * Keeps a failed job's lease for `holdMs` from now: labels it held and sets its TTL (which counts
  * from binding) to the time bound so far plus the hold, so that the operator releases it at the
  * end of the hold. The hold is capped by the pool's spec.maxHoldDuration and, beyond
  * spec.maxLeaseDuration, by the two together, as admission enforces them (when the pool cannot be
- * read, admission alone does). The write carries the lease's resourceVersion.
+ * read, admission alone does); beyond them it is shortened or refused (`beyondLimits`). The write
+ * carries the lease's resourceVersion.
  */
 export async function holdLease(
   api: ApiClient,
   target: ReleaseTarget,
   holdMs: number,
   now = Date.now(),
+  beyondLimits: BeyondLimits = 'shorten',
 ): Promise<HoldOutcome> {
   // The operator writes the lease's status often: a write between the read and the patch is
   // read again, a few times.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await holdOnce(api, target, holdMs, now);
+      return await holdOnce(api, target, { holdMs, now, beyondLimits });
     } catch (error) {
       if (!isConflict(error) || attempt >= CONFLICT_ATTEMPTS) throw error;
     }
@@ -51,9 +65,9 @@ const CONFLICT_ATTEMPTS = 5;
 async function holdOnce(
   api: ApiClient,
   target: ReleaseTarget,
-  holdMs: number,
-  now: number,
+  asked: { holdMs: number; now: number; beyondLimits: BeyondLimits },
 ): Promise<HoldOutcome> {
+  const { holdMs, now } = asked;
   let lease: ClusterLease;
   try {
     lease = await api.get<ClusterLease>(LEASES, target.name, target.namespace);
@@ -72,6 +86,10 @@ async function holdOnce(
   const elapsedMs = Math.max(0, now - Date.parse(boundTime));
   const limits = await poolLimits(api, lease);
   const { hold, shortenedBy } = capHold(holdMs, elapsedMs, limits);
+  if (shortenedBy && asked.beyondLimits === 'refuse')
+    throw new HoldBeyondLimitError(
+      `a hold of ${formatSeconds(Math.round(holdMs / 1000))} is beyond ${shortenedBy}; at most ${formatSeconds(Math.floor(hold / 1000))} can be held now`,
+    );
   // Whole seconds, rounded up so that the hold is never shorter than what is reported, but never
   // above the pool's limit (admission would refuse it).
   const ttlSeconds = Math.min(

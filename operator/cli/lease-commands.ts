@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AcquireFlags } from './lease/acquire.js';
 import type { ManagementFlags } from './lease/management-access.js';
+import type { ReleaseFlags } from './lease/release.js';
 
 type Flags = ManagementFlags & { output?: string };
 
@@ -26,7 +27,9 @@ function withManagement(command: Command): Command {
 export function addLeaseCommands(program: Command): void {
   const lease = program
     .command('lease')
-    .description('Lease guest clusters from a pool: acquire, release, extend, list, kubeconfig');
+    .description(
+      'Lease guest clusters from a pool: acquire, release, hold, extend, list, kubeconfig',
+    );
   withManagement(lease.command('acquire'))
     .description(
       'Lease a cluster, wait until it is bound, write its kubeconfig (mode 0600) and print the path',
@@ -47,11 +50,44 @@ export function addLeaseCommands(program: Command): void {
       '--requested-by <text>',
       'recorded in spec.requestedBy (default: the CI job, or user@host)',
     )
+    .option(
+      '--ocp-version <version>',
+      'the OpenShift version the cluster must have (4.16: any 4.16.z); only such a cluster is bound',
+    )
+    .option('--topology <crc|hcp>', 'the topology the cluster must have')
+    .option(
+      '--on-mismatch <fail|warn>',
+      'when the bound cluster is not as expected: fail (release it, exit 4) or warn',
+      'fail',
+    )
     .action(async (flags: AcquireFlags) => (await import('./lease/acquire.js')).acquire(flags));
   withManagement(lease.command('release').argument('<name>', 'the lease'))
-    .description('Release a lease and wait until it is gone (a lease already gone is fine)')
-    .action(async (name: string, flags: Flags) =>
+    .description(
+      'Release a lease and wait until it is gone (a lease already gone is fine); after a failed job, write its diagnostics and hold it when asked',
+    )
+    .option(
+      '--job-status <status>',
+      'how the CI job went: success, failure or cancelled (GitLab: "$CI_JOB_STATUS")',
+    )
+    .option(
+      '--hold-on-failure <duration>',
+      "after a failed job, keep the cluster this long instead (within the pool's limits)",
+    )
+    .option(
+      '--diagnostics-out <dir>',
+      "after a failed job, the lease's diagnostics go here (default: ./guestcluster-diagnostics-<name>)",
+    )
+    .option('--no-diagnostics', 'after a failed job, write no diagnostics')
+    .action(async (name: string, flags: ReleaseFlags) =>
       (await import('./lease/release.js')).release(name, flags),
+    );
+  withManagement(lease.command('hold').argument('<name>', 'the lease'))
+    .description(
+      "Keep a bound lease's cluster for a while from now, for debugging; the operator releases it then",
+    )
+    .requiredOption('--for <duration>', "how long, within the pool's maxHoldDuration")
+    .action(async (name: string, flags: Flags & { for: string }) =>
+      (await import('./lease/hold.js')).hold(name, flags),
     );
   withManagement(lease.command('extend').argument('<name>', 'the lease'))
     .description("Set a lease's ttl (counted from when it was bound) and show its new expiry")

@@ -71,6 +71,7 @@ interface TektonObject {
     params?: { name: string; default?: string }[];
     steps?: TektonStep[];
     tasks?: { name: string; taskSpec?: { steps: TektonStep[] } }[];
+    finally?: { name: string; params?: { name: string; value: string }[] }[];
   };
 }
 
@@ -125,7 +126,7 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
     objects = parseAllDocuments(text).map((d) => d.toJS() as TektonObject);
   });
 
-  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release gives it back', async () => {
+  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release holds it after a failure and gives it back after a success', async () => {
     const workspace = path.join(dir, 'workspace-guest');
     const management = path.join(dir, 'workspace-management');
     const results = path.join(dir, 'tekton-results');
@@ -159,14 +160,47 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
     expect(tested).toMatchObject({ code: 0, stderr: '' });
     expect(tested.stdout).toMatch(/^NAME\s+VERSION[^\n]*\nversion\s/);
 
+    // The Pipeline's finally, with the Pipeline's $(tasks.status).
     const release = task('guestcluster-lease-release');
-    const released = await runStep(release.spec.steps![0]!, {
-      ...params(release, {
-        'lease-name': await readFile(path.join(results, 'lease-name'), 'utf8'),
-      }),
-      'workspaces.management.bound': 'true',
-      'workspaces.management.path': management,
-    });
+    const given = pipeline.spec.finally!.find((t) => t.name === 'release')!.params!;
+    expect(given).toEqual(
+      expect.arrayContaining([
+        { name: 'job-status', value: '$(tasks.status)' },
+        { name: 'hold-on-failure', value: '30m' },
+      ]),
+    );
+    const leaseName = await readFile(path.join(results, 'lease-name'), 'utf8');
+    const finallyRun = (status: string, diagnostics?: string): Promise<Finished> =>
+      runStep(release.spec.steps![0]!, {
+        ...params(release, {
+          'lease-name': leaseName,
+          'job-status': status,
+          'hold-on-failure': '30m',
+        }),
+        'workspaces.management.bound': 'true',
+        'workspaces.management.path': management,
+        'workspaces.diagnostics.bound': diagnostics ? 'true' : 'false',
+        'workspaces.diagnostics.path': diagnostics ?? '',
+      });
+
+    // Had the test failed, $(tasks.status) would be Failed: the diagnostics go to the workspace,
+    // and the cluster is kept for 30m.
+    const diagnostics = path.join(dir, 'workspace-diagnostics');
+    await mkdir(diagnostics);
+    const failed = await finallyRun('Failed', diagnostics);
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toMatch(new RegExp(`^ClusterLease ${ns.name}/${taskRun}: held until `));
+    const held = await ns.api.get<ClusterLease>(LEASES, taskRun, ns.name);
+    expect(held.metadata?.labels?.['guestcluster.opdev.io/held']).toBe('true');
+    expect(
+      await readFile(
+        path.join(diagnostics, `guestcluster-diagnostics-${taskRun}`, 'diagnostics.md'),
+        'utf8',
+      ),
+    ).toContain(`# Diagnostics: lease ${ns.name}/${taskRun}`);
+
+    // After a test that passed, the same Task releases the cluster (here: ends the hold).
+    const released = await finallyRun('Succeeded');
     expect(released).toMatchObject({
       code: 0,
       stdout: `ClusterLease ${ns.name}/${taskRun}: released\n`,
@@ -194,14 +228,22 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
     GITLAB_USER_LOGIN: 'dev1',
   };
 
-  /** A GitLab runner runs before_script and script in one shell, after_script in another. */
-  const shell = (lines: string[], jobEnv: NodeJS.ProcessEnv): Promise<Finished> =>
-    run('sh', ['-e', '-c', lines.join('\n')], jobEnv).done;
+  /**
+   * A GitLab runner runs before_script and script in one shell, after_script in another, both in
+   * the project's folder, where artifacts are collected from.
+   */
+  const shell = (lines: string[], jobEnv: NodeJS.ProcessEnv, cwd: string): Promise<Finished> =>
+    run('sh', ['-e', '-c', lines.join('\n')], jobEnv, cwd).done;
 
-  it('acquires in before_script, the script uses the cluster, after_script releases it', async () => {
+  it('acquires in before_script, the script uses the cluster, after a failure after_script keeps its diagnostics and holds it', async () => {
     const markdown = await readFile(path.join(projectRoot(), 'docs', 'ci', 'gitlab.md'), 'utf8');
     const yaml = /```yaml\n([\s\S]*?)```/.exec(markdown)![1]!;
-    const file = parse(yaml) as { variables: Record<string, string>; e2e: GitLabJob };
+    const file = parse(yaml) as {
+      variables: Record<string, string>;
+      e2e: GitLabJob & { artifacts: { when: string; paths: string[] } };
+    };
+    const project = path.join(dir, 'gitlab-project');
+    await mkdir(project, { recursive: true });
     const jobEnv = {
       PATH: searchPath,
       HOME: path.join(dir, 'gitlab-home'),
@@ -214,7 +256,7 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
       ...network(),
     };
     const lease = `gitlab-${PREDEFINED.CI_JOB_ID}`;
-    const job = await shell([...file.e2e.before_script, ...file.e2e.script], jobEnv);
+    const job = await shell([...file.e2e.before_script, ...file.e2e.script], jobEnv, project);
     expect(job.stderr).toContain(`ClusterLease ${lease}: Bound`);
     expect(job.code).toBe(0);
     expect(job.stdout.split('\n')).toEqual(
@@ -224,9 +266,39 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
     expect(bound.spec.requestedBy).toBe(
       `GitLab group/app pipeline 501 job 90210 (e2e) by dev1 ${PREDEFINED.CI_JOB_URL}`,
     );
+    expect(bound.spec.ocpVersion).toBe('4.16');
 
-    const after = await shell(file.e2e.after_script, jobEnv);
-    expect(after).toMatchObject({
+    // Say a later line of the script failed: GitLab runs after_script with CI_JOB_STATUS=failed.
+    const after = await shell(
+      file.e2e.after_script,
+      { ...jobEnv, CI_JOB_STATUS: 'failed' },
+      project,
+    );
+    expect(after.code).toBe(0);
+    expect(after.stdout).toMatch(
+      new RegExp(`^ClusterLease ${ns.name}/${lease}: held until \\S+\\n$`),
+    );
+    const held = await ns.api.get<ClusterLease>(LEASES, lease, ns.name);
+    expect(held.metadata?.labels?.['guestcluster.opdev.io/held']).toBe('true');
+    const holdEnd =
+      Date.parse(held.status!.boundTime!) + Number(/^(\d+)s$/.exec(held.spec.ttl!)![1]) * 1000;
+    expect(holdEnd).toBeGreaterThan(Date.now() + 29 * 60_000);
+    expect(holdEnd).toBeLessThanOrEqual(Date.now() + 30 * 60_000 + 1000);
+    // The diagnostics, where the job's artifacts (when: on_failure) collect them.
+    expect(file.e2e.artifacts).toEqual({
+      when: 'on_failure',
+      paths: ['guestcluster-diagnostics-*/'],
+    });
+    const report = path.join(project, `guestcluster-diagnostics-${lease}`, 'diagnostics.md');
+    expect(await readFile(report, 'utf8')).toContain(`# Diagnostics: lease ${ns.name}/${lease}`);
+
+    // Done debugging: a plain release ends the hold.
+    const released = await run(
+      'guestcluster',
+      ['lease', 'release', '--kubeconfig', managementKubeconfig, '-n', ns.name, lease],
+      jobEnv,
+    ).done;
+    expect(released).toMatchObject({
       code: 0,
       stdout: `ClusterLease ${ns.name}/${lease}: released\n`,
     });

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
+import { waitFor } from '../../dev/support/wait-for.js';
 import type { Diagnostics } from '../../client/diagnostics/diagnostics-facts.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
@@ -16,6 +18,8 @@ import {
 } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { SimulatedManagementNode } from '../../dev/platform/management/simulated-management-node.js';
+import { kubectl } from '../support/kubectl.js';
+import { installLeaseTtlPolicy } from '../support/lease-ttl-policy.js';
 import { testEnv } from '../support/test-env.js';
 import type { Finished } from './cli-run.js';
 import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
@@ -89,10 +93,16 @@ describe('guestcluster lease acquire', () => {
       ['--name', 'Not_A_Name'],
       ['--output', 'yaml'],
       ['--kubeconfig', path.join(dir, 'absent')],
+      ['--ocp-version', '4'],
+      ['--topology', 'vm'],
+      ['--on-mismatch', 'maybe'],
     ]) {
       const result = await guestcluster('lease', 'acquire', '--pool', 'ready', ...args);
       expect([args, result.code]).toEqual([args, 2]);
-      expect(result.stderr).toMatch(/--ttl|--timeout|--name|--output|kubeconfig/);
+      // Our own message, naming the flag and its value (not commander's "unknown option").
+      expect(result.stderr).toContain(
+        args[0] === '--kubeconfig' ? 'cannot be read' : `${args[0]} is "${args[1]}"`,
+      );
     }
     const missing = await guestcluster('lease', 'acquire');
     expect(missing.code).toBe(2);
@@ -312,6 +322,278 @@ describe('guestcluster lease list, extend, kubeconfig and release', () => {
     const again = await guestcluster('lease', 'release', 'cli-json');
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`ClusterLease ${ns.name}/cli-json: already-gone\n`);
+  });
+});
+
+describe('guestcluster lease acquire --ocp-version, --topology and --on-mismatch', () => {
+  it('binds a cluster of the version asked, waits while the pool offers none, and releases a mismatch (exit 4)', async () => {
+    await ns.api.create(POOLS, hcpPool(ns.name, 'versioned', { maxSize: 3 }));
+    for (const n of [0, 1, 2]) await readyInstance('versioned', `versioned-${n}`);
+    const bound = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-v416'],
+      ...['--ocp-version', '4.16', '--topology', 'hcp', '-o', 'json'],
+    );
+    expect(bound.code).toBe(0);
+    expect(JSON.parse(bound.stdout)).toMatchObject({ phase: 'Bound', ocpVersion: '4.16.10' });
+    expect(bound.stderr).toContain(`Created ClusterLease ${ns.name}/cli-v416 on`);
+    expect(bound.stderr).toContain('(pool versioned, OpenShift 4.16, ttl 6h)');
+    const lease = await ns.api.get<ClusterLease>(LEASES, 'cli-v416', ns.name);
+    expect(lease.spec.ocpVersion).toBe('4.16');
+    expect(lease.status?.instanceRef?.name).toMatch(/^versioned-[01]$/);
+
+    // A version the pool does not offer: the lease waits, as the Action's does (which fails it
+    // once it has said so for 15 s: client/lease/wait-for-lease.ts, test/action/action.test.ts).
+    const unavailable = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-v417'],
+      ...['--ocp-version', '4.17', '--timeout', '2s'],
+    );
+    expect(unavailable.code).toBe(3);
+    expect(unavailable.stderr).toContain('ClusterLease cli-v417: Pending (VersionUnavailable)');
+    expect(unavailable.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-v417 was not bound within 2s (--timeout); it was Pending (VersionUnavailable)`,
+    );
+    await gone('cli-v417');
+
+    const mismatch = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-crc'],
+      ...['--ocp-version', '4.16.10', '--topology', 'crc'],
+    );
+    expect(mismatch.code).toBe(4);
+    expect(mismatch.stderr).toContain(
+      'The leased cluster does not match: topology is "hcp", expected "crc" (--on-mismatch is fail; released the lease)',
+    );
+    expect(mismatch.stdout).toBe('');
+    await gone('cli-crc');
+
+    const warned = await guestcluster(
+      ...['lease', 'acquire', '--pool', 'versioned', '--name', 'cli-warn'],
+      ...['--topology', 'crc', '--on-mismatch', 'warn', '--kubeconfig-out', path.join(dir, 'w')],
+    );
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain(
+      'The leased cluster does not match: topology is "hcp", expected "crc"',
+    );
+    expect(warned.stdout).toBe(`${path.join(dir, 'w')}\n`);
+    expect((await ns.api.get<ClusterLease>(LEASES, 'cli-warn', ns.name)).status?.phase).toBe(
+      'Bound',
+    );
+    await guestcluster('lease', 'release', 'cli-warn');
+    await guestcluster('lease', 'release', 'cli-v416');
+  });
+});
+
+describe('guestcluster lease release --job-status, --hold-on-failure, and lease hold', () => {
+  const POOL = 'holdable';
+  const held = (name: string): Promise<ClusterLease> =>
+    ns.api.get<ClusterLease>(LEASES, name, ns.name);
+  /** The end of a hold: boundTime plus the TTL the hold wrote, in whole seconds. */
+  const holdEnd = (lease: ClusterLease): number =>
+    Date.parse(lease.status!.boundTime!) + Number(/^(\d+)s$/.exec(lease.spec.ttl!)![1]) * 1000;
+
+  beforeAll(async () => {
+    await ns.api.create(
+      POOLS,
+      hcpPool(ns.name, POOL, { maxSize: 5, maxLeaseDuration: '2h', maxHoldDuration: '10m' }),
+    );
+    // One Ready instance per lease of this part: no instance controller runs to make more.
+    for (const n of [0, 1, 2, 3, 4]) await readyInstance(POOL, `${POOL}-${n}`);
+  });
+
+  const acquired = async (name: string): Promise<void> => {
+    const result = await guestcluster(
+      ...['lease', 'acquire', '--pool', POOL, '--name', name, '--ttl', '1h'],
+      ...['--kubeconfig-out', path.join(dir, `${name}.kubeconfig`)],
+    );
+    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+  };
+
+  it("after a failed job, writes the lease's diagnostics and holds it for the time asked", async () => {
+    await acquired('cli-failed');
+    const folder = path.join(dir, 'artifacts', 'diagnostics');
+    const before = Date.now();
+    const result = await guestcluster(
+      ...['lease', 'release', 'cli-failed', '--job-status', 'failed'],
+      ...['--hold-on-failure', '5m', '--diagnostics-out', folder],
+    );
+    expect(result.code).toBe(0);
+    const lease = await held('cli-failed');
+    expect(lease.metadata?.deletionTimestamp).toBeUndefined();
+    expect(lease.metadata?.labels?.[LABEL_LEASE_HELD]).toBe('true');
+    expect(holdEnd(lease)).toBeGreaterThanOrEqual(before + 5 * 60_000);
+    expect(holdEnd(lease)).toBeLessThanOrEqual(Date.now() + 5 * 60_000 + 1000);
+    const until = new Date(holdEnd(lease)).toISOString().replace('.000', '');
+    expect(result.stdout).toBe(`ClusterLease ${ns.name}/cli-failed: held until ${until}\n`);
+    expect(result.stderr).toContain(
+      `Held ClusterLease ${ns.name}/cli-failed for 5m00s after the job failed: the operator releases it at ${until}`,
+    );
+    expect(result.stderr).toContain(
+      `guestcluster lease kubeconfig cli-failed -n ${ns.name} --kubeconfig-out guest.kubeconfig`,
+    );
+    // The operator takes the hold: it records when it began, and releases the lease at its end.
+    const seen = await waitFor<ClusterLease>(ns.kubeConfig, {
+      type: LEASES,
+      name: 'cli-failed',
+      namespace: ns.name,
+      until: (l) => Boolean(l?.status?.heldAt) && l?.status?.expiresAt === until,
+      description: 'ClusterLease cli-failed held until the end of its hold',
+    });
+    expect(seen?.status?.heldAt).toBeDefined();
+
+    // The diagnostics, before the hold, as the Action writes them to its job summary.
+    expect(result.stderr).toContain(
+      `wrote the diagnostics of ClusterLease ${ns.name}/cli-failed to ${folder}`,
+    );
+    for (const file of ['diagnostics.md', 'diagnostics.json'])
+      expect((await stat(path.join(folder, file))).mode & 0o777).toBe(0o600);
+    const markdown = await readFile(path.join(folder, 'diagnostics.md'), 'utf8');
+    expect(markdown).toContain(`# Diagnostics: lease ${ns.name}/cli-failed`);
+    expect(markdown).toContain('not readable with these credentials (Forbidden)');
+    expect(markdown).not.toMatch(/client-key-data|token:/);
+
+    // A second failed release keeps the hold it finds: a hold is set once.
+    const again = await guestcluster(
+      ...['lease', 'release', 'cli-failed', '--job-status', 'failure'],
+      ...['--hold-on-failure', '5m', '--no-diagnostics', '-o', 'json'],
+    );
+    expect(JSON.parse(again.stdout)).toMatchObject({ result: 'already-held', until });
+    expect((await held('cli-failed')).spec.ttl).toBe(lease.spec.ttl);
+    // The plain release ends a hold at once.
+    expect((await guestcluster('lease', 'release', 'cli-failed')).stdout).toBe(
+      `ClusterLease ${ns.name}/cli-failed: released\n`,
+    );
+  });
+
+  it('releases as always after a successful or cancelled job, and writes no diagnostics', async () => {
+    for (const [name, status] of [
+      ['cli-passed', 'success'],
+      ['cli-cancelled', 'canceled'],
+    ] as const) {
+      await acquired(name);
+      const result = await run(
+        'guestcluster',
+        ['lease', 'release', name, '--job-status', status, '--hold-on-failure', '5m'],
+        env,
+        dir,
+      ).done;
+      expect([status, result.code, result.stdout]).toEqual([
+        status,
+        0,
+        `ClusterLease ${ns.name}/${name}: released\n`,
+      ]);
+      await gone(name);
+      await expect(stat(path.join(dir, `guestcluster-diagnostics-${name}`))).rejects.toMatchObject({
+        code: 'ENOENT',
+      });
+    }
+    const bad = await guestcluster('lease', 'release', 'cli-bound', '--job-status', 'running');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      '--job-status is "running"; expected success, failure or cancelled',
+    );
+  });
+
+  it("lease hold refuses a hold beyond the pool's maxHoldDuration, naming it, and holds within it", async () => {
+    await acquired('cli-hold');
+    const refused = await guestcluster('lease', 'hold', 'cli-hold', '--for', '20m');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-hold cannot be held: a hold of 20m00s is beyond the pool's spec.maxHoldDuration (10m); at most 10m00s can be held now`,
+    );
+    const untouched = await held('cli-hold');
+    expect(untouched.metadata?.labels?.[LABEL_LEASE_HELD]).toBeUndefined();
+    expect(untouched.spec.ttl).toBe('1h');
+
+    const result = await guestcluster('lease', 'hold', 'cli-hold', '--for', '10m', '-o', 'json');
+    expect(result.code).toBe(0);
+    const lease = await held('cli-hold');
+    expect(lease.metadata?.labels?.[LABEL_LEASE_HELD]).toBe('true');
+    expect(JSON.parse(result.stdout)).toEqual({
+      name: 'cli-hold',
+      namespace: ns.name,
+      result: 'held',
+      ttl: lease.spec.ttl,
+      until: new Date(holdEnd(lease)).toISOString().replace('.000', ''),
+      holdSeconds: 600,
+      shortenedBy: null,
+    });
+    expect(lease.status?.conditions?.find((c) => c.type === 'TTLAccepted')?.status).not.toBe(
+      'False',
+    );
+
+    // Only a bound lease can be held.
+    await ns.api.create(LEASES, {
+      apiVersion: LEASES.apiVersion,
+      kind: LEASES.kind,
+      metadata: { name: 'cli-waiting', namespace: ns.name },
+      spec: { poolRef: { name: 'busy' } },
+    });
+    const waiting = await guestcluster('lease', 'hold', 'cli-waiting', '--for', '5m');
+    expect(waiting.code).toBe(2);
+    expect(waiting.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-waiting is not bound: only a bound lease can be held`,
+    );
+    expect((await guestcluster('lease', 'hold', 'absent-lease', '--for', '5m')).code).toBe(1);
+    expect((await guestcluster('lease', 'hold', 'cli-hold', '--for', 'ever')).code).toBe(2);
+    await guestcluster('lease', 'release', 'cli-waiting');
+    await guestcluster('lease', 'release', 'cli-hold');
+  });
+
+  it('lease hold is refused by admission and by the operator where the CLI cannot read the pool', async () => {
+    await acquired('cli-blind');
+    // An identity that may not read pools: the CLI cannot check the hold against the pool's
+    // limits itself; admission and the lease controller still do.
+    const manifest = [
+      'apiVersion: v1',
+      'kind: ServiceAccount',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      '---',
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: Role',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      'rules: [{apiGroups: [guestcluster.opdev.io], resources: [clusterleases], verbs: [get, watch, patch]}]',
+      '---',
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: RoleBinding',
+      `metadata: {name: no-pools, namespace: ${ns.name}}`,
+      'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: no-pools}',
+      `subjects: [{kind: ServiceAccount, name: no-pools, namespace: ${ns.name}}]`,
+    ].join('\n');
+    await kubectl(['apply', '-f', '-'], manifest);
+    const { stdout: token } = await kubectl(['-n', ns.name, 'create', 'token', 'no-pools']);
+    const blind = path.join(dir, 'no-pools.kubeconfig');
+    const ciConfig = await readFile(env.KUBECONFIG!, 'utf8');
+    await writeFile(blind, ciConfig.replace(/token: [^}\s]+/, `token: ${token.trim()}`), {
+      mode: 0o600,
+    });
+    await installLeaseTtlPolicy(ns.api, ns.name, POOL);
+    const holdFor = (duration: string): Promise<Finished> =>
+      guestcluster('lease', 'hold', 'cli-blind', '--for', duration, '--kubeconfig', blind);
+
+    // Beyond maxLeaseDuration plus maxHoldDuration from binding: admission refuses the write.
+    const refused = await holdFor('3h');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `ClusterLease ${ns.name}/cli-blind cannot be held: .*spec\\.ttl \\d+s is above what ClusterPool ${POOL} allows: spec\\.maxLeaseDuration 2h plus spec\\.maxHoldDuration 10m \\(the lease is held\\), counted from binding`,
+      ),
+    );
+    const unchanged = await held('cli-blind');
+    expect(unchanged.metadata?.labels?.[LABEL_LEASE_HELD]).toBeUndefined();
+    expect(unchanged.spec.ttl).toBe('1h');
+
+    // Within what admission allows, but beyond both maxLeaseDuration from binding and
+    // maxHoldDuration from the hold's start: the lease controller does not take it.
+    const notTaken = await holdFor('2h5m');
+    expect(notTaken.code).toBe(2);
+    expect(notTaken.stderr).toContain(
+      `ClusterLease ${ns.name}/cli-blind is labelled held, but the operator did not take its TTL (TTLAbovePoolLimit): `,
+    );
+    expect(notTaken.stderr).toContain(`reaches beyond what ClusterPool ${POOL} allows`);
+    const kept = await held('cli-blind');
+    expect(Date.parse(kept.status!.expiresAt!) - Date.parse(kept.status!.boundTime!)).toBe(
+      3_600_000,
+    );
+    await guestcluster('lease', 'release', 'cli-blind');
   });
 });
 

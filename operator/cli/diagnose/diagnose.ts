@@ -1,23 +1,14 @@
-import path from 'node:path';
-import { collectDiagnostics } from '../../../client/diagnostics/collect-diagnostics.js';
-import { DIAGNOSTICS_BOUNDS } from '../../../client/diagnostics/diagnostics-bounds.js';
 import type { DiagnosticsTarget } from '../../../client/diagnostics/diagnostics-facts.js';
-import { apiClientReader } from '../../../client/diagnostics/diagnostics-reader.js';
-import { fitDiagnostics } from '../../../client/diagnostics/fit-diagnostics.js';
-import { writePrivateFile } from '../../../client/lease/private-file.js';
-import { guestCollector } from '../../diagnostics/guest-facts.js';
 import { CommandExit, EXIT, badInput } from '../lease/exit-codes.js';
 import { leaseNameFlag } from '../lease/lease-flags.js';
 import type { ManagementFlags } from '../lease/management-access.js';
 import { managementAccess } from '../lease/management-access.js';
 import { say, tell } from '../lease/terminal.js';
+import { REPORT_FILES, collectReport, writeReport } from './diagnostics-report.js';
 
 export type DiagnoseFlags = ManagementFlags & { output?: string };
 
 const KINDS: readonly DiagnosticsTarget['kind'][] = ['lease', 'instance', 'pool'];
-
-/** The file names in --output DIR (docs/reference/cli.md#diagnose). */
-export const REPORT_FILES = { markdown: 'diagnostics.md', json: 'diagnostics.json' } as const;
 
 function targetKind(value: string): DiagnosticsTarget['kind'] {
   const kind = KINDS.find((k) => k === value);
@@ -40,24 +31,13 @@ export async function diagnose(
   const output = flags.output ?? '-';
   const { api, namespace } = managementAccess(flags);
   try {
-    const reader = apiClientReader(api);
-    const diagnostics = await collectDiagnostics({ kind, name, namespace }, reader, {
-      now: Date.now(),
-      guest: guestCollector(reader),
-    });
-    if (diagnostics.objects[0]?.note === 'not found')
-      throw new CommandExit(
-        EXIT.error,
-        `${diagnostics.objects[0].kind} ${namespace}/${name} not found`,
-      );
-    const files = fitDiagnostics(diagnostics, DIAGNOSTICS_BOUNDS.totalBytes);
+    const { files, missing } = await collectReport(api, { kind, name, namespace });
+    if (missing) throw new CommandExit(EXIT.error, missing);
     if (output === '-') {
       say(`${files.markdown}\n\`\`\`json\n${files.json}\`\`\``);
       return;
     }
-    const folder = path.resolve(output);
-    await writePrivateFile(path.join(folder, REPORT_FILES.markdown), files.markdown);
-    await writePrivateFile(path.join(folder, REPORT_FILES.json), files.json);
+    const folder = await writeReport(output, files);
     tell(`Wrote ${REPORT_FILES.markdown} and ${REPORT_FILES.json} to ${folder}`);
     say(folder);
   } finally {

@@ -5,7 +5,8 @@ import type { ClusterLease } from '../../../client/api/resources.js';
 import { LEASES } from '../../../client/api/resources.js';
 import { isAlreadyExists, isInvalid } from '../../../client/kube/api-error.js';
 import type { AcquireResult } from '../../../client/lease/acquire.js';
-import { acquireLease } from '../../../client/lease/acquire.js';
+import type { Expected } from '../../../client/lease/acquire.js';
+import { acquireLease, MismatchError } from '../../../client/lease/acquire.js';
 import { cancelSignal } from '../../../client/lease/cancel-signal.js';
 import { leaseObject } from '../../../client/lease/create-lease.js';
 import { gitHubRun } from '../../../client/lease/github-run.js';
@@ -28,6 +29,9 @@ export interface AcquireFlags extends ManagementFlags {
   name?: string;
   kubeconfigOut?: string;
   requestedBy?: string;
+  ocpVersion?: string;
+  topology?: string;
+  onMismatch?: string;
   output?: string;
 }
 
@@ -61,6 +65,7 @@ export async function acquire(flags: AcquireFlags): Promise<void> {
   const ttl = ttlFlag(flags.ttl);
   const timeoutMs = durationFlag('--timeout', flags.timeout);
   if (timeoutMs <= 0) throw badInput(`--timeout is "${flags.timeout}"; expected more than 0`);
+  const expected = expectedFlags(flags);
   const management = managementAccess(flags);
   const { namespace } = management;
   const kubeconfigOut = path.resolve(
@@ -74,6 +79,7 @@ export async function acquire(flags: AcquireFlags): Promise<void> {
       pool: flags.pool,
       ttl,
       requestedBy: flags.requestedBy || requestedBy(),
+      ocpVersion: expected.expectedOcpVersion,
     });
     const result = await acquireLease({
       api: management.api,
@@ -82,11 +88,16 @@ export async function acquire(flags: AcquireFlags): Promise<void> {
       timeoutMs,
       cancelled: cancel.signal,
       kubeconfigPath: kubeconfigOut,
+      expected,
       // Whoever ran this gets no cluster: do not keep it from the pool.
       releaseUnreachable: true,
       wording: { timeout: '--timeout', cancelled: 'Interrupted' },
       handedOver: (bound, waitedSeconds) =>
         Promise.resolve(answer(bound, waitedSeconds, kubeconfigOut, output)),
+    }).catch((error: unknown) => {
+      // Released already: the lease did not give what was asked, as a failed lease.
+      if (error instanceof MismatchError) throw new CommandExit(EXIT.leaseFailed, error.message);
+      throw error;
     });
     if (result.kind !== 'bound') throw new CommandExit(EXIT_OF[result.kind], result.message);
   } finally {
@@ -95,9 +106,36 @@ export async function acquire(flags: AcquireFlags): Promise<void> {
   }
 }
 
+const OCP_VERSION = /^\d+\.\d+(\.\d+)?$/;
+
+/**
+ * What the cluster must be, as the Action's expected-ocp-version, expected-topology and
+ * on-mismatch: the version is asked of the operator too (spec.ocpVersion), so only a matching
+ * cluster is bound; a mismatch found once bound releases it (exit 4), or is only told with
+ * `--on-mismatch warn`.
+ */
+function expectedFlags(flags: AcquireFlags): Expected {
+  const { ocpVersion, topology } = flags;
+  if (ocpVersion !== undefined && !OCP_VERSION.test(ocpVersion))
+    throw badInput(
+      `--ocp-version is "${ocpVersion}"; expected a minor such as 4.16 (any 4.16.z) or an exact version such as 4.16.10`,
+    );
+  if (topology !== undefined && topology !== 'crc' && topology !== 'hcp')
+    throw badInput(`--topology is "${topology}"; expected crc or hcp`);
+  const onMismatch = flags.onMismatch ?? 'fail';
+  if (onMismatch !== 'fail' && onMismatch !== 'warn')
+    throw badInput(`--on-mismatch is "${onMismatch}"; expected fail or warn`);
+  return {
+    expectedOcpVersion: ocpVersion,
+    expectedTopology: topology,
+    onMismatch,
+    failSetting: '--on-mismatch is fail',
+  };
+}
+
 async function createLease(
   management: Management,
-  request: { name: string; pool: string; ttl: string; requestedBy: string },
+  request: { name: string; pool: string; ttl: string; requestedBy: string; ocpVersion?: string },
 ): Promise<ClusterLease> {
   const { api, namespace } = management;
   const own = await ownSubject(api);
@@ -117,8 +155,9 @@ async function createLease(
     if (isInvalid(error)) throw badInput(`${where} was refused: ${(error as Error).message}`);
     throw error;
   }
+  const version = request.ocpVersion ? `, OpenShift ${request.ocpVersion}` : '';
   tell(
-    `Created ${where} on ${management.server} (pool ${request.pool}, ttl ${request.ttl === '0' ? 'none' : request.ttl})`,
+    `Created ${where} on ${management.server} (pool ${request.pool}${version}, ttl ${request.ttl === '0' ? 'none' : request.ttl})`,
   );
   if ('unknown' in own)
     tell(

@@ -1,18 +1,14 @@
 import { ExtendError, extendLease } from '../../../client/lease/extend-lease.js';
 import type { ClusterLease } from '../../../client/api/resources.js';
 import { LEASES } from '../../../client/api/resources.js';
-import type { ApiClient } from '../../../client/kube/api-client.js';
 import { isInvalid, isNotFound } from '../../../client/kube/api-error.js';
-import { watchObject } from '../../../client/kube/watch-object.js';
 import { badInput, CommandExit, EXIT } from './exit-codes.js';
 import { leaseNameFlag, outputFormat, ttlFlag } from './lease-flags.js';
 import { leaseSummary } from './lease-summary.js';
 import type { ManagementFlags } from './management-access.js';
 import { managementAccess } from './management-access.js';
+import { observed } from './observed.js';
 import { say } from './terminal.js';
-
-/** How long to wait for the operator to move status.expiresAt after the change. */
-const OBSERVED_WAIT_MS = 10_000;
 
 /**
  * `guestcluster lease extend NAME --ttl D`: sets spec.ttl (counted from when the lease was bound)
@@ -52,23 +48,4 @@ export async function extend(
   } finally {
     await api.close();
   }
-}
-
-/** The lease once the operator has written a status for this generation, or as it is then. */
-async function observed(api: ApiClient, lease: ClusterLease): Promise<ClusterLease> {
-  const generation = lease.metadata?.generation ?? 0;
-  const seen = (l: ClusterLease | undefined): boolean =>
-    !l || (l.status?.observedGeneration ?? 0) >= generation;
-  if (seen(lease)) return lease;
-  const { object } = await watchObject<ClusterLease>(
-    api,
-    {
-      type: LEASES,
-      name: lease.metadata!.name!,
-      namespace: lease.metadata!.namespace,
-      resourceVersion: lease.metadata!.resourceVersion!,
-    },
-    { last: lease, until: seen, signal: AbortSignal.timeout(OBSERVED_WAIT_MS) },
-  ).catch(() => ({ object: lease }));
-  return object ?? lease;
 }
