@@ -187,6 +187,11 @@ export class ApiClient {
     return this.request<T>('GET', objectPath(type, name, namespace), undefined, undefined, options);
   }
 
+  /** A discovery document: `/api/v1`, `/apis`, `/apis/<group>/<version>`. */
+  async discover<T>(path: `/api${string}`): Promise<T> {
+    return this.request<T>('GET', path);
+  }
+
   async list<T extends KubeObject>(
     type: ResourceType,
     options: ListOptions = {},

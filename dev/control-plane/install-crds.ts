@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { ApiClient } from '../../client/kube/api-client.js';
 import { ApiError } from '../../client/kube/api-error.js';
 import { ControlPlaneError } from './errors.js';
@@ -10,6 +10,7 @@ import { managementPlatformCrds } from './platform-crds/platform-crds.js';
 import { projectRoot } from './project-root.js';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resources.js';
 import { waitFor } from '../support/wait-for.js';
+import { adminAccessFromFile } from '../support/admin-access.js';
 
 const FIELD_MANAGER = 'guestcluster-local';
 
@@ -38,7 +39,10 @@ function isEstablished(crd: CrdManifest | undefined): boolean {
  * Applies CRDs as plain JSON (server-side apply, so safe to repeat) and waits until every one is
  * Established.
  */
-export async function installCrds(kubeConfig: KubeConfig, crds: CrdManifest[]): Promise<string[]> {
+export async function installCrds(
+  kubeConfig: ClusterAccess,
+  crds: CrdManifest[],
+): Promise<string[]> {
   const client = new ApiClient(kubeConfig);
   try {
     for (const crd of crds) {
@@ -80,8 +84,7 @@ export async function installProjectCrds(
   kubeconfigPath: string,
   log: (message: string) => void = () => undefined,
 ): Promise<string[]> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
+  const kubeConfig = adminAccessFromFile(kubeconfigPath);
   const platform = await managementPlatformCrds({ log });
   for (const source of platform.sources) log(`Platform CRDs: ${source}`);
   const ours = await readCrdFolder(path.join(projectRoot(), 'crds'));

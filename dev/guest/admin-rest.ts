@@ -1,5 +1,6 @@
 import tls from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { parseKubeconfig } from '../../client/kube/kubeconfig.js';
 import { RestClient } from '../../crc-agent/rest-client.js';
 
 /** The TLS material of a kubeconfig's current context, as PEM text. */
@@ -10,20 +11,11 @@ export interface ClientTls {
   key: string;
 }
 
-const fromB64 = (data: string | undefined): string => Buffer.from(data ?? '', 'base64').toString();
-
 export function clientTlsFromKubeconfig(kubeconfigPath: string): ClientTls {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster = kubeConfig.getCurrentCluster();
-  const user = kubeConfig.getCurrentUser();
-  if (!cluster || !user) throw new Error(`${kubeconfigPath} has no current cluster and user`);
-  return {
-    url: new URL(cluster.server),
-    ca: fromB64(cluster.caData),
-    cert: fromB64(user.certData),
-    key: fromB64(user.keyData),
-  };
+  const context = parseKubeconfig(readFileSync(kubeconfigPath, 'utf8'));
+  if (!context.ca || !context.cert || !context.key)
+    throw new Error(`${kubeconfigPath} has no CA, client certificate and key`);
+  return { url: new URL(context.server), ca: context.ca, cert: context.cert, key: context.key };
 }
 
 /** A JSON REST client that talks TLS to host:port directly (no tunnel). */

@@ -1,6 +1,6 @@
 import forge from 'node-forge';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
+import { adminAccessFromFile } from '../support/admin-access.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { nativeSigner } from '../../contracts/certificates.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
@@ -81,9 +81,7 @@ export class GuestApiServer {
   static async start(): Promise<GuestApiServer> {
     const plane = await LocalControlPlane.start({ controllerManager: false });
     try {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(plane.kubeconfigPath);
-      const crds = await installGuestCrds(kubeConfig);
+      const crds = await installGuestCrds(adminAccessFromFile(plane.kubeconfigPath));
       const upstream = clientTlsFromKubeconfig(plane.kubeconfigPath);
       const admin = directRestClient(upstream);
       await warmGuestKinds(admin, crds);

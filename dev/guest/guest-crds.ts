@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import type { RestClient } from '../../crc-agent/rest-client.js';
 import { installCrds } from '../control-plane/install-crds.js';
 import type { CrdManifest } from '../control-plane/platform-crds/crd-manifest.js';
@@ -10,7 +10,7 @@ import { guestPlatformCrds } from '../control-plane/platform-crds/platform-crds.
  * simulated guest's API server gets the same CRDs from the OpenShift API module (or open
  * stand-ins, see GUESTCLUSTER_PLATFORM_CRDS), and waits until each is Established.
  */
-export async function installGuestCrds(kubeConfig: KubeConfig): Promise<CrdManifest[]> {
+export async function installGuestCrds(kubeConfig: ClusterAccess): Promise<CrdManifest[]> {
   const crds = await guestPlatformCrds();
   await installCrds(kubeConfig, crds);
   return crds;

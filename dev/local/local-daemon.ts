@@ -1,6 +1,6 @@
 import { copyFile, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { adminAccessFromFile } from '../support/admin-access.js';
 import { ApiClient } from '../../client/kube/api-client.js';
 import { LocalControlPlane } from '../control-plane/control-plane.js';
 import { installProjectCrds } from '../control-plane/install-crds.js';
@@ -64,8 +64,7 @@ export async function serveLocalEnvironment(): Promise<void> {
     });
     await copyFile(plane.kubeconfigPath, localPaths.kubeconfig());
     await chmod(localPaths.kubeconfig(), 0o600);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(plane.kubeconfigPath);
+    const kubeConfig = adminAccessFromFile(plane.kubeconfigPath);
     const api = new ApiClient(kubeConfig);
     const platform = await SimulatedPlatform.startPlatform(kubeConfig, api, {
       namespaces: [DEMO.namespace],

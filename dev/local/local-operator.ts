@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { ApiClient } from '../../client/kube/api-client.js';
+import type { AdminAccess } from '../support/admin-access.js';
+import { serviceAccountToken } from '../support/service-account-token.js';
 import { parse, stringify } from 'yaml';
 import { writeSecretFile } from '../control-plane/kubeconfig-file.js';
 import { freePort } from '../control-plane/free-port.js';
@@ -37,7 +38,7 @@ interface DeploymentManifest {
 
 export interface LocalOperatorOptions {
   /** Admin access, to request the operator's ServiceAccount tokens (the kubelet's part). */
-  admin: KubeConfig;
+  admin: AdminAccess;
   /** Where its kubeconfig, token and log go. */
   dir: string;
   /** What differs from the Deployment here: the agent image, the bundle mirror, the proxy. */
@@ -111,14 +112,12 @@ export class LocalOperator {
   /** A kubeconfig that reads the ServiceAccount's token from a file, renewed in place. */
   private async writeCredentials(): Promise<void> {
     const account = this.manifest.spec.template.spec.serviceAccountName;
-    const core = this.options.admin.makeApiClient(CoreV1Api);
-    const request = await core.createNamespacedServiceAccountToken({
-      namespace: this.namespace,
-      name: account,
-      body: { spec: { audiences: [], expirationSeconds: TOKEN_SECONDS } },
-    });
-    await writeSecretFile(this.tokenPath, request.status!.token!);
-    const cluster = this.options.admin.getCurrentCluster()!;
+    const api = new ApiClient(this.options.admin);
+    const token = await serviceAccountToken(api, this.namespace, account, TOKEN_SECONDS).finally(
+      () => api.close(),
+    );
+    await writeSecretFile(this.tokenPath, token);
+    const cluster = this.options.admin.getCurrentCluster();
     const user = `system:serviceaccount:${this.namespace}:${account}`;
     await writeSecretFile(
       this.kubeconfigPath,

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../support/admin-access.js';
 import ssh2 from 'ssh2';
 import { AGENT_ENV } from '../../contracts/agent-job.js';
 import { BUILD_ENV, LABEL_BUILD_ROLE, LABEL_BUILD_STEP } from '../../contracts/bundle-build.js';
@@ -190,7 +190,7 @@ export class SimulatedPlatform {
   private scheduler: SimulatedScheduler | undefined;
 
   protected constructor(
-    protected readonly kubeConfig: KubeConfig,
+    protected readonly kubeConfig: AdminAccess,
     protected readonly options: SimulatedPlatformOptions,
   ) {}
 
@@ -272,7 +272,7 @@ export class SimulatedPlatform {
   }
 
   static async startPlatform(
-    kubeConfig: KubeConfig,
+    kubeConfig: AdminAccess,
     api: ApiClient,
     options: SimulatedPlatformOptions,
   ): Promise<SimulatedPlatform> {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { watchObject } from '../../client/kube/watch-object.js';
@@ -28,7 +28,7 @@ export class WaitTimeoutError extends Error {
  * watch ends (for example with 410 Gone). No polling, no sleeping.
  */
 export async function waitFor<T extends Watched>(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   options: WaitForOptions<T>,
 ): Promise<T | undefined> {
   const client = new ApiClient(kubeConfig);
@@ -113,7 +113,7 @@ export interface WaitForListOptions<T extends KubeObject> {
 
 /** Like waitFor, for a whole collection: list, then watch, until `until` holds for the current set. */
 export async function waitForList<T extends KubeObject>(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   options: WaitForListOptions<T>,
 ): Promise<T[]> {
   const client = new ApiClient(kubeConfig);

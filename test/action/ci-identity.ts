@@ -4,6 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import type { TestNamespace } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 /** What the CI identity of samples/ci-identity-rbac.yaml hands the Action. */
 export interface CiAccess {
@@ -19,12 +20,12 @@ export async function ciIdentity(ns: TestNamespace): Promise<CiAccess> {
     .map((document) => document.toString().replaceAll('namespace: ci', `namespace: ${ns.name}`))
     .join('---\n');
   await kubectl(['apply', '-f', '-'], manifest);
-  const token = await ns.core.createNamespacedServiceAccountToken({
+  const token = await coreApi(ns).createNamespacedServiceAccountToken({
     name: 'guestcluster-ci',
     namespace: ns.name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
-  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  const cluster = ns.kubeConfig.getCurrentCluster();
   return { server: cluster.server, ca: cluster.caData!, token: token.status!.token! };
 }
 

@@ -7,6 +7,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { useWorld } from '../support/world.js';
 import { kubectl } from '../support/kubectl.js';
+import { objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'api' });
 const samplesDir = path.join(projectRoot(), 'samples');
@@ -51,7 +52,10 @@ describe('the guestcluster API', () => {
   const created: KubernetesObject[] = [];
   afterAll(async () => {
     // Cluster-scoped objects outlive the test namespace.
-    for (const object of created) await ns.objects.delete(object).catch(() => undefined);
+    for (const object of created)
+      await objectsApi(ns)
+        .delete(object)
+        .catch(() => undefined);
   });
 
   it('accepts every sample (server-side dry-run apply)', async () => {
@@ -82,7 +86,7 @@ describe('the guestcluster API', () => {
       metadata: { name: 'api-pinned-stream' },
       spec: { minor: '4.19', pin: '4.19.0-rc.3' },
     };
-    const accepted = await ns.objects.create<typeof stream>(stream);
+    const accepted = await objectsApi(ns).create<typeof stream>(stream);
     created.push(accepted);
     expect(accepted.spec).toEqual({
       minor: '4.19',
@@ -99,15 +103,15 @@ describe('the guestcluster API', () => {
 
   it.each(invalidCases.map((c) => [c.name, c] as const))('rejects %s', async (_name, invalid) => {
     if (!invalid.update) {
-      const error = await ns.objects
+      const error = await objectsApi(ns)
         .create(intoTestNamespace(invalid.object), undefined, 'All')
         .catch((e: unknown) => e);
       expect(apiMessage(error)).toContain(invalid.expectedMessage);
       return;
     }
-    const original = await ns.objects.create(intoTestNamespace(invalid.object));
+    const original = await objectsApi(ns).create(intoTestNamespace(invalid.object));
     created.push(original);
-    const error = await ns.objects
+    const error = await objectsApi(ns)
       .replace(
         intoTestNamespace({
           ...invalid.update,
@@ -129,7 +133,7 @@ describe('ClusterLease status', () => {
     'refuses the legacy phase %s, which nothing writes',
     async (phase) => {
       const name = `legacy-${phase.toLowerCase()}`;
-      await ns.objects.create({
+      await objectsApi(ns).create({
         apiVersion: 'guestcluster.opdev.io/v1alpha1',
         kind: 'ClusterLease',
         metadata: { name, namespace: ns.name },

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../dev/support/admin-access.js';
 import { parseAllDocuments } from 'yaml';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import type { ClusterLease } from '../../client/api/resources.js';
@@ -80,7 +80,7 @@ export function run(
  * file with a token of it: what a CI system is handed for the management cluster.
  */
 export async function ciKubeconfig(
-  admin: KubeConfig,
+  admin: AdminAccess,
   namespace: string,
   dir: string,
 ): Promise<string> {
@@ -97,7 +97,7 @@ export async function ciKubeconfig(
     'guestcluster-ci',
     '--duration=1h',
   ]);
-  const cluster = admin.getCurrentCluster()!;
+  const cluster = admin.getCurrentCluster();
   const file = path.join(dir, 'management.kubeconfig');
   await mkdir(dir, { recursive: true });
   await writeFile(
@@ -124,7 +124,7 @@ export async function ciKubeconfig(
 
 /** Waits until the lease is gone (released: the operator has let go of its instance). */
 export async function leaseGone(
-  kubeConfig: KubeConfig,
+  kubeConfig: AdminAccess,
   namespace: string,
   name: string,
 ): Promise<void> {

@@ -14,6 +14,7 @@ import { CUSTOM_RESOURCE_DEFINITIONS } from '../../operator/api/platform-resourc
 import { NAMESPACES } from '../../client/api/resources.js';
 import { collectionPath, resourceType } from '../../client/kube/resource-type.js';
 import { waitFor } from '../../dev/support/wait-for.js';
+import { clientNodeConfig, coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'control-plane' });
 
@@ -69,7 +70,7 @@ function widget(
 
 describe('the local control plane', () => {
   it('enforces a CRD CEL rule with the rule message', async () => {
-    await ns.objects.create(widgetCrd);
+    await objectsApi(ns).create(widgetCrd);
     await waitFor<V1CustomResourceDefinition>(ns.kubeConfig, {
       type: CUSTOM_RESOURCE_DEFINITIONS,
       name: widgetCrd.metadata!.name!,
@@ -78,23 +79,25 @@ describe('the local control plane', () => {
         false,
     });
 
-    const rejected = await ns.objects.create(widget('bad', 5, 2)).catch((error: unknown) => error);
+    const rejected = await objectsApi(ns)
+      .create(widget('bad', 5, 2))
+      .catch((error: unknown) => error);
     expect(rejected).toBeInstanceOf(ApiException);
     expect((rejected as ApiException<unknown>).code).toBe(422);
     expect(String((rejected as ApiException<unknown>).body)).toContain(
       'spec.minSize must not exceed spec.maxSize',
     );
 
-    const accepted = await ns.objects.create(widget('good', 1, 2));
+    const accepted = await objectsApi(ns).create(widget('good', 1, 2));
     expect(accepted.metadata?.uid).toBeTruthy();
   });
 
   it('garbage-collects an owner-referenced ConfigMap after its owner is deleted', async () => {
-    const owner = await ns.core.createNamespacedConfigMap({
+    const owner = await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: { name: 'owner' } },
     });
-    await ns.core.createNamespacedConfigMap({
+    await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: {
         metadata: {
@@ -105,7 +108,7 @@ describe('the local control plane', () => {
         },
       },
     });
-    await ns.core.deleteNamespacedConfigMap({
+    await coreApi(ns).deleteNamespacedConfigMap({
       name: 'owner',
       namespace: ns.name,
       propagationPolicy: 'Background',
@@ -123,12 +126,12 @@ describe('the local control plane', () => {
 
   it('completes a namespace deletion, contents included', async () => {
     const name = `${ns.name}-doomed`;
-    await ns.core.createNamespace({ body: { metadata: { name } } });
-    await ns.core.createNamespacedConfigMap({
+    await coreApi(ns).createNamespace({ body: { metadata: { name } } });
+    await coreApi(ns).createNamespacedConfigMap({
       namespace: name,
       body: { metadata: { name: 'content' }, data: { a: 'b' } },
     });
-    await ns.core.deleteNamespace({ name });
+    await coreApi(ns).deleteNamespace({ name });
 
     const gone = await waitFor<V1Namespace>(ns.kubeConfig, {
       type: NAMESPACES,
@@ -140,13 +143,13 @@ describe('the local control plane', () => {
   });
 
   it('delivers an update to a watch', async () => {
-    const created = await ns.core.createNamespacedConfigMap({
+    const created = await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: { name: 'watched' }, data: { value: 'one' } },
     });
     let onUpdate: (object: V1ConfigMap) => void = () => undefined;
     const updated = new Promise<V1ConfigMap>((resolve) => (onUpdate = resolve));
-    const abort = await new Watch(ns.kubeConfig).watch(
+    const abort = await new Watch(clientNodeConfig(ns.kubeConfig)).watch(
       collectionPath(CONFIG_MAPS, ns.name),
       {
         fieldSelector: 'metadata.name=watched',
@@ -157,7 +160,7 @@ describe('the local control plane', () => {
       },
       () => undefined,
     );
-    await ns.core.patchNamespacedConfigMap({
+    await coreApi(ns).patchNamespacedConfigMap({
       name: 'watched',
       namespace: ns.name,
       body: [{ op: 'replace', path: '/data/value', value: 'two' }],
@@ -168,16 +171,16 @@ describe('the local control plane', () => {
   });
 
   it('authorizes with RBAC: a service account without a role is refused', async () => {
-    await ns.core.createNamespacedServiceAccount({
+    await coreApi(ns).createNamespacedServiceAccount({
       namespace: ns.name,
       body: { metadata: { name: 'nobody' } },
     });
-    const token = await ns.core.createNamespacedServiceAccountToken({
+    const token = await coreApi(ns).createNamespacedServiceAccountToken({
       name: 'nobody',
       namespace: ns.name,
       body: { spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds: 600 } },
     });
-    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const cluster = clientNodeConfig(ns.kubeConfig).getCurrentCluster()!;
     const asNobody = new KubeConfig();
     asNobody.loadFromOptions({
       clusters: [cluster],
@@ -302,11 +305,11 @@ describe('the local control plane', () => {
   });
 
   it("enforces owner-reference permissions as OpenShift's apiserver does", async () => {
-    const owner = await ns.core.createNamespacedConfigMap({
+    const owner = await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: { name: 'guarded-owner' } },
     });
-    await ns.core.createNamespacedServiceAccount({
+    await coreApi(ns).createNamespacedServiceAccount({
       namespace: ns.name,
       body: { metadata: { name: 'writer' } },
     });

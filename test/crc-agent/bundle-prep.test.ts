@@ -22,6 +22,7 @@ import {
   TEST_DISK_BYTES,
   writeChecksumFile,
 } from '../../dev/platform/bundles/test-bundle.js';
+import { clientNodeConfig, coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'bundle-prep' });
 const OTHER_DIGEST = 'ab'.repeat(32);
@@ -41,12 +42,12 @@ type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourc
 
 /** A ServiceAccount `name` with a Role of these rules in the namespace, as a kubeconfig. */
 async function serviceAccountKubeconfig(name: string, rules: Rule[]): Promise<string> {
-  const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const rbac = clientNodeConfig(ns.kubeConfig).makeApiClient(RbacAuthorizationV1Api);
   await rbac.createNamespacedRole({
     namespace: ns.name,
     body: { metadata: { name }, rules },
   });
-  await ns.core.createNamespacedServiceAccount({
+  await coreApi(ns).createNamespacedServiceAccount({
     namespace: ns.name,
     body: { metadata: { name } },
   });
@@ -58,12 +59,12 @@ async function serviceAccountKubeconfig(name: string, rules: Rule[]): Promise<st
       subjects: [{ kind: 'ServiceAccount', name, namespace: ns.name }],
     },
   });
-  const token = await ns.core.createNamespacedServiceAccountToken({
+  const token = await coreApi(ns).createNamespacedServiceAccountToken({
     namespace: ns.name,
     name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
-  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  const cluster = ns.kubeConfig.getCurrentCluster();
   return writeTempFile(
     served,
     `${name}.kubeconfig`,
@@ -110,7 +111,7 @@ beforeAll(async () => {
   await writeChecksumFile(served, 'sha256sum-other.txt', { 'crc_hyperv.crcbundle': OTHER_DIGEST });
   server = await serveFolder(served);
   bundleName = `crc-4.16.0-${ns.name}`;
-  const owner = await ns.objects.create({
+  const owner = await objectsApi(ns).create({
     apiVersion: 'guestcluster.opdev.io/v1alpha1',
     kind: 'CRCBundle',
     metadata: { name: bundleName },
@@ -122,7 +123,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (bundleName)
-    await ns.objects
+    await objectsApi(ns)
       .delete({
         apiVersion: 'guestcluster.opdev.io/v1alpha1',
         kind: 'CRCBundle',
@@ -183,8 +184,8 @@ function expectNoKeyMaterial(run: AgentOutput, ...keys: string[]): void {
 async function expectAbsent(kind: 'Secret' | 'ConfigMap', name: string): Promise<void> {
   const read =
     kind === 'Secret'
-      ? ns.core.readNamespacedSecret({ namespace: ns.name, name })
-      : ns.core.readNamespacedConfigMap({ namespace: ns.name, name });
+      ? coreApi(ns).readNamespacedSecret({ namespace: ns.name, name })
+      : coreApi(ns).readNamespacedConfigMap({ namespace: ns.name, name });
   const error = await read.then(
     () => undefined,
     (e: unknown) => e,
@@ -232,14 +233,17 @@ describe('crc-agent bundle-prep', () => {
       'opdev.io/managed-by': 'guestcluster-operator',
       'opdev.io/crc-bundle': bundleName,
     };
-    const secret = await ns.core.readNamespacedSecret({ namespace: ns.name, name: 'good-ssh-key' });
+    const secret = await coreApi(ns).readNamespacedSecret({
+      namespace: ns.name,
+      name: 'good-ssh-key',
+    });
     expect(secret.type).toBe('Opaque');
     expect(Object.keys(secret.data ?? {})).toEqual(['id_ecdsa']);
     expect(Buffer.from(secret.data!.id_ecdsa!, 'base64').toString()).toBe(bundle.sshPrivateKey);
     expect(secret.metadata?.labels).toEqual(labels);
     expect(secret.metadata?.ownerReferences).toEqual([owner()]);
 
-    const configMap = await ns.core.readNamespacedConfigMap({
+    const configMap = await coreApi(ns).readNamespacedConfigMap({
       namespace: ns.name,
       name: 'good-metadata',
     });
@@ -271,11 +275,11 @@ describe('crc-agent bundle-prep', () => {
       labels: { 'opdev.io/managed-by': 'guestcluster-operator', 'opdev.io/crc-bundle': bundleName },
       ownerReferences: [ownerRef],
     });
-    await ns.core.createNamespacedSecret({
+    await coreApi(ns).createNamespacedSecret({
       namespace: ns.name,
       body: { metadata: meta('granted-ssh-key'), type: 'Opaque' },
     });
-    await ns.core.createNamespacedConfigMap({
+    await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: meta('granted-metadata') },
     });
@@ -297,7 +301,7 @@ describe('crc-agent bundle-prep', () => {
     const run = await runPrep({ ...prepEnv('granted', mounts), KUBECONFIG: granted });
     expect(failureLine(run)).toBe('');
     expect(run.exitCode).toBe(0);
-    const secret = await ns.core.readNamespacedSecret({
+    const secret = await coreApi(ns).readNamespacedSecret({
       namespace: ns.name,
       name: 'granted-ssh-key',
     });
@@ -305,7 +309,7 @@ describe('crc-agent bundle-prep', () => {
     // The operator's owner reference stays as it made it (the account may not set
     // blockOwnerDeletion, and needs not).
     expect(secret.metadata?.ownerReferences).toEqual([ownerRef]);
-    const configMap = await ns.core.readNamespacedConfigMap({
+    const configMap = await coreApi(ns).readNamespacedConfigMap({
       namespace: ns.name,
       name: 'granted-metadata',
     });
@@ -378,7 +382,7 @@ describe('crc-agent bundle-prep', () => {
 
   test('an existing Secret controlled by another object is left alone', async () => {
     const mounts = await volumes();
-    const account = await ns.core.readNamespacedServiceAccount({
+    const account = await coreApi(ns).readNamespacedServiceAccount({
       namespace: ns.name,
       name: 'bundle-prep',
     });
@@ -389,7 +393,7 @@ describe('crc-agent bundle-prep', () => {
       uid: account.metadata!.uid!,
       controller: true,
     };
-    await ns.core.createNamespacedSecret({
+    await coreApi(ns).createNamespacedSecret({
       namespace: ns.name,
       body: {
         metadata: { name: 'taken-ssh-key', ownerReferences: [foreign] },
@@ -401,7 +405,7 @@ describe('crc-agent bundle-prep', () => {
     expect(failureLine(run)).toContain(
       `step Publish: ${ns.name}/taken-ssh-key is controlled by ServiceAccount bundle-prep, not by CRCBundle ${bundleName}`,
     );
-    const secret = await ns.core.readNamespacedSecret({
+    const secret = await coreApi(ns).readNamespacedSecret({
       namespace: ns.name,
       name: 'taken-ssh-key',
     });

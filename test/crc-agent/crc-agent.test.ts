@@ -42,6 +42,7 @@ import {
   writeAgentFiles,
   writeTempFile,
 } from '../support/runners/agent-run.js';
+import { clientNodeConfig, coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'crc-agent' });
 const INSTANCE = 'crc-e2e';
@@ -81,11 +82,11 @@ function clusterInstance(): Stored<ClusterInstance> {
  * Secret, which the operator has made, empty, before the agent runs.
  */
 async function agentServiceAccountKubeconfig(): Promise<string> {
-  const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const rbac = clientNodeConfig(ns.kubeConfig).makeApiClient(RbacAuthorizationV1Api);
   const instance = clusterInstance();
   const roleName = `${ns.name}-crc-agent-instance-role`;
   await rbac.createClusterRole({ body: buildAgentClusterRole(roleName) as V1ClusterRole });
-  await ns.core.createNamespacedServiceAccount({
+  await coreApi(ns).createNamespacedServiceAccount({
     namespace: ns.name,
     body: buildAgentServiceAccount(instance) as V1ServiceAccount,
   });
@@ -93,7 +94,7 @@ async function agentServiceAccountKubeconfig(): Promise<string> {
     namespace: ns.name,
     body: buildAgentBinding(instance, roleName) as V1RoleBinding,
   });
-  await ns.core.createNamespacedSecret({
+  await coreApi(ns).createNamespacedSecret({
     namespace: ns.name,
     body: buildHandoffSecret(instance, vmiUid) as V1Secret,
   });
@@ -106,12 +107,12 @@ async function agentServiceAccountKubeconfig(): Promise<string> {
     body: buildHandoffBinding(instance) as V1RoleBinding,
   });
   const account = agentAccountName(INSTANCE);
-  const token = await ns.core.createNamespacedServiceAccountToken({
+  const token = await coreApi(ns).createNamespacedServiceAccountToken({
     namespace: ns.name,
     name: account,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
-  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  const cluster = ns.kubeConfig.getCurrentCluster();
   return writeTempFile(
     files.dir,
     'agent.kubeconfig',
@@ -149,7 +150,7 @@ function agentEnv(): Record<string, string> {
 }
 
 async function readHandoff(): Promise<V1Secret> {
-  return ns.core.readNamespacedSecret({
+  return coreApi(ns).readNamespacedSecret({
     namespace: ns.name,
     name: `${INSTANCE}-crc-raw-kubeconfig-${vmiUid}`,
   });
@@ -176,8 +177,8 @@ beforeAll(async () => {
     identity,
     pullSecret: PULL_SECRET,
   });
-  instanceUid = await createClusterInstance(ns.objects, ns.name, INSTANCE);
-  vmiUid = await createRunningVmi(ns.objects, ns.name, INSTANCE);
+  instanceUid = await createClusterInstance(objectsApi(ns), ns.name, INSTANCE);
+  vmiUid = await createRunningVmi(objectsApi(ns), ns.name, INSTANCE);
   agentKubeconfig = await agentServiceAccountKubeconfig();
   instanceKey = generateEd25519KeyPair();
   instanceKeyPath = await writeTempFile(files.dir, 'id_ed25519', instanceKey.private);
@@ -188,7 +189,7 @@ afterAll(async () => {
   await guest?.stop();
   await guestApi?.stop();
   await files?.remove();
-  await ns.kubeConfig
+  await clientNodeConfig(ns.kubeConfig)
     .makeApiClient(RbacAuthorizationV1Api)
     .deleteClusterRole({ name: `${ns.name}-crc-agent-instance-role` })
     .catch(() => undefined);

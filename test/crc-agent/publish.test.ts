@@ -4,6 +4,7 @@ import { publishHandoff } from '../../crc-agent/publish.js';
 import type { Handoff } from '../../crc-agent/publish.js';
 import { useWorld } from '../support/world.js';
 import { createClusterInstance } from '../support/runners/agent-run.js';
+import { coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'crc-publish' });
 
@@ -21,10 +22,10 @@ function handoff(overrides: Partial<Handoff>): Handoff {
 
 describe('publishing the handoff Secret', () => {
   test('creates with a controller owner (no blockOwnerDeletion), then updates only on change', async () => {
-    const uid = await createClusterInstance(ns.objects, ns.name, 'pub');
+    const uid = await createClusterInstance(objectsApi(ns), ns.name, 'pub');
     expect(await publishHandoff(ns.api, handoff({ instanceUid: uid }))).toBe('created');
     const name = 'pub-crc-raw-kubeconfig-vmi-1';
-    const created = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
+    const created = await coreApi(ns).readNamespacedSecret({ namespace: ns.name, name });
     expect(created.metadata?.ownerReferences).toEqual([
       {
         apiVersion: 'guestcluster.opdev.io/v1alpha1',
@@ -38,12 +39,12 @@ describe('publishing the handoff Secret', () => {
     expect(await publishHandoff(ns.api, handoff({ instanceUid: uid, ocpVersion: '4.16.1' }))).toBe(
       'updated',
     );
-    const updated = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
+    const updated = await coreApi(ns).readNamespacedSecret({ namespace: ns.name, name });
     expect(Buffer.from(updated.data!.ocpVersion!, 'base64').toString()).toBe('4.16.1');
   });
 
   test('fills in a handoff Secret the operator made empty, keeping its labels and owner', async () => {
-    const uid = await createClusterInstance(ns.objects, ns.name, 'made');
+    const uid = await createClusterInstance(objectsApi(ns), ns.name, 'made');
     const name = 'made-crc-raw-kubeconfig-vmi-1';
     const owner = {
       apiVersion: 'guestcluster.opdev.io/v1alpha1',
@@ -53,7 +54,7 @@ describe('publishing the handoff Secret', () => {
       controller: true,
       blockOwnerDeletion: true,
     };
-    await ns.core.createNamespacedSecret({
+    await coreApi(ns).createNamespacedSecret({
       namespace: ns.name,
       body: {
         metadata: {
@@ -68,7 +69,7 @@ describe('publishing the handoff Secret', () => {
     expect(await publishHandoff(ns.api, handoff({ instanceName: 'made', instanceUid: uid }))).toBe(
       'updated',
     );
-    const filled = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
+    const filled = await coreApi(ns).readNamespacedSecret({ namespace: ns.name, name });
     expect(filled.metadata?.ownerReferences).toEqual([owner]);
     expect(Buffer.from(filled.data!.vmiUID!, 'base64').toString()).toBe('vmi-1');
   });
@@ -78,7 +79,7 @@ describe('publishing the handoff Secret', () => {
     ['is owned by a ClusterInstance of another UID', 'taken'],
   ])('rejects an existing Secret that %s and leaves it unchanged', async (_case, ownerName) => {
     // A real owner: the garbage collector deletes dependents of owners that do not exist.
-    const ownerUid = ownerName && (await createClusterInstance(ns.objects, ns.name, ownerName));
+    const ownerUid = ownerName && (await createClusterInstance(objectsApi(ns), ns.name, ownerName));
     const name = `taken-crc-raw-kubeconfig-vmi-${ownerUid ?? 'none'}`;
     const existing: V1Secret = {
       metadata: {
@@ -101,7 +102,7 @@ describe('publishing the handoff Secret', () => {
       },
       data: { kubeconfig: Buffer.from('old').toString('base64') },
     };
-    const before = await ns.core.createNamespacedSecret({ namespace: ns.name, body: existing });
+    const before = await coreApi(ns).createNamespacedSecret({ namespace: ns.name, body: existing });
     const attempt = publishHandoff(
       ns.api,
       handoff({
@@ -111,7 +112,7 @@ describe('publishing the handoff Secret', () => {
       }),
     );
     await expect(attempt).rejects.toThrow('belongs to another owner');
-    const after = await ns.core.readNamespacedSecret({ namespace: ns.name, name });
+    const after = await coreApi(ns).readNamespacedSecret({ namespace: ns.name, name });
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
   });
 
@@ -120,7 +121,7 @@ describe('publishing the handoff Secret', () => {
     expect(
       await publishHandoff(ns.api, handoff({ instanceName: 'legacy', ocpVersion: '4.17.0' })),
     ).toBe('updated');
-    await ns.core.patchNamespacedSecret({
+    await coreApi(ns).patchNamespacedSecret({
       namespace: ns.name,
       name: 'legacy-crc-raw-kubeconfig-vmi-1',
       body: [

@@ -9,6 +9,7 @@ import {
   runAgentProcess,
   setVmiStatus,
 } from '../support/runners/agent-run.js';
+import { coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'crc-fence' });
 let setup: RunSetup | undefined;
@@ -48,7 +49,7 @@ async function runWithVmiChange(
 }
 
 async function expectNoHandoff(name: string, vmiUid: string): Promise<void> {
-  const read = ns.core.readNamespacedSecret({
+  const read = coreApi(ns).readNamespacedSecret({
     namespace: ns.name,
     name: `${name}-crc-raw-kubeconfig-${vmiUid}`,
   });
@@ -59,7 +60,7 @@ async function expectNoHandoff(name: string, vmiUid: string): Promise<void> {
 describe('crc-agent VMI fencing', () => {
   test('exits 0 without publishing when the VMI is deleted mid-run', async () => {
     const run = await runWithVmiChange('fence-deleted', async () => {
-      await ns.objects.delete(vmiRef('fence-deleted'));
+      await objectsApi(ns).delete(vmiRef('fence-deleted'));
     });
     expect(run.output).toContain('ending agent run');
     expect(run.output).toContain('was deleted');
@@ -80,8 +81,8 @@ describe('crc-agent VMI fencing', () => {
   test('exits 0 without publishing when the VMI is replaced by a new one', async () => {
     let newUid = '';
     const run = await runWithVmiChange('fence-replaced', async () => {
-      await ns.objects.delete(vmiRef('fence-replaced'));
-      newUid = await createRunningVmi(ns.objects, ns.name, 'fence-replaced');
+      await objectsApi(ns).delete(vmiRef('fence-replaced'));
+      newUid = await createRunningVmi(objectsApi(ns), ns.name, 'fence-replaced');
     });
     expect(run.output).toContain('ending agent run');
     expect(run.exitCode).toBe(0);

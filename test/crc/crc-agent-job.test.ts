@@ -24,6 +24,7 @@ import {
 } from '../../dev/platform/host/platform-kinds.js';
 import { createCrcPrerequisites, TEST_AGENT_IMAGE } from '../support/fixtures/crc-prerequisites.js';
 import { crcApiRoute, crcApiService, crcVirtualMachine, rootDisk } from './crc-objects.js';
+import { clientNodeConfig, coreApi, objectsApi } from '../support/client-node-clients.js';
 
 const world = useWorld({ namespace: 'crc-agent-job', platform: { crc: {} } });
 const { ns } = world;
@@ -46,7 +47,7 @@ const decode = (data: string | undefined): string => Buffer.from(data ?? '', 'ba
  * docs/reference/generated-objects.md#crc-agent-rbac (the operator makes these).
  */
 async function createAgentAccount(): Promise<string> {
-  const rbac = ns.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  const rbac = clientNodeConfig(ns.kubeConfig).makeApiClient(RbacAuthorizationV1Api);
   const role = `${ns.name}-crc-agent-instance-role`;
   await rbac.createClusterRole({
     body: {
@@ -62,7 +63,7 @@ async function createAgentAccount(): Promise<string> {
     },
   });
   const account = `${INSTANCE}-crc-agent`;
-  await ns.core.createNamespacedServiceAccount({
+  await coreApi(ns).createNamespacedServiceAccount({
     namespace: ns.name,
     body: { metadata: { name: account } },
   });
@@ -163,7 +164,7 @@ function agentJob(input: {
 
 describe('the crc-agent Job on the simulated platform', () => {
   test('finishes the VMI guest and publishes a handoff whose kubeconfig works through the router', async () => {
-    await createClusterInstance(ns.objects, ns.name, INSTANCE);
+    await createClusterInstance(objectsApi(ns), ns.name, INSTANCE);
     await ns.api.create(
       DATA_VOLUMES,
       rootDisk(ns.name, INSTANCE, { http: { url: 'https://mirror.example.test/crc.qcow2' } }),

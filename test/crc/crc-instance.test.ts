@@ -45,6 +45,7 @@ import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
 import { ObjectHistory } from './object-history.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 const world = useWorld({
   namespace: 'crc-instance',
@@ -258,12 +259,12 @@ describe('a crc ClusterInstance on the simulated platform', () => {
 
   it("gives the agent's account its own VMI's handoff Secret and no other Secret", async () => {
     const vmiUid = instance.status!.crc!.vmiUID!;
-    const token = await ns.core.createNamespacedServiceAccountToken({
+    const token = await coreApi(ns).createNamespacedServiceAccountToken({
       name: agentAccountName(INSTANCE),
       namespace: ns.name,
       body: { spec: { audiences: [], expirationSeconds: 600 } },
     });
-    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const cluster = ns.kubeConfig.getCurrentCluster();
     const agent = new ApiClient(
       clusterAccess({
         server: cluster.server,

@@ -35,6 +35,7 @@ import {
   grantedPermissions,
   requestedPermissions,
 } from './permission-audit.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 const world = useWorld({ namespace: 'deploy', enabled: true });
 const { ns } = world;
@@ -308,12 +309,12 @@ describe('the operator with its own ServiceAccount', () => {
     // The role and its binding to the operator's account, as `kubectl apply -k` installs them.
     for (const file of ['service-accounts.yaml', 'manager-role.yaml'])
       await kubectl(['apply', '-f', path.join(DEPLOY_DIR, file)]);
-    const token = await ns.core.createNamespacedServiceAccountToken({
+    const token = await coreApi(ns).createNamespacedServiceAccountToken({
       name: OPERATOR_ACCOUNT,
       namespace: OPERATOR_NAMESPACE,
       body: { spec: { audiences: [], expirationSeconds: 3600 } },
     });
-    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const cluster = ns.kubeConfig.getCurrentCluster();
     access = clusterAccess({
       server: cluster.server,
       ca: Buffer.from(cluster.caData!, 'base64').toString(),
@@ -341,6 +342,15 @@ describe('the operator with its own ServiceAccount', () => {
     );
     await createPoolInstance(ns.api, poolInstance(ns.name, 'rbac', 'rbac-0'));
     await settleInstance(ns.api, ns.name, 'rbac-0');
+    // The history exists before the lease arrives, so that counting it is an update: a pool pass
+    // that came late would otherwise create the history with the lease already in it.
+    await waitFor<ConfigMap>(ns.kubeConfig, {
+      type: CONFIG_MAPS,
+      namespace: ns.name,
+      name: historyConfigMapName('rbac'),
+      until: (cm) => cm !== undefined,
+      description: "the pool's demand history to be stored",
+    });
     const created = await ns.api.create(LEASES, lease(ns.name, 'job', 'rbac'));
     await waitFor<ClusterLease>(ns.kubeConfig, {
       type: LEASES,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { adminAccessFromFile } from '../../dev/support/admin-access.js';
 import { ensureAdmissionPolicies } from '../../operator/controllers/admission/policy-keeper.js';
 import { ApiClient } from '../../client/kube/api-client.js';
 import { ObjectClient } from '../../operator/kube/kube-client.js';
@@ -11,9 +11,7 @@ import { TEST_ENV } from '../support/test-env.js';
 import { namespacesDeleted } from './namespaces-deleted.js';
 
 async function installAdmissionPolicies(kubeconfigPath: string): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const api = new ApiClient(kubeConfig);
+  const api = new ApiClient(adminAccessFromFile(kubeconfigPath));
   try {
     await ensureAdmissionPolicies(new ObjectClient(api));
   } finally {

@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { adminAccessFromFile } from '../../dev/support/admin-access.js';
 import { NAMESPACES } from '../../client/api/resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { waitForList } from '../../dev/support/wait-for.js';
@@ -16,8 +16,7 @@ const DELETION_TIMEOUT_MS = 120_000;
  * go fails the run, named with what the namespace controller says keeps it.
  */
 export async function namespacesDeleted(kubeconfigPath: string): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
+  const kubeConfig = adminAccessFromFile(kubeconfigPath);
   const deleting = (all: NamespaceObject[]): NamespaceObject[] =>
     all.filter((ns) => ns.metadata?.deletionTimestamp);
   let last: NamespaceObject[] = [];

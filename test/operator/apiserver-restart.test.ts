@@ -4,6 +4,7 @@ import { resourceType } from '../../client/kube/resource-type.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { ReconcileRecorder } from '../support/test-manager.js';
 import { useWorld } from '../support/world.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 const CONFIG_MAPS = resourceType('v1', 'ConfigMap', 'configmaps');
 
@@ -30,7 +31,7 @@ describe('the manager across an apiserver restart', () => {
 
   it('recovers its watches and converges without restarting itself', async () => {
     const before = recorder.next('default/before');
-    await world.ns.core.createNamespacedConfigMap({
+    await coreApi(world.ns).createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'before' } },
     });
@@ -41,11 +42,11 @@ describe('the manager across an apiserver restart', () => {
     // Changes after the restart reach the reconciler through the resumed watch.
     const after = recorder.next('default/after');
     const changed = recorder.next('default/before');
-    await world.ns.core.createNamespacedConfigMap({
+    await coreApi(world.ns).createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'after' } },
     });
-    await world.ns.core.patchNamespacedConfigMap({
+    await coreApi(world.ns).patchNamespacedConfigMap({
       name: 'before',
       namespace: 'default',
       body: [{ op: 'add', path: '/data', value: { x: 'y' } }],

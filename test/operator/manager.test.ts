@@ -6,6 +6,7 @@ import { fetch } from 'undici';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { useWorld } from '../support/world.js';
 import { ReconcileRecorder } from '../support/test-manager.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 const world = useWorld({ namespace: 'manager' });
 const { ns } = world;
@@ -34,14 +35,14 @@ describe('the manager', () => {
   it('reconciles the root object on create, update and delete', async () => {
     const key = `${ns.name}/root`;
     let reconciled = recorder.next(key);
-    await ns.core.createNamespacedConfigMap({
+    await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: { name: 'root' } },
     });
     expect(await reconciled).toBe(true);
 
     reconciled = recorder.next(key);
-    await ns.core.patchNamespacedConfigMap({
+    await coreApi(ns).patchNamespacedConfigMap({
       name: 'root',
       namespace: ns.name,
       body: [{ op: 'add', path: '/data', value: { a: 'b' } }],
@@ -49,13 +50,13 @@ describe('the manager', () => {
     expect(await reconciled).toBe(true);
 
     reconciled = recorder.next(key);
-    await ns.core.deleteNamespacedConfigMap({ name: 'root', namespace: ns.name });
+    await coreApi(ns).deleteNamespacedConfigMap({ name: 'root', namespace: ns.name });
     // Deleted: the reconcile finds it gone from the cache.
     expect(await reconciled).toBe(false);
   });
 
   it('maps create, update and delete of an owned object to its owner', async () => {
-    const owner = await ns.core.createNamespacedConfigMap({
+    const owner = await coreApi(ns).createNamespacedConfigMap({
       namespace: ns.name,
       body: { metadata: { name: 'owner' } },
     });
@@ -65,14 +66,14 @@ describe('the manager', () => {
     ];
 
     let reconciled = recorder.next(key);
-    await ns.core.createNamespacedSecret({
+    await coreApi(ns).createNamespacedSecret({
       namespace: ns.name,
       body: { metadata: { name: 'owned', ownerReferences } },
     });
     await reconciled;
 
     reconciled = recorder.next(key);
-    await ns.core.patchNamespacedSecret({
+    await coreApi(ns).patchNamespacedSecret({
       name: 'owned',
       namespace: ns.name,
       body: [{ op: 'add', path: '/metadata/labels', value: { changed: 'yes' } }],
@@ -80,17 +81,17 @@ describe('the manager', () => {
     await reconciled;
 
     reconciled = recorder.next(key);
-    await ns.core.deleteNamespacedSecret({ name: 'owned', namespace: ns.name });
+    await coreApi(ns).deleteNamespacedSecret({ name: 'owned', namespace: ns.name });
     expect(await reconciled).toBe(true);
 
     // An unowned Secret maps to nothing.
     const before = recorder.calls.length;
     const later = recorder.next(key);
-    await ns.core.createNamespacedSecret({
+    await coreApi(ns).createNamespacedSecret({
       namespace: ns.name,
       body: { metadata: { name: 'stranger' } },
     });
-    await ns.core.patchNamespacedConfigMap({
+    await coreApi(ns).patchNamespacedConfigMap({
       name: 'owner',
       namespace: ns.name,
       body: [{ op: 'add', path: '/data', value: { poke: '1' } }],

@@ -16,6 +16,7 @@ import { kubectl } from '../support/kubectl.js';
 import { useWorld } from '../support/world.js';
 import type { OperatorProcess } from '../support/runners/operator-process.js';
 import { startOperatorProcess } from '../support/runners/operator-process.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 /**
  * Anonymous traffic on the secure metrics endpoint: 20,000 requests with random bearer tokens
@@ -44,11 +45,11 @@ let operatorStartedAt: number;
 const bindings: string[] = [];
 
 async function token(account: string): Promise<string> {
-  await ns.core.createNamespacedServiceAccount({
+  await coreApi(ns).createNamespacedServiceAccount({
     namespace: ns.name,
     body: { metadata: { name: account } },
   });
-  const review = await ns.core.createNamespacedServiceAccountToken({
+  const review = await coreApi(ns).createNamespacedServiceAccountToken({
     name: account,
     namespace: ns.name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },

@@ -15,6 +15,7 @@ import {
   releaseLeasesAndPools,
   settleInstance,
 } from '../support/fixtures/pool-fixtures.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 /**
  * The operator's /metrics as a cluster admin scrapes it: over HTTPS, for tokens the apiserver
@@ -86,11 +87,11 @@ const byState = (text: string): Record<string, number | undefined> =>
   );
 
 async function token(account: string): Promise<string> {
-  await ns.core.createNamespacedServiceAccount({
+  await coreApi(ns).createNamespacedServiceAccount({
     namespace: ns.name,
     body: { metadata: { name: account } },
   });
-  const review = await ns.core.createNamespacedServiceAccountToken({
+  const review = await coreApi(ns).createNamespacedServiceAccountToken({
     name: account,
     namespace: ns.name,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },

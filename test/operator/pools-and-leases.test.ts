@@ -16,6 +16,7 @@ import {
   settleInstance,
   createPoolInstance,
 } from '../support/fixtures/pool-fixtures.js';
+import { coreApi } from '../support/client-node-clients.js';
 
 const world = useWorld({ namespace: 'pools' });
 const { ns } = world;
@@ -140,7 +141,7 @@ describe('pools and leases', () => {
       until: (l) => !!l?.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE),
       description: 'the bound lease to carry the release finalizer',
     });
-    const secret = await ns.core.readNamespacedSecret({
+    const secret = await coreApi(ns).readNamespacedSecret({
       name: 'job-1-kubeconfig',
       namespace: ns.name,
     });
@@ -455,7 +456,7 @@ describe('pools and leases', () => {
   it('provisions nothing in a namespace that has not opted in', async () => {
     const optOut = `${ns.name}-optout`;
     // In the world's scope, as its operators serve only that, but not opted in.
-    await ns.core.createNamespace({
+    await coreApi(ns).createNamespace({
       body: { metadata: { name: optOut, labels: { ...world.scopeLabels } } },
     });
     try {
@@ -489,7 +490,7 @@ describe('pools and leases', () => {
         ],
       ]);
     } finally {
-      await ns.core.deleteNamespace({ name: optOut });
+      await coreApi(ns).deleteNamespace({ name: optOut });
     }
   });
 });

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../dev/support/admin-access.js';
+import { adminAccessFromText } from '../../dev/support/admin-access.js';
 import { stringify } from 'yaml';
 import { issueCertificate } from '../../crc-agent/certificates.js';
 import type { KubeconfigContext } from '../../client/kube/kubeconfig.js';
@@ -132,11 +133,9 @@ export class ApiProxy {
     };
   }
 
-  /** The same, as client-node's KubeConfig (what the test helpers take). */
-  kubeConfig(): KubeConfig {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(this.kubeconfig());
-    return kubeConfig;
+  /** The same, as the access the test helpers take. */
+  kubeConfig(): AdminAccess {
+    return adminAccessFromText(this.kubeconfig());
   }
 
   /** The CA that signs the proxy's serving certificate, base64 (as a kubeconfig holds it). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { ApiClient } from '../../client/kube/api-client.js';
+import type { AdminAccess } from '../../dev/support/admin-access.js';
+import { adminAccessFromFile } from '../../dev/support/admin-access.js';
 import { PODS } from '../../client/api/core-resources.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../operator/api/platform-resources.js';
 import { INSTANCES, LEASES, NAMESPACES, POOLS } from '../../client/api/resources.js';
@@ -10,18 +11,15 @@ import { testEnv } from './test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 
 /** Admin access to the run's control plane, or to the one whose admin kubeconfig is `file`. */
-export function adminKubeConfig(file = testEnv('kubeconfig')): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(file);
-  return kubeConfig;
+export function adminKubeConfig(file = testEnv('kubeconfig')): AdminAccess {
+  return adminAccessFromFile(file);
 }
 
 export interface TestNamespace {
   /** Set in beforeAll. */
   name: string;
-  kubeConfig: KubeConfig;
-  core: CoreV1Api;
-  objects: KubernetesObjectApi;
+  /** client-node's typed clients, for a test that wants them: test/support/client-node-clients.ts. */
+  kubeConfig: AdminAccess;
   /** Our own JSON client: plain objects, subresources. */
   api: ApiClient;
 }
@@ -46,14 +44,8 @@ async function needsControllers(api: ApiClient, namespace: string): Promise<bool
 }
 
 /** Admin clients of a control plane, for a namespace to be named when it is created. */
-export function namespaceClients(kubeConfig: KubeConfig): TestNamespace {
-  return {
-    name: '',
-    kubeConfig,
-    core: kubeConfig.makeApiClient(CoreV1Api),
-    objects: KubernetesObjectApi.makeApiClient(kubeConfig),
-    api: new ApiClient(kubeConfig),
-  };
+export function namespaceClients(kubeConfig: AdminAccess): TestNamespace {
+  return { name: '', kubeConfig, api: new ApiClient(kubeConfig) };
 }
 
 /** Names `ns` after `prefix` and a random suffix, and creates it with `labels`. */
@@ -72,7 +64,11 @@ export async function createNamespace(
   labels: Record<string, string> = {},
 ): Promise<void> {
   ns.name = name;
-  await ns.core.createNamespace({ body: { metadata: { name, labels } } });
+  await ns.api.create(NAMESPACES, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels },
+  });
 }
 
 /**
@@ -91,7 +87,7 @@ export async function deleteTestNamespace(
   const timeoutMs = options.timeoutMs ?? 60_000;
   const bound = await needsControllers(ns.api, ns.name);
   // Terminating first: the namespace admits nothing new while its content goes.
-  await ns.core.deleteNamespace({ name: ns.name });
+  await ns.api.delete(NAMESPACES, ns.name);
   if (bound) await emptyTerminatingNamespace(ns.kubeConfig, ns.api, ns.name, timeoutMs);
   if (!options.await) return;
   await waitFor(ns.kubeConfig, {

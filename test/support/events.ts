@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { EVENTS } from '../../client/api/core-resources.js';
 import { waitForList } from '../../dev/support/wait-for.js';
@@ -13,7 +13,7 @@ export type CoreEvent = KubeObject & {
 
 /** Waits for an Event with `reason` about the object `name` (of `kind`) and resolves with it. */
 export async function eventFor(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   namespace: string,
   involved: { kind: string; name: string },
   reason: string,

@@ -1,6 +1,4 @@
-import { ApisApi, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { KubeConfig, V1APIResourceList } from '@kubernetes/client-node';
-import type { ApiClient } from '../../client/kube/api-client.js';
+import type { ApiClient, ClusterAccess } from '../../client/kube/api-client.js';
 import { isConflict, isNotFound } from '../../client/kube/api-error.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import type { ResourceType } from '../../client/kube/resource-type.js';
@@ -16,20 +14,28 @@ import { waitFor } from '../../dev/support/wait-for.js';
 
 type Content = KubeObject & { status?: { phase?: string } };
 
+interface ResourceList {
+  resources: { name: string; kind: string; namespaced: boolean; verbs: string[] }[];
+}
+
+interface GroupList {
+  groups: {
+    name: string;
+    preferredVersion?: { version: string };
+    versions: { version: string }[];
+  }[];
+}
+
 /** The namespaced kinds the namespace controller deletes: listable, deletable, not subresources. */
-async function namespacedKinds(kubeConfig: KubeConfig): Promise<ResourceType[]> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const groups = await kubeConfig.makeApiClient(ApisApi).getAPIVersions();
-  const lists: { apiVersion: string; list: Promise<V1APIResourceList> }[] = [
-    { apiVersion: 'v1', list: core.getAPIResources() },
+async function namespacedKinds(api: ApiClient): Promise<ResourceType[]> {
+  const groups = await api.discover<GroupList>('/apis');
+  const lists: { apiVersion: string; list: Promise<ResourceList> }[] = [
+    { apiVersion: 'v1', list: api.discover<ResourceList>('/api/v1') },
     ...groups.groups.flatMap((group) => {
       const version = group.preferredVersion ?? group.versions[0];
       if (!version) return [];
-      const [name, v] = [group.name, version.version];
-      return [
-        { apiVersion: `${name}/${v}`, list: custom.getAPIResources({ group: name, version: v }) },
-      ];
+      const apiVersion = `${group.name}/${version.version}`;
+      return [{ apiVersion, list: api.discover<ResourceList>(`/apis/${apiVersion}`) }];
     }),
   ];
   const kinds: ResourceType[] = [];
@@ -61,12 +67,12 @@ function needsController(type: ResourceType, object: Content): boolean {
  * finalizer, no pod that runs. Every delete names the UID it means.
  */
 export async function emptyTerminatingNamespace(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   api: ApiClient,
   namespace: string,
   timeoutMs: number,
 ): Promise<void> {
-  const kinds = await namespacedKinds(kubeConfig);
+  const kinds = await namespacedKinds(api);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const contents = await Promise.all(

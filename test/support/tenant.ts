@@ -1,5 +1,5 @@
 import type https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { ROLES, ROLE_BINDINGS } from '../../client/api/core-resources.js';
 import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -26,7 +26,7 @@ export class Tenant {
   ) {}
 
   static async create(
-    admin: { kubeConfig: KubeConfig; api: ApiClient },
+    admin: { kubeConfig: ClusterAccess; api: ApiClient },
     namespace: string,
     name: string,
     rules: Rule[],
@@ -60,7 +60,7 @@ export class Tenant {
 
 /** Admin access that sends every request as `user` (Impersonate-User). */
 export function impersonating(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   user: string,
 ): ConstructorParameters<typeof ApiClient>[0] {
   return {

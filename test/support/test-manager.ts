@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { pino } from 'pino';
 import type { OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
@@ -28,7 +28,7 @@ export class ReconcileRecorder {
  * runtime itself. Not started.
  */
 export function quietManager(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   registration: (manager: Manager) => ControllerRegistration,
   options: { config?: Partial<OperatorConfig>; watchBackoffMaxMs?: number } = {},
 ): Manager {

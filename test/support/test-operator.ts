@@ -1,4 +1,3 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ControllerName, OperatorConfig } from '../../operator/config.js';
 import { managerOptions } from '../../operator/config.js';
@@ -58,7 +57,7 @@ export type OperatorPlace = (
  * live in namespaces of their own), reaching guest APIs through the platform's router.
  */
 export async function startTestOperator(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   place: OperatorPlace,
   options: TestOperatorOptions = {},
 ): Promise<Manager> {

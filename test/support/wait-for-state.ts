@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../client/kube/api-client.js';
 import { pino } from 'pino';
 import { ApiClient } from '../../client/kube/api-client.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
@@ -16,7 +16,7 @@ export type State = Record<string, KubeObject[]>;
  * wrong; `check` returns what is still wrong, which the timeout message shows.
  */
 export async function waitForState(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   options: {
     namespace: string;
     types: ResourceType[];

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../support/admin-access.js';
 import type { CRCBundle } from '../../../client/api/resources.js';
 import { BUNDLES } from '../../../client/api/resources.js';
 import { LABEL_CRC_BUNDLE } from '../../../contracts/labels.js';
@@ -69,7 +69,7 @@ export interface BundlePlatform {
 }
 
 export async function startBundlePlatform(
-  kubeConfig: KubeConfig,
+  kubeConfig: AdminAccess,
   namespace: string,
   accept: (bundleName: string) => boolean,
 ): Promise<BundlePlatform> {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { PODS, PVCS } from '../../../client/api/core-resources.js';
 import { isAlreadyExists } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
@@ -20,7 +20,7 @@ import {
 import { claimsOf, podsUsingClaim } from './cdi-source-in-use.js';
 
 export interface SimulatedCdiOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** DataVolumes in other namespaces belong to other tests (one control plane is shared). */
   servesNamespace: (namespace: string) => boolean;
   /** The folder of a Bound claim's volume (the simulated storage of its namespace). */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { ApiClient } from '../../../client/kube/api-client.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import type { ResourceType } from '../../../client/kube/resource-type.js';
@@ -13,7 +13,7 @@ import { PLATFORM_WATCH_BACKOFF, platformLogger, syncedWithin } from './simulato
  * objects the way the real controllers do, and is as resilient as the operator it plays against.
  */
 export async function startPlatformInformer<T extends KubeObject>(
-  kubeConfig: KubeConfig,
+  kubeConfig: ClusterAccess,
   type: ResourceType,
   namespace: string,
   handlers: InformerHandlers<T>,

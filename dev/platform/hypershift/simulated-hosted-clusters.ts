@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { NAMESPACES, SECRETS } from '../../../client/api/resources.js';
 import {
   HOSTED_CLUSTERS,
@@ -29,7 +29,7 @@ const b64decode = (data: string | undefined): string =>
   Buffer.from(data ?? '', 'base64').toString();
 
 export interface SimulatedHostedClustersOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   guest: SimulatedHostedGuest;
   /** HostedClusters in other namespaces belong to other tests (one control plane is shared). */
   servesNamespace: (namespace: string) => boolean;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { HOSTED_CLUSTERS, NODE_POOLS } from '../../../operator/api/platform-resources.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject, OwnerReference } from '../../../operator/kube/objects.js';
@@ -27,7 +27,7 @@ export interface NodePoolObject extends KubevirtNodePool {
 const NAMESPACE_RECHECK_MS = 200;
 
 export interface SimulatedNodePoolsOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   servesNamespace: (namespace: string) => boolean;
   /** Failure injection: how many workers join (default: all of spec.replicas). */
   readyReplicas?: (nodePool: NodePoolObject) => number;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../support/admin-access.js';
 import { CONFIG_MAPS, PODS } from '../../../client/api/core-resources.js';
 import { SECRETS } from '../../../client/api/resources.js';
 import type { ApiClient } from '../../../client/kube/api-client.js';
@@ -27,7 +27,7 @@ export interface LocalImage {
 export interface LocalPodContext {
   client: ApiClient;
   /** Admin access, to mint the pod's ServiceAccount token. */
-  kubeConfig: KubeConfig;
+  kubeConfig: AdminAccess;
   storage: SimulatedStorage;
   images: Record<string, LocalImage>;
   /** A folder of the pod's own: secret volumes, termination message, credentials, log. */

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
+import { ApiClient } from '../../../client/kube/api-client.js';
+import type { AdminAccess } from '../../support/admin-access.js';
+import { serviceAccountToken } from '../../support/service-account-token.js';
 import { writeSecretFile } from '../../control-plane/kubeconfig-file.js';
 
 /**
@@ -12,22 +12,16 @@ import { writeSecretFile } from '../../control-plane/kubeconfig-file.js';
  * the ServiceAccount's rights, RBAC included, exactly as in a cluster.
  */
 export async function writePodKubeconfig(
-  admin: KubeConfig,
+  admin: AdminAccess,
   namespace: string,
   serviceAccountName: string,
   file: string,
 ): Promise<void> {
-  const core = admin.makeApiClient(CoreV1Api);
-  const request = await core.createNamespacedServiceAccountToken({
-    namespace,
-    name: serviceAccountName,
-    body: { spec: { audiences: [], expirationSeconds: 3600 } },
-  });
-  const cluster = admin.getCurrentCluster();
-  if (!cluster) throw new Error('The admin kubeconfig has no current cluster');
-  const caData =
-    cluster.caData ??
-    (cluster.caFile ? (await readFile(cluster.caFile)).toString('base64') : undefined);
+  const api = new ApiClient(admin);
+  const token = await serviceAccountToken(api, namespace, serviceAccountName, 3600).finally(() =>
+    api.close(),
+  );
+  const { server, caData } = admin.getCurrentCluster();
   const user = `system:serviceaccount:${namespace}:${serviceAccountName}`;
   await writeSecretFile(
     file,
@@ -37,10 +31,10 @@ export async function writePodKubeconfig(
       clusters: [
         {
           name: 'cluster',
-          cluster: { server: cluster.server, 'certificate-authority-data': caData },
+          cluster: { server, 'certificate-authority-data': caData },
         },
       ],
-      users: [{ name: user, user: { token: request.status!.token } }],
+      users: [{ name: user, user: { token } }],
       contexts: [{ name: 'pod', context: { cluster: 'cluster', user, namespace } }],
       'current-context': 'pod',
     }),

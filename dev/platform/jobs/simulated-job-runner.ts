@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../support/admin-access.js';
 import { JOBS, PODS } from '../../../client/api/core-resources.js';
 import type { ApiClient } from '../../../client/kube/api-client.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
@@ -28,7 +28,7 @@ export function crcAgentImage(image: string): Record<string, LocalImage> {
 
 export interface SimulatedJobRunnerOptions {
   /** Admin access: the runner acts as the Job controller and the kubelet. */
-  kubeConfig: KubeConfig;
+  kubeConfig: AdminAccess;
   /** The namespace whose Jobs this runner runs. */
   namespace: string;
   storage: SimulatedStorage;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import type { VmiObject } from '../host/platform-kinds.js';
 import { claimVolumes, dataVolumeNames } from './kubevirt-volumes.js';
 
@@ -23,7 +23,7 @@ export interface GuestHost {
 }
 
 export interface SimulatedKubeVirtOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** VMs in other namespaces belong to other tests (one control plane is shared). */
   servesNamespace: (namespace: string) => boolean;
   guests: GuestHost;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { PODS } from '../../../client/api/core-resources.js';
 import type { ApiClient } from '../../../client/kube/api-client.js';
 import type { Pod } from '../../../operator/kube/workloads.js';
@@ -45,7 +45,7 @@ export class ServiceBackends {
     }[],
   ) {}
 
-  static async start(kubeConfig: KubeConfig, namespaces: string[]): Promise<ServiceBackends> {
+  static async start(kubeConfig: ClusterAccess, namespaces: string[]): Promise<ServiceBackends> {
     const caches = [];
     for (const namespace of namespaces) {
       const services = await startPlatformInformer<ServiceObject>(

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { INGRESS_CONFIGS, ROUTES } from '../../../operator/api/platform-resources.js';
 import { isAlreadyExists, isNotFound } from '../../../client/kube/api-error.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
@@ -16,7 +16,7 @@ export interface RouteObject extends KubeObject {
 export type Backend = { host: string; port: number };
 
 export interface SimulatedRouterOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** Routes in namespaces for which this is false are left to other routers (shared control plane). */
   servesNamespace: (namespace: string) => boolean;
   /** Where a Route's Service answers (the simulated platform knows which loopback port stands for it). */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { EVENTS, PODS } from '../../../client/api/core-resources.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import { resourceType } from '../../../client/kube/resource-type.js';
@@ -17,7 +17,7 @@ const BINDINGS = resourceType('v1', 'Binding', 'bindings');
 const SCHEDULER_NAME = 'default-scheduler';
 
 export interface SimulatedSchedulerOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** Pods in other namespaces belong to other tests (one control plane is shared). */
   servesNamespace: (namespace: string) => boolean;
   /** The platform's nodes, by name: the only ones it schedules onto, and counts. */

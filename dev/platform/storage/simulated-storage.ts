@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../../client/kube/api-client.js';
 import { PVCS } from '../../../client/api/core-resources.js';
 import type { ApiClient } from '../../../client/kube/api-client.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
@@ -14,7 +14,7 @@ import { startPlatformInformer } from '../host/platform-informer.js';
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 
 export interface SimulatedStorageOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** The namespace whose claims this storage serves. */
   namespace: string;
   /** Claims of these storage classes stay Pending, as with a class that has no provisioner. */

@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { AdminAccess } from '../../../dev/support/admin-access.js';
 import { AGENT_ENV } from '../../../contracts/agent-job.js';
 import { writeSecretFile } from '../../../dev/control-plane/kubeconfig-file.js';
 import { projectRoot } from '../../../dev/control-plane/project-root.js';
@@ -12,6 +13,7 @@ import { createCrcIdentity, IDENTITY_FILES } from '../../../crc-agent/crc-identi
 import { testEnv } from '../test-env.js';
 import { SimulatedCrcGuest } from '../../../dev/guest/simulated-crc-guest.js';
 import type { SimulatedGuestOptions } from '../../../dev/guest/simulated-crc-guest.js';
+import { objectsApi } from '../client-node-clients.js';
 
 export interface AgentOutput {
   exitCode: number | null;
@@ -184,7 +186,7 @@ export const TEST_PULL_SECRET =
 
 /** Sets up a run without a ClusterInstance (legacy run: no INSTANCE_UID) against the admin kubeconfig. */
 export async function prepareRun(
-  namespace: { name: string; objects: KubernetesObjectApi },
+  namespace: { name: string; kubeConfig: AdminAccess },
   instanceName: string,
   guestOptions: SimulatedGuestOptions = {},
 ): Promise<RunSetup> {
@@ -195,7 +197,7 @@ export async function prepareRun(
     identity,
     pullSecret: TEST_PULL_SECRET,
   });
-  const vmiUid = await createRunningVmi(namespace.objects, namespace.name, instanceName);
+  const vmiUid = await createRunningVmi(objectsApi(namespace), namespace.name, instanceName);
   return {
     guest,
     files,
