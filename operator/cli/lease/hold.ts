@@ -1,13 +1,13 @@
 import { MAX_LEASE_TTL_MS } from '../../../client/api/duration.js';
 import { findCondition } from '../../../client/api/conditions.js';
 import type { ClusterLease } from '../../../client/api/resources.js';
-import { LEASES } from '../../../client/api/resources.js';
 import type { ApiClient } from '../../../client/kube/api-client.js';
-import { isInvalid, isNotFound } from '../../../client/kube/api-error.js';
+import { isInvalid } from '../../../client/kube/api-error.js';
 import type { BeyondLimits, Hold } from '../../../client/lease/hold-lease.js';
 import { HoldBeyondLimitError, holdLease } from '../../../client/lease/hold-lease.js';
 import { LABEL_LEASE_HELD } from '../../../contracts/labels.js';
 import { badInput, CommandExit, EXIT } from './exit-codes.js';
+import { readLease } from './read-lease.js';
 import { holdInstructions } from './hold-instructions.js';
 import { durationFlag, leaseNameFlag, outputFormat } from './lease-flags.js';
 import type { ManagementFlags } from './management-access.js';
@@ -107,13 +107,7 @@ export async function hold(
   const { api, namespace } = managementAccess(flags);
   const where = `ClusterLease ${namespace}/${name}`;
   try {
-    let lease: ClusterLease;
-    try {
-      lease = await api.get<ClusterLease>(LEASES, name, namespace);
-    } catch (error) {
-      if (isNotFound(error)) throw new CommandExit(EXIT.error, `${where} not found`);
-      throw error;
-    }
+    const lease = await readLease(api, namespace, name);
     const { hold: held, answer } = await holdExactly(api, lease, holdMs, 'refuse');
     if (answer.result === 'held') await checkTaken(api, held.lease, where);
     tell(

@@ -1,9 +1,7 @@
 import path from 'node:path';
 import { readGuestKubeconfig } from '../../../client/lease/guest-kubeconfig.js';
 import { writePrivateFile } from '../../../client/lease/private-file.js';
-import type { ClusterLease } from '../../../client/api/resources.js';
-import { LEASES } from '../../../client/api/resources.js';
-import { isNotFound } from '../../../client/kube/api-error.js';
+import { readLease } from './read-lease.js';
 import { CommandExit, EXIT } from './exit-codes.js';
 import { leaseNameFlag, outputFormat } from './lease-flags.js';
 import type { ManagementFlags } from './management-access.js';
@@ -23,13 +21,7 @@ export async function kubeconfig(
   const { api, namespace } = managementAccess(flags);
   const where = `ClusterLease ${namespace}/${name}`;
   try {
-    let lease: ClusterLease;
-    try {
-      lease = await api.get<ClusterLease>(LEASES, name, namespace);
-    } catch (error) {
-      if (isNotFound(error)) throw new CommandExit(EXIT.error, `${where} not found`);
-      throw error;
-    }
+    const lease = await readLease(api, namespace, name);
     const phase = lease.status?.phase ?? 'Pending';
     if (!['Bound', 'NotReady'].includes(phase))
       throw new CommandExit(EXIT.error, `${where} is ${phase}: it has no cluster to reach`);
