@@ -10,7 +10,7 @@ import { kubectl } from '../support/kubectl.js';
 
 const { ns } = useWorld({ namespace: 'api' });
 const samplesDir = path.join(projectRoot(), 'samples');
-const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle', 'VersionStream']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle', 'VersionStream', 'CIAccessPolicy']);
 
 /** Moves a namespaced object into the test namespace; references inside specs stay as written. */
 function intoTestNamespace<T extends KubernetesObject>(object: T): T {
@@ -63,6 +63,7 @@ describe('the guestcluster API', () => {
         'ClusterLease',
         'CRCBundle',
         'VersionStream',
+        'CIAccessPolicy',
         'Namespace',
         'Secret',
       ]),
