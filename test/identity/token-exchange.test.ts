@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { JWTPayload } from 'jose';
-import { CI_ACCESS_POLICIES } from '../../client/api/resources.js';
+import { CI_ACCESS_POLICIES, LEASES } from '../../client/api/resources.js';
+import { ApiClient } from '../../client/kube/api-client.js';
+import { exchangedAccess } from '../../client/lease/exchanged-access.js';
 import { EVENTS } from '../../client/api/core-resources.js';
 import type { KubeObject } from '../../operator/kube/objects.js';
 import { ExchangeRefusedError, exchangeIdToken } from '../../client/lease/token-exchange-client.js';
@@ -273,6 +275,37 @@ describe('the token exchange', () => {
     expect(issuedCount).toBeGreaterThanOrEqual(5);
     expect(issuedCount).toBeLessThanOrEqual(5 + Math.ceil(6 * minutes));
     expect(new Set(outcomes.filter((o) => o !== 'issued'))).toEqual(new Set(['RateLimited']));
+  });
+
+  it('exchanges again, in the client, once the token nears its expiry (a long wait)', async () => {
+    let now = Date.now();
+    const expiries: string[] = [];
+    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const context = {
+      server: cluster.server,
+      ca: Buffer.from(cluster.caData!, 'base64').toString(),
+      insecureSkipTlsVerify: false,
+    };
+    const api = new ApiClient(
+      exchangedAccess(context, {
+        idToken: () => mint(),
+        endpoint,
+        namespace: ns.name,
+        secret: () => undefined,
+        exchanged: (answer) => expiries.push(answer.expirationTimestamp),
+        now: () => now,
+      }),
+    );
+    try {
+      await api.list(LEASES, { namespace: ns.name });
+      await api.list(LEASES, { namespace: ns.name });
+      expect(expiries).toHaveLength(1);
+      now = Date.parse(expiries[0]!) - 60_000;
+      await api.list(LEASES, { namespace: ns.name });
+      expect(expiries).toHaveLength(2);
+    } finally {
+      await api.close();
+    }
   });
 
   it('issues nothing once the policy is deleted mid-run', async () => {
