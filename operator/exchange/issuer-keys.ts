@@ -34,6 +34,8 @@ export class IssuerKeys {
   private readonly entries = new LruMap<Entry>(MAX_ISSUERS);
   private readonly inFlight = new Map<string, Promise<Entry>>();
   private readonly lastAttempt = new LruMap<number>(MAX_ISSUERS);
+  /** The last failure per issuer, answered again until the issuer may be asked again. */
+  private readonly failures = new LruMap<ExchangeRefusal>(MAX_ISSUERS);
 
   constructor(
     private readonly http: HttpGetter,
@@ -41,11 +43,27 @@ export class IssuerKeys {
     private readonly limits: IssuerKeyLimits = ISSUER_KEY_LIMITS,
   ) {}
 
-  /** The issuer's keys, fetched when absent or too old. */
+  /**
+   * The issuer's keys, fetched when absent or too old; while the issuer cannot be read, the last
+   * keys it published (if any), and it is asked again only once per refresh interval.
+   */
   async keys(issuer: string): Promise<JWTVerifyGetKey> {
     const entry = this.entries.get(issuer);
-    if (entry && this.clock.now() - entry.fetchedAt < this.limits.maxAgeMs) return entry.getKey;
-    return (await this.fetch(issuer)).getKey;
+    const now = this.clock.now();
+    if (entry && now - entry.fetchedAt < this.limits.maxAgeMs) return entry.getKey;
+    const running = this.inFlight.get(issuer);
+    if (running) return (await running).getKey;
+    const last = this.lastAttempt.get(issuer);
+    if (last !== undefined && now - last < this.limits.minRefreshIntervalMs) {
+      if (entry) return entry.getKey;
+      throw this.failures.get(issuer) ?? unavailable(`${issuer} was asked moments ago`);
+    }
+    try {
+      return (await this.fetch(issuer)).getKey;
+    } catch (error) {
+      if (entry) return entry.getKey;
+      throw error;
+    }
   }
 
   /**
@@ -63,7 +81,18 @@ export class IssuerKeys {
     const running = this.inFlight.get(issuer);
     if (running) return running;
     this.lastAttempt.set(issuer, this.clock.now());
-    const fetching = this.read(issuer).finally(() => this.inFlight.delete(issuer));
+    const fetching = this.read(issuer)
+      .then(
+        (entry) => {
+          this.failures.delete(issuer);
+          return entry;
+        },
+        (error: unknown) => {
+          if (error instanceof ExchangeRefusal) this.failures.set(issuer, error);
+          throw error;
+        },
+      )
+      .finally(() => this.inFlight.delete(issuer));
     this.inFlight.set(issuer, fetching);
     return fetching;
   }
