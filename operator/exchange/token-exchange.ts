@@ -83,7 +83,7 @@ function lifetimeSeconds(policy: Policy, asked: number | undefined): number {
 
 /**
  * The token exchange (docs/ci-identities.md): an ID token of a CI is verified for the policy of
- * its issuer, limited per issuer and subject, accepted once, matched against the policy's rules,
+ * its issuer, limited per issuer and subject, matched against the policy's rules, accepted once,
  * and answered with a token of the first matching rule's ServiceAccount. Policies are picked
  * from the cache and read live before anything is issued, so a deleted policy issues nothing.
  */
@@ -110,13 +110,14 @@ export class TokenExchange {
       this.ports.clock.now(),
     );
     this.takeRate(claims);
+    const policy = await this.livePolicy(candidate);
+    const rule = this.matchRule(policy, claims, request);
+    // Remembered only once a rule admits the token: strangers' tokens never fill the memory.
     if (!this.replays.firstUse(claims.iss!, claims.jti, claims.exp * 1000))
       throw new ExchangeRefusal(
         'TokenReplayed',
         'The ID token was exchanged before; ask the CI for a new one',
       );
-    const policy = await this.livePolicy(candidate);
-    const rule = this.matchRule(policy, claims, request);
     const seconds = lifetimeSeconds(policy, request.expirationSeconds);
     const issued = await requestServiceAccountToken(this.ports.client, rule, seconds).catch(
       (error: unknown) => {

@@ -235,6 +235,12 @@ describe('the token exchange', () => {
     expect(refused.reason).toBe('TokenReplayed');
   });
 
+  it("keeps a stranger's token (no rule admits it) out of the replay memory", async () => {
+    const token = await mint(githubClaims({ repository: 'stranger/repo' }));
+    expect((await refusal(token)).reason).toBe('NoRuleMatched');
+    expect((await refusal(token)).reason).toBe('NoRuleMatched');
+  });
+
   it('names a refusal by policy in a Warning Event on the policy', async () => {
     const events = await policyEvents('NoRuleMatched', (message) => message.includes('org/other'));
     expect(events[0]!.type).toBe('Warning');
