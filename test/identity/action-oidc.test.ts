@@ -1,10 +1,13 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ClusterLease } from '../../client/api/resources.js';
 import { CI_ACCESS_POLICIES, LEASES, POOLS } from '../../client/api/resources.js';
 import { GitHubIdTokenEndpoint } from '../../dev/oidc/github-id-token-endpoint.js';
 import { OidcIssuer } from '../../dev/oidc/oidc-issuer.js';
+import { projectRoot } from '../../dev/control-plane/project-root.js';
+import { runCommand } from '../../dev/control-plane/run-command.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
@@ -135,5 +138,46 @@ describe('the GitHub Action with auth github-oidc', () => {
     });
     // One ID token for main, one for post (a process of its own, holding nothing of main's).
     expect(idTokens.issued).toEqual([AUDIENCE, AUDIENCE]);
+  });
+
+  it('lets the CLI in with a GitLab-style ID token variable, once per token', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cli-oidc-'));
+    const caFile = path.join(dir, 'management-ca.pem');
+    const exchangeCaFile = path.join(dir, 'exchange-ca.pem');
+    await writeFile(caFile, Buffer.from(inputs['management-certificate-authority']!, 'base64'));
+    await writeFile(exchangeCaFile, inputs['token-exchange-certificate-authority']!);
+    const token = await issuer.mint({
+      aud: AUDIENCE,
+      sub: 'project_path:octo-org/app:ref_type:branch:ref:main',
+      repository: RUN_ENV.GITHUB_REPOSITORY,
+      ref: 'refs/heads/main',
+    });
+    const list = (): Promise<{ stdout: string }> =>
+      runCommand(
+        process.execPath,
+        [
+          path.join(projectRoot(), 'dist', 'operator', 'cli', 'main.js'),
+          'lease',
+          'list',
+          '-o',
+          'json',
+          '-n',
+          ns.name,
+          '--server',
+          inputs['management-server']!,
+          '--certificate-authority',
+          caFile,
+          '--token-exchange',
+          inputs['token-exchange-url']!,
+          '--token-exchange-ca',
+          exchangeCaFile,
+        ],
+        { env: { PATH: process.env.PATH, HOME: dir, GUESTCLUSTER_ID_TOKEN: token } },
+      );
+    // The namespace's leases, read as the policy's ServiceAccount (the first test's is released).
+    expect(JSON.parse((await list()).stdout)).toEqual({ namespace: ns.name, items: [] });
+    // The same variable again: the exchange refuses a token it has seen.
+    const again = await list().catch((error: { stderr?: string }) => error);
+    expect((again as { stderr?: string }).stderr).toContain('TokenReplayed');
   });
 });
