@@ -5,6 +5,7 @@ export type ActionCore = Pick<
   typeof core,
   | 'getInput'
   | 'setSecret'
+  | 'getIDToken'
   | 'saveState'
   | 'getState'
   | 'setOutput'

@@ -112,6 +112,44 @@ describe('readSettings', () => {
     expect(() => settings({ ...BASE, ...change })).toThrow(message);
   });
 
+  it('with auth github-oidc, takes a server and the exchange, and no stored credential', () => {
+    const oidc = {
+      'management-server': 'https://api.mgmt.example:6443',
+      auth: 'github-oidc',
+      'token-exchange-url': 'https://exchange.apps.mgmt.example/v1/token',
+      namespace: 'ci',
+      pool: 'crc-pool',
+    };
+    const result = settings(oidc);
+    expect(result.access).toEqual({
+      server: 'https://api.mgmt.example:6443',
+      ca: undefined,
+      insecureSkipTlsVerify: false,
+    });
+    expect(result.auth).toEqual({
+      endpoint: {
+        url: 'https://exchange.apps.mgmt.example/v1/token',
+        certificateAuthority: undefined,
+      },
+      audience: 'guestcluster',
+    });
+    expect(settings(BASE).auth).toBeUndefined();
+    expect(() => settings({ ...oidc, 'management-token': 'sha256~secret-token' })).toThrow(
+      'Input "auth" is github-oidc: give "management-server" (and "management-certificate-authority"), not "management-token" or "management-kubeconfig"',
+    );
+    expect(() => settings({ ...oidc, 'token-exchange-url': '' })).toThrow(
+      'Input "token-exchange-url" is not set',
+    );
+    expect(() =>
+      settings({ ...oidc, 'token-exchange-url': 'http://exchange.apps.mgmt.example/v1/token' }),
+    ).toThrow(
+      'Input "token-exchange-url" is "http://exchange.apps.mgmt.example/v1/token"; expected an https:// URL',
+    );
+    expect(() => settings({ ...oidc, auth: 'oidc' })).toThrow(
+      'Input "auth" is "oidc"; expected one of: token, github-oidc',
+    );
+  });
+
   it('never puts a credential into an error', () => {
     const kubeconfig = 'users: [{name: u, user: {token: very-secret}}]\nthis is: [not yaml';
     const error = (() => {

@@ -5,11 +5,14 @@ import type { GitHubRun } from '../client/lease/github-run.js';
 import { defaultLeaseName, defaultRequestedBy } from '../client/lease/github-run.js';
 import type { KubeconfigContext } from '../client/kube/kubeconfig.js';
 import { KubeconfigError, parseKubeconfig } from '../client/kube/kubeconfig.js';
+import type { ExchangeEndpoint } from '../client/lease/token-exchange-client.js';
 import { MAX_KUBECONFIG_OWNER_NAME } from '../contracts/names.js';
 
 /** Everything the main step needs, validated. */
 export interface Settings {
   access: KubeconfigContext;
+  /** With `auth: github-oidc`: where the job's ID token is exchanged (access then holds no token). */
+  auth?: OidcAuth;
   namespace: string;
   pool: string;
   /** A Go duration for spec.ttl; "0" means none. */
@@ -119,11 +122,68 @@ export function readDiagnosticsRetentionDays(input: InputReader): number {
   return Number(text);
 }
 
-/** The management cluster: a kubeconfig, or a server and token with an optional CA. */
+/** `auth: github-oidc`: the token exchange and the audience the job's ID token is asked for. */
+export interface OidcAuth {
+  endpoint: ExchangeEndpoint;
+  audience: string;
+}
+
+/** A CA input: PEM, or base64 of PEM; undefined when unset. */
+function certificateAuthority(value: string): string | undefined {
+  return value && !value.includes('-----BEGIN')
+    ? Buffer.from(value, 'base64').toString()
+    : value || undefined;
+}
+
+function httpsUrl(input: InputReader, name: string): string {
+  const value = input(name);
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Said below.
+  }
+  if (url?.protocol !== 'https:')
+    throw new InputError(`Input "${name}" is "${value}"; expected an https:// URL`);
+  return value;
+}
+
+/**
+ * Input auth: `token` (the default: management-kubeconfig, or management-server and
+ * management-token) or `github-oidc`: the job's OIDC ID token exchanged at token-exchange-url
+ * for a short-lived token (docs/ci-identities.md#the-github-action).
+ */
+export function readOidcAuth(input: InputReader): OidcAuth | undefined {
+  const auth = choice(input, 'auth', ['token', 'github-oidc'], 'token');
+  if (auth === 'token') return undefined;
+  if (!input('token-exchange-url'))
+    throw new InputError(
+      'Input "token-exchange-url" is not set; with auth github-oidc, name the operator\'s token exchange (https://<route host>/v1/token)',
+    );
+  return {
+    endpoint: {
+      url: httpsUrl(input, 'token-exchange-url'),
+      certificateAuthority: certificateAuthority(input('token-exchange-certificate-authority')),
+    },
+    audience: input('oidc-audience') || 'guestcluster',
+  };
+}
+
+/**
+ * The management cluster: a kubeconfig, or a server and token with an optional CA; with
+ * `auth: github-oidc` a server and CA only (the token comes from the exchange).
+ */
 export function readAccess(input: InputReader): KubeconfigContext {
   const kubeconfig = input('management-kubeconfig');
   const server = input('management-server');
   const token = input('management-token');
+  if (input('auth') === 'github-oidc') {
+    if (kubeconfig || token)
+      throw new InputError(
+        'Input "auth" is github-oidc: give "management-server" (and "management-certificate-authority"), not "management-token" or "management-kubeconfig"',
+      );
+    return serverOnly(input, server);
+  }
   if (kubeconfig && (server || token))
     throw new InputError(
       'Inputs "management-kubeconfig" and "management-server"/"management-token" exclude each other; give one way in',
@@ -141,19 +201,15 @@ export function readAccess(input: InputReader): KubeconfigContext {
     throw new InputError(
       'The management cluster is not set: give input "management-kubeconfig", or "management-server" and "management-token"',
     );
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new InputError(`Input "management-server" is "${server}"; expected an https:// URL`);
-  }
-  if (url.protocol !== 'https:')
-    throw new InputError(`Input "management-server" is "${server}"; expected an https:// URL`);
-  const ca = input('management-certificate-authority');
+  return { ...serverOnly(input, server), token };
+}
+
+function serverOnly(input: InputReader, server: string): KubeconfigContext {
+  if (!server)
+    throw new InputError('Input "management-server" is not set: name the management cluster');
   return {
-    server: server.replace(/\/+$/, ''),
-    token,
-    ca: ca && !ca.includes('-----BEGIN') ? Buffer.from(ca, 'base64').toString() : ca || undefined,
+    server: httpsUrl(input, 'management-server').replace(/\/+$/, ''),
+    ca: certificateAuthority(input('management-certificate-authority')),
     insecureSkipTlsVerify: false,
   };
 }
@@ -168,6 +224,7 @@ function checkName(inputName: string, pattern: RegExp, value: string, max: numbe
 
 /** Reads and checks every input of the main step; the first bad one throws an InputError. */
 export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.ProcessEnv): Settings {
+  const auth = readOidcAuth(input);
   const access = readAccess(input);
   const namespace = input('namespace') || access.namespace || '';
   if (!namespace)
@@ -188,6 +245,7 @@ export function readSettings(input: InputReader, run: GitHubRun, env: NodeJS.Pro
   const runnerTemp = env.RUNNER_TEMP || os.tmpdir();
   return {
     access,
+    auth,
     namespace,
     pool,
     ttl: atMost(duration(input, 'ttl', '6h'), 'ttl', MAX_LEASE_TTL_MS, '8760h (365 days)'),

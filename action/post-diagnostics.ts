@@ -4,12 +4,12 @@ import { collectDiagnostics } from '../client/diagnostics/collect-diagnostics.js
 import { apiClientReader } from '../client/diagnostics/diagnostics-reader.js';
 import { fitDiagnostics } from '../client/diagnostics/fit-diagnostics.js';
 import { ApiClient } from '../client/kube/api-client.js';
-import { clusterAccess } from '../client/kube/cluster-access.js';
 import { errorMessage } from '../client/lease/lease-ui.js';
 import { writePrivateFile } from '../client/lease/private-file.js';
 import type { ActionCore } from './action-core.js';
 import { uploadDiagnosticsArtifact } from './diagnostics-artifact.js';
-import { readAccess, readDiagnosticsOnFailure, readDiagnosticsRetentionDays } from './inputs.js';
+import { readDiagnosticsOnFailure, readDiagnosticsRetentionDays } from './inputs.js';
+import { inputAccess } from './management-access.js';
 import { maskManagementInputs } from './masking.js';
 import type { SavedLease } from './state.js';
 
@@ -37,7 +37,7 @@ export async function attachDiagnostics(
   try {
     if (!readDiagnosticsOnFailure((name) => actions.getInput(name))) return;
     maskManagementInputs(actions);
-    api = new ApiClient(clusterAccess(readAccess((name) => actions.getInput(name))));
+    api = new ApiClient(inputAccess(actions, saved.namespace));
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(`not done within ${COLLECT_TIMEOUT_MS / 1000}s`)),

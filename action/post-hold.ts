@@ -1,11 +1,10 @@
 import { ApiClient } from '../client/kube/api-client.js';
-import { clusterAccess } from '../client/kube/cluster-access.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from '../client/lease/lease-ui.js';
 import { stepRun } from '../client/lease/github-run.js';
 import { holdLease } from '../client/lease/hold-lease.js';
 import { holdInstructions } from './hold-summary.js';
-import { readAccess } from './inputs.js';
+import { inputAccess } from './management-access.js';
 import { maskManagementInputs } from './masking.js';
 import type { SavedLease } from './state.js';
 
@@ -30,7 +29,7 @@ export async function holdOnFailure(
 ): Promise<boolean> {
   const where = `ClusterLease ${saved.namespace}/${saved.leaseName}`;
   maskManagementInputs(actions);
-  const api = new ApiClient(clusterAccess(readAccess((name) => actions.getInput(name))));
+  const api = new ApiClient(inputAccess(actions, saved.namespace));
   try {
     const target = {
       name: saved.leaseName,

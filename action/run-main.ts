@@ -1,7 +1,6 @@
 import * as core from '@actions/core';
 import type { ClusterLease } from '../client/api/resources.js';
 import { ApiClient } from '../client/kube/api-client.js';
-import { clusterAccess } from '../client/kube/cluster-access.js';
 import { acquireLease } from '../client/lease/acquire.js';
 import { cancelSignal } from '../client/lease/cancel-signal.js';
 import { LeaseConflictError, createOrAdoptLease } from '../client/lease/create-lease.js';
@@ -15,6 +14,7 @@ import { formatSeconds } from '../client/lease/wait-progress.js';
 import type { ActionCore } from './action-core.js';
 import type { Settings } from './inputs.js';
 import { readSettings } from './inputs.js';
+import { managementAccess } from './management-access.js';
 import { maskManagementInputs } from './masking.js';
 import { forgetLease, saveLease } from './state.js';
 import { writeSummary } from './summary.js';
@@ -39,7 +39,9 @@ export async function runMain(actions: ActionCore = core, env = process.env): Pr
     maskManagementInputs(actions);
     const run = stepRun((name) => actions.getInput(name), env);
     const settings = readSettings((name) => actions.getInput(name), run, env);
-    api = new ApiClient(clusterAccess(settings.access));
+    api = new ApiClient(
+      managementAccess(actions, settings.access, settings.auth, settings.namespace),
+    );
     const lease = await actions.group('Create the ClusterLease', () =>
       createLease(actions, settings, api!, run),
     );

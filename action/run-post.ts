@@ -2,10 +2,9 @@ import * as core from '@actions/core';
 import { ApiClient } from '../client/kube/api-client.js';
 import type { ActionCore } from './action-core.js';
 import { errorMessage } from '../client/lease/lease-ui.js';
-import { clusterAccess } from '../client/kube/cluster-access.js';
 import { stepRun } from '../client/lease/github-run.js';
 import { removeFile } from '../client/lease/private-file.js';
-import { readAccess } from './inputs.js';
+import { inputAccess } from './management-access.js';
 import { maskManagementInputs } from './masking.js';
 import { attachDiagnostics } from './post-diagnostics.js';
 import { holdOnFailure, shouldHold } from './post-hold.js';
@@ -73,7 +72,7 @@ async function release(
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
   maskManagementInputs(actions);
-  const api = new ApiClient(clusterAccess(readAccess((name) => actions.getInput(name))));
+  const api = new ApiClient(inputAccess(actions, saved.namespace));
   const where = `ClusterLease ${saved.namespace}/${saved.leaseName}`;
   try {
     const result = await releaseLease(

@@ -50,9 +50,36 @@ describe('loadOperatorConfig', () => {
         'cirun',
         'versionstream',
         'admissionpolicy',
+        'ciaccesspolicy',
       ],
       versionStreams: { updateServiceUrl: 'https://api.openshift.com', intervalMs: 300_000 },
     });
+  });
+
+  it('runs the token exchange only when given an address, limited per subject and trusting the CA file', () => {
+    expect(loadOperatorConfig({}, {}, noPodFile).tokenExchange).toBeUndefined();
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const config = loadOperatorConfig(
+      { tokenExchangeBindAddress: ':9443', tokenExchangeIssuerCaFile: '/ca.pem' },
+      { OPERATOR_NAMESPACE: 'ops', TOKEN_EXCHANGE_PER_MINUTE: '12' },
+      (file) => (file === '/ca.pem' ? ca : ''),
+    );
+    expect(config.tokenExchange).toEqual({
+      address: { host: '0.0.0.0', port: 9443 },
+      certDir: undefined,
+      hostname: 'guestcluster-operator-token-exchange.ops.svc',
+      issuerCaCertificates: ca,
+      limits: { burst: 5, perMinute: 12 },
+    });
+    expect(() =>
+      loadOperatorConfig(
+        { tokenExchangeBindAddress: ':9443', tokenExchangeBurst: '0' },
+        {},
+        noPodFile,
+      ),
+    ).toThrow(
+      '--token-exchange-burst (TOKEN_EXCHANGE_BURST) must be an integer from 1 to 1000 (got "0")',
+    );
   });
 
   it('takes the bundle mirror from CRC_BUNDLE_MIRROR_URL, without a trailing slash', () => {
@@ -156,7 +183,7 @@ describe('loadOperatorConfig', () => {
       'controllers',
       { controllers: 'clusterpool,clusterinstances' },
       {},
-      '--controllers must list some of clusterpool, clusterlease, clusterinstance, guesthealth, crcbundle, cirun, versionstream, admissionpolicy (got "clusterpool,clusterinstances")',
+      '--controllers must list some of clusterpool, clusterlease, clusterinstance, guesthealth, crcbundle, cirun, versionstream, admissionpolicy, ciaccesspolicy (got "clusterpool,clusterinstances")',
     ],
     [
       'mirror',

@@ -11,6 +11,8 @@ import type { LogLevel } from './runtime/logger.js';
 import { LOG_LEVELS } from './runtime/logger.js';
 import type { ManagerOptions, RuntimeOptions } from './runtime/manager.js';
 import type { SecureMetricsSettings } from './runtime/metrics-endpoint.js';
+import type { TokenExchangeFlags, TokenExchangeSettings } from './exchange/exchange-settings.js';
+import { tokenExchangeSettings } from './exchange/exchange-settings.js';
 import type { Timings } from './timings.js';
 import { loadTimings } from './timings.js';
 import type {
@@ -58,6 +60,8 @@ export interface OperatorConfig {
   github?: GitHubReclaimSettings;
   /** Where VersionStreams are resolved (the update service) and how often. */
   versionStreams: VersionStreamSettings;
+  /** The CI token exchange (docs/ci-identities.md); off (undefined) without an address. */
+  tokenExchange?: TokenExchangeSettings;
 }
 
 export const CONTROLLER_NAMES = [
@@ -69,11 +73,12 @@ export const CONTROLLER_NAMES = [
   'cirun',
   'versionstream',
   'admissionpolicy',
+  'ciaccesspolicy',
 ] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /** Settings as given on the command line (strings, as typed). */
-export interface OperatorFlags extends GitHubFlags, VersionStreamFlags {
+export interface OperatorFlags extends GitHubFlags, VersionStreamFlags, TokenExchangeFlags {
   metricsBindAddress?: string;
   metricsSecure?: string;
   metricsCertPath?: string;
@@ -243,6 +248,14 @@ function controllerNames(check: Checker, value: string | undefined): ControllerN
   return names.filter((name): name is ControllerName => !unknown.includes(name));
 }
 
+function exchangeChecks(check: Checker): Parameters<typeof tokenExchangeSettings>[3] {
+  return {
+    address: (setting, value) => check.address(setting, value),
+    integer: (setting, value, min, max) => check.integer(setting, value, min, max),
+    problems: check.problems,
+  };
+}
+
 /**
  * Builds the configuration from flags and environment and checks all of it, reporting every
  * problem at once with the setting's name and the value given.
@@ -296,6 +309,7 @@ export function loadOperatorConfig(
     timings: loadTimings(flags, env, check.problems),
     github: gitHubReclaimSettings(flags, env, check.problems, readFile),
     versionStreams: versionStreamSettings(flags, env, check.problems),
+    tokenExchange: tokenExchangeSettings(flags, env, namespace, exchangeChecks(check), readFile),
   };
   if (check.problems.length > 0) throw new ConfigError(check.problems);
   return config;

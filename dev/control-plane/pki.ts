@@ -128,6 +128,46 @@ export function createControlPlanePki(): ControlPlanePki {
 }
 
 /**
+ * A certificate authority of its own and a serving certificate it signed for 127.0.0.1 and
+ * localhost: for local HTTPS stand-ins (an OIDC issuer) that clients trust through the CA alone.
+ */
+export function createServingPki(commonName: string): {
+  ca: CertificateAndKey;
+  server: CertificateAndKey;
+} {
+  const ca = signCertificate({
+    subject: { commonName: `${commonName}-ca` },
+    extensions: [
+      { name: 'basicConstraints', critical: true, cA: true },
+      {
+        name: 'keyUsage',
+        critical: true,
+        keyCertSign: true,
+        cRLSign: true,
+        digitalSignature: true,
+      },
+    ],
+  });
+  const server = signCertificate({
+    subject: { commonName },
+    issuer: ca,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
+    ],
+  });
+  return { ca, server };
+}
+
+/**
  * A random 128-bit serial that is a valid positive DER integer: the top bit of the first byte is
  * clear (else it would read as negative) and the byte is not zero (else its padding is illegal).
  */

@@ -38,6 +38,8 @@ const HEADER =
 const ADMIN_APPLIED_KINDS = new Set([
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionPolicyBinding',
+  // The token exchange's Route: OpenShift's, not a kind of a registry+v1 bundle.
+  'Route',
 ]);
 
 function yamlFile(manifest: unknown): string {

@@ -28,7 +28,13 @@ function nodes(command: Command, path: string[] = []): Node[] {
   return [node, ...children.flatMap((child) => nodes(child, [...path, child.name()]))];
 }
 
-const FILE_OPTIONS = ['--kubeconfig', '--kubeconfig-out'];
+const FILE_OPTIONS = [
+  '--kubeconfig',
+  '--kubeconfig-out',
+  '--certificate-authority',
+  '--token-exchange-ca',
+  '--id-token-file',
+];
 
 /**
  * A bash completion script generated from the command tree, so it never falls behind the

@@ -16,7 +16,21 @@ function withManagement(command: Command): Command {
       '-n, --namespace <namespace>',
       "namespace of the pool and the lease (default: the context's or the pod's)",
     )
-    .option('-o, --output <format>', 'text or json', 'text');
+    .option('-o, --output <format>', 'text or json', 'text')
+    .option(
+      '--token-exchange <url>',
+      "exchange the CI's OIDC ID token ($GUESTCLUSTER_ID_TOKEN, or --id-token-file) at the operator's token exchange instead of a stored credential; needs --server",
+    )
+    .option('--server <url>', 'the management API server, with --token-exchange')
+    .option(
+      '--certificate-authority <file>',
+      "PEM file of the management API server's CA, with --token-exchange (default: system roots)",
+    )
+    .option(
+      '--token-exchange-ca <file>',
+      "PEM file of the token exchange's CA (default: system roots)",
+    )
+    .option('--id-token-file <file>', 'read the ID token from this file, anew for each exchange');
 }
 
 /**

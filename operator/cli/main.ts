@@ -72,7 +72,7 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     )
     .option(
       '--controllers <names>',
-      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream); default all',
+      'comma-separated controllers to run (clusterpool, clusterlease, clusterinstance, crcbundle, cirun, versionstream, ciaccesspolicy); default all',
     )
     .option(
       '--allowed-crc-versions <versions>',
@@ -121,6 +121,26 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
     .option(
       '--version-stream-interval <duration>',
       'how often each VersionStream is checked again (default 5m; env VERSION_STREAM_INTERVAL)',
+    )
+    .option(
+      '--token-exchange-bind-address <address>',
+      'where the CI token exchange listens over HTTPS (host:port, :port, or 0 for off; default 0; env TOKEN_EXCHANGE_BIND_ADDRESS)',
+    )
+    .option(
+      '--token-exchange-cert-path <dir>',
+      "folder with the exchange's serving certificate tls.crt and tls.key (default: self-signed; env TOKEN_EXCHANGE_CERT_PATH)",
+    )
+    .option(
+      '--token-exchange-issuer-ca-file <path>',
+      "PEM file trusted for OIDC issuers besides the system roots, e.g. a GitHub Enterprise Server's CA (env TOKEN_EXCHANGE_ISSUER_CA_FILE)",
+    )
+    .option(
+      '--token-exchange-burst <count>',
+      'exchanges one CI subject may make at once (default 5; env TOKEN_EXCHANGE_BURST)',
+    )
+    .option(
+      '--token-exchange-per-minute <count>',
+      'exchanges one CI subject may make per minute after the burst (default 6; env TOKEN_EXCHANGE_PER_MINUTE)',
     )
     .option(
       '--timings <key=duration,...>',

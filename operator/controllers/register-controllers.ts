@@ -7,6 +7,8 @@ import type { ControllerRegistration, Manager } from '../runtime/manager.js';
 import type { CrcTopologyOptions } from './clusterinstance/crc/crc-topology.js';
 import type { HcpTopologyOptions } from './clusterinstance/hcp/hcp-topology.js';
 import { PolicyKeeper } from './admission/policy-keeper.js';
+import { PolicyStatusController } from './ciaccesspolicy/policy-status-controller.js';
+import { startTokenExchange } from '../exchange/exchange-endpoint.js';
 import { scopedTo, servesCachedNamespace } from './scope-filter.js';
 import { ReclaimController } from './cirun/reclaim-controller.js';
 import { instanceControllerRegistration } from './clusterinstance/instance-registration.js';
@@ -120,6 +122,19 @@ export function registerControllers(
   // Cluster-scoped and one for the cluster: not limited to a scope.
   if (enabled.has('admissionpolicy'))
     manager.addController(new PolicyKeeper(manager.ports).registration());
+  // Cluster-scoped and one for the cluster, like the admission policies.
+  if (enabled.has('ciaccesspolicy'))
+    manager.addController(new PolicyStatusController(manager.ports).registration());
+  // The exchange issues only where the controllers run: on the leader, caches synced (ADR 0050).
+  const exchange = config.tokenExchange;
+  if (exchange)
+    manager.addServer({
+      start: () =>
+        startTokenExchange(exchange, manager.ports, {
+          ready: () => manager.synced,
+          logger: manager.logger,
+        }),
+    });
   // Cluster-scoped like bundles: the streams that carry the scope's labels.
   if (enabled.has('versionstream'))
     manager.addController(

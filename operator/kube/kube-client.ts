@@ -75,6 +75,11 @@ export interface KubeClient {
   ): Promise<Stored<T>[]>;
   create<T extends KubeObject>(type: ClusterScopedType, object: T): Promise<StoredCluster<T>>;
   create<T extends KubeObject>(type: NamespacedType, object: T): Promise<Stored<T>>;
+  /**
+   * POSTs a request that the apiserver answers without storing anything (a review, a
+   * TokenRequest): the answer is returned as it came, not checked as a stored object.
+   */
+  submit<T extends KubeObject>(type: ResourceType, request: T): Promise<T>;
   /** Creates the object; undefined when one of its name exists already (left as it is). */
   createIfAbsent<T extends KubeObject>(
     type: ClusterScopedType,
@@ -161,6 +166,10 @@ export class ObjectClient implements KubeClient {
 
   async create<T extends KubeObject>(type: ResourceType, object: T): Promise<Stored<T>> {
     return stored(type, await this.api.create(type, object));
+  }
+
+  async submit<T extends KubeObject>(type: ResourceType, request: T): Promise<T> {
+    return this.api.create(type, request);
   }
 
   async createIfAbsent<T extends KubeObject>(

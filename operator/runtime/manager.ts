@@ -63,6 +63,11 @@ export interface ControllerRegistration {
   startKeys?: readonly string[];
 }
 
+/** A server beside the controllers (the token exchange): started with the endpoints, stopped with them. */
+export interface ManagedServer {
+  start: () => Promise<{ port: number; stop: () => Promise<void> }>;
+}
+
 /** Leader election on a coordination.k8s.io/v1 Lease (see leader-election.ts). */
 export interface LeaderElectionSettings {
   /** Where the Lease lives. */
@@ -121,6 +126,8 @@ export class Manager {
   private readonly controllers: Controller[] = [];
   private readonly startKeys = new Map<Controller, readonly string[]>();
   private readonly endpoints: HttpEndpoints[] = [];
+  private readonly servers: ManagedServer[] = [];
+  private readonly running: { port: number; stop: () => Promise<void> }[] = [];
   /** Stops what the metrics endpoint runs besides its server (certificate reload, reviews). */
   private stopMetrics: () => Promise<void> = () => Promise.resolve();
   private readonly stopController = new AbortController();
@@ -245,6 +252,16 @@ export class Manager {
     return controller;
   }
 
+  /** Adds a server to start with the probes and metrics; call before start(). */
+  addServer(server: ManagedServer): void {
+    this.servers.push(server);
+  }
+
+  /** The ports of the servers added with addServer, in order, once started. */
+  get serverPorts(): number[] {
+    return this.running.map((server) => server.port);
+  }
+
   /** Serves probes and metrics, then runs the controllers (after winning the election, if enabled). */
   async start(): Promise<void> {
     await this.listen();
@@ -266,6 +283,7 @@ export class Manager {
     this.leading = false;
     this.metrics.leader.set(0);
     await Promise.all(this.endpoints.map((e) => e.close()));
+    await Promise.all(this.running.map((server) => server.stop()));
     await Promise.all([this.client.close(), this.electionClient?.close(), this.stopMetrics()]);
     this.finish(reason);
   }
@@ -329,6 +347,7 @@ export class Manager {
       this.endpoints.push(endpoint);
       this.stopMetrics = stop;
     }
+    for (const server of this.servers) this.running.push(await server.start());
   }
 
   /** Ready once the caches are synced; a standby is ready too (it is waiting, by design). */

@@ -11,7 +11,7 @@ import { objectsApi } from '../support/client-node-clients.js';
 
 const { ns } = useWorld({ namespace: 'api' });
 const samplesDir = path.join(projectRoot(), 'samples');
-const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle', 'VersionStream']);
+const CLUSTER_SCOPED = new Set(['Namespace', 'CRCBundle', 'VersionStream', 'CIAccessPolicy']);
 
 /** Moves a namespaced object into the test namespace; references inside specs stay as written. */
 function intoTestNamespace<T extends KubernetesObject>(object: T): T {
@@ -67,6 +67,7 @@ describe('the guestcluster API', () => {
         'ClusterLease',
         'CRCBundle',
         'VersionStream',
+        'CIAccessPolicy',
         'Namespace',
         'Secret',
       ]),

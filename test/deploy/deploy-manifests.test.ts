@@ -80,13 +80,14 @@ describe('the deploy manifests (operator/deploy)', () => {
     expect(stdout.trim().split('\n')).toHaveLength(manifests.length);
   });
 
-  it('hold the five CRDs and put everything else in the operator namespace', () => {
+  it('hold the six CRDs and put everything else in the operator namespace', () => {
     expect(
       manifests
         .filter((m) => m.kind === 'CustomResourceDefinition')
         .map((m) => m.metadata.name)
         .sort(),
     ).toEqual([
+      'ciaccesspolicies.guestcluster.opdev.io',
       'clusterinstances.guestcluster.opdev.io',
       'clusterleases.guestcluster.opdev.io',
       'clusterpools.guestcluster.opdev.io',
@@ -195,6 +196,11 @@ describe('the deploy manifests (operator/deploy)', () => {
  * hcp) do not (or not always) ask for.
  */
 const NOT_REQUESTED_HERE = [
+  // The token exchange and the policy controller (test/identity/token-exchange.test.ts).
+  'guestcluster.opdev.io/ciaccesspolicies:get',
+  'guestcluster.opdev.io/ciaccesspolicies:list',
+  'guestcluster.opdev.io/ciaccesspolicies:watch',
+  'guestcluster.opdev.io/ciaccesspolicies/status:update',
   // Asked of the operator by the admission policy guestcluster-admin-writes (the authorizer's
   // check on its creates), not a request of its own.
   'guestcluster.opdev.io/clusterinstances:manage',

@@ -10,7 +10,14 @@ import type {
   ClusterPool,
   CRCBundle,
 } from '../../client/api/resources.js';
-import { BUNDLES, INSTANCES, LEASES, POOLS, VERSION_STREAMS } from '../../client/api/resources.js';
+import {
+  BUNDLES,
+  CI_ACCESS_POLICIES,
+  INSTANCES,
+  LEASES,
+  POOLS,
+  VERSION_STREAMS,
+} from '../../client/api/resources.js';
 import {
   ADMISSION_POLICIES,
   admissionPolicies,
@@ -337,6 +344,41 @@ describe('a cluster-wide editor under OLM', () => {
     ).rejects.toThrow(refusal('clusterinstances', 'create'));
     const kept = await ns.api.get<CRCBundle>(BUNDLES, 'crc-4.16.0-amd64');
     expect(kept.spec).not.toHaveProperty('bundleURL');
+  });
+});
+
+describe('a cluster-wide editor under OLM, and CI access', () => {
+  const policy = (name: string): KubeObject & { spec: object } => ({
+    apiVersion: CI_ACCESS_POLICIES.apiVersion,
+    kind: CI_ACCESS_POLICIES.kind,
+    metadata: { name },
+    spec: {
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'guestcluster',
+      rules: [
+        {
+          name: 'any',
+          expression: 'true',
+          namespace: 'kube-system',
+          serviceAccount: 'clusterrole-aggregation-controller',
+        },
+      ],
+    },
+  });
+
+  it('may not create, change or delete a CIAccessPolicy (who gets which token)', async () => {
+    const refusal = (verb: string): string =>
+      `${CLUSTER_EDITOR} may not ${verb} ciaccesspolicies: only cluster administrators may`;
+    await expect(clusterEditor.create(CI_ACCESS_POLICIES, policy('mine'))).rejects.toThrow(
+      refusal('create'),
+    );
+    await ns.api.create(CI_ACCESS_POLICIES, policy('admins'));
+    await expect(
+      clusterEditor.patch(CI_ACCESS_POLICIES, { name: 'admins' }, { spec: { audience: 'x' } }),
+    ).rejects.toThrow(refusal('update'));
+    await expect(clusterEditor.delete(CI_ACCESS_POLICIES, 'admins')).rejects.toThrow(
+      refusal('delete'),
+    );
   });
 });
 

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { ApiClient } from '../../../client/kube/api-client.js';
 import { clusterAccess, defaultClusterAccess } from '../../../client/kube/cluster-access.js';
 import { KubeconfigError, parseKubeconfig } from '../../../client/kube/kubeconfig.js';
+import type { ExchangeFlags } from './exchanged-management.js';
+import { exchangedManagement } from './exchanged-management.js';
 import { badInput } from './exit-codes.js';
 
-export interface ManagementFlags {
+export interface ManagementFlags extends ExchangeFlags {
   kubeconfig?: string;
   namespace?: string;
 }
@@ -64,13 +66,19 @@ function orUndefined(read: () => string): string | undefined {
 /**
  * The management cluster, where kubectl would find it: --kubeconfig, else $KUBECONFIG, else
  * ~/.kube/config, else the pod's ServiceAccount (a Tekton step, a GitLab runner pod). The
- * namespace is --namespace, else the context's, else the pod's, else "default".
+ * namespace is --namespace, else the context's, else the pod's, else "default". With
+ * --token-exchange, --server and a token exchanged for the CI's ID token instead.
  */
 export function managementAccess(
   flags: ManagementFlags,
   env: NodeJS.ProcessEnv = process.env,
   readFile: ReadFile = (file) => readFileSync(file, 'utf8'),
 ): Management {
+  if (flags.tokenExchange) {
+    if (flags.kubeconfig)
+      throw badInput('--token-exchange and --kubeconfig exclude each other; give --server');
+    return exchangedManagement(flags, env, readFile);
+  }
   let found: ReturnType<typeof locate>;
   try {
     found = locate(flags, env, readFile);

@@ -159,7 +159,8 @@ function leaseHoldPolicy(): PolicyPair {
  * Writes that decide what another namespace gets, or what the platform runs, come from cluster
  * administrators only: creating a ClusterInstance (the operator's pools make them; a tenant's
  * would be provisioned outside any pool), and any change to a CRCBundle (a golden disk every pool
- * may clone) or a VersionStream (the release pools roll to). Admins hold `manage` on the kind
+ * may clone), a VersionStream (the release pools roll to) or a CIAccessPolicy (whose CI runs get
+ * which ServiceAccount's tokens, docs/ci-identities.md). Admins hold `manage` on the kind
  * cluster-wide; a namespace's roles never do, whatever an install aggregates into them.
  */
 function adminWritesPolicy(): PolicyPair {
@@ -173,7 +174,7 @@ function adminWritesPolicy(): PolicyPair {
     matchConstraints: {
       resourceRules: [
         rule(['clusterinstances'], ['CREATE']),
-        rule(['crcbundles', 'versionstreams'], ['CREATE', 'UPDATE', 'DELETE']),
+        rule(['crcbundles', 'versionstreams', 'ciaccesspolicies'], ['CREATE', 'UPDATE', 'DELETE']),
       ],
     },
     validations: [
