@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { BinaryPaths } from './binaries.js';
 import { resolveBinaries } from './binaries.js';
 import { freePort } from './free-port.js';
+import type { JwtAuthenticator } from './jwt-authenticator.js';
+import { writeAuthenticationConfig } from './jwt-authenticator.js';
 import { renderKubeconfig, writeSecretFile } from './kubeconfig-file.js';
 import { ManagedProcess } from './managed-process.js';
 import type { ControlPlanePki } from './pki.js';
@@ -27,6 +29,8 @@ export interface ControlPlaneOptions {
    * collector watches every resource).
    */
   controllerManager?: boolean;
+  /** JWT authenticators for outside issuers' tokens (structured authentication configuration). */
+  jwtAuthenticators?: readonly JwtAuthenticator[];
 }
 
 /** What a client needs to reach a running control plane; also written as `control-plane.json`. */
@@ -88,6 +92,9 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
       const pki = createControlPlanePki();
       const files = await writePki(stateDir, pki);
       await writeFile(path.join(stateDir, 'audit-policy.yaml'), AUDIT_POLICY);
+      const authentication = options.jwtAuthenticators?.length
+        ? [await writeAuthenticationConfig(stateDir, options.jwtAuthenticators)]
+        : [];
       const [etcdClientPort, etcdPeerPort] = await Promise.all(
         Array.from({ length: ETCD_PORTS }, freePort),
       );
@@ -107,7 +114,11 @@ export class LocalControlPlane implements ControlPlaneEndpoint {
         const apiServer = ManagedProcess.start(
           'kube-apiserver',
           binaries['kube-apiserver'],
-          [...apiServerArgs(files, apiPort, etcdClientPort!), ...auditArgs(stateDir)],
+          [
+            ...apiServerArgs(files, apiPort, etcdClientPort!),
+            ...auditArgs(stateDir),
+            ...authentication,
+          ],
           path.join(stateDir, 'kube-apiserver.log'),
         );
         processes.push(apiServer);

@@ -30,6 +30,39 @@ export interface MintOptions {
   issuedAt?: number;
 }
 
+/** An issuer's signing key as another process may mint with it (a file of mode 0600). */
+export interface ExportedSigningKey {
+  issuerUrl: string;
+  kid: string;
+  alg: SigningAlgorithm;
+  privateJwk: JWK;
+}
+
+/**
+ * A signed ID token with these claims over the defaults (iss the issuer, a fresh jti, iat now,
+ * exp after the lifetime); a claim set to undefined is left out.
+ */
+export async function signIdToken(
+  key: { kid: string; alg: SigningAlgorithm; privateKey: CryptoKey | Uint8Array },
+  issuerUrl: string,
+  claims: JWTPayload,
+  options: Pick<MintOptions, 'lifetimeSeconds' | 'issuedAt'> = {},
+): Promise<string> {
+  const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
+  const payload = {
+    iss: issuerUrl,
+    jti: randomUUID(),
+    iat,
+    nbf: iat,
+    exp: iat + (options.lifetimeSeconds ?? 300),
+    ...claims,
+  };
+  const defined = Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== undefined));
+  return new SignJWT(defined)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+    .sign(key.privateKey);
+}
+
 export interface OidcIssuerOptions {
   /** A path under the host, for issuers such as GitHub Enterprise Server's /_services/token. */
   path?: string;
@@ -100,19 +133,13 @@ export class OidcIssuer {
     const key = options.unpublishedKey
       ? await strangerKey(options.unpublishedKey.kid ?? randomUUID())
       : (this.keys.find((k) => k.kid === (options.kid ?? this.keys[0]!.kid)) ?? this.keys[0]!);
-    const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
-    const payload = {
-      iss: this.url,
-      jti: randomUUID(),
-      iat,
-      nbf: iat,
-      exp: iat + (options.lifetimeSeconds ?? 300),
-      ...claims,
-    };
-    const defined = Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== undefined));
-    return new SignJWT(defined)
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-      .sign(key.privateKey);
+    return signIdToken(key, this.url, claims, options);
+  }
+
+  /** The newest signing key, private half included, for a process that mints in its place. */
+  async exportSigningKey(): Promise<ExportedSigningKey> {
+    const { kid, alg, privateKey } = this.keys[0]!;
+    return { issuerUrl: this.url, kid, alg, privateJwk: await exportJWK(privateKey) };
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,9 @@ import { LocalControlPlane, auditLogPath } from '../../dev/control-plane/control
 import { installProjectCrds } from '../../dev/control-plane/install-crds.js';
 import { QEMU_IMG, requireTools } from '../../dev/control-plane/required-tools.js';
 import { HostedGuestBroker } from '../support/shared-hosted-guest.js';
+import { writeSecretFile } from '../../dev/control-plane/kubeconfig-file.js';
+import { OidcIssuer } from '../../dev/oidc/oidc-issuer.js';
+import { localJwtAuthenticator } from '../../dev/oidc/direct-authentication.js';
 import { TEST_ENV } from '../support/test-env.js';
 import { namespacesDeleted } from './namespaces-deleted.js';
 
@@ -21,6 +24,8 @@ async function installAdmissionPolicies(kubeconfigPath: string): Promise<void> {
 
 let running: LocalControlPlane | undefined;
 let hostedGuests: HostedGuestBroker | undefined;
+/** The local issuer whose tokens the control plane accepts as they are (direct authentication). */
+let directIssuer: OidcIssuer | undefined;
 
 /** Starts one control plane for the whole test run and tells the test files where it is. */
 export async function startTestControlPlane(): Promise<void> {
@@ -28,8 +33,10 @@ export async function startTestControlPlane(): Promise<void> {
   await requireTools([QEMU_IMG]);
   const log = (message: string): boolean => process.stderr.write(`[control plane] ${message}\n`);
   let crds: string[] = [];
+  directIssuer = await OidcIssuer.start({ path: '/direct' });
   running = await LocalControlPlane.start({
     log,
+    jwtAuthenticators: [localJwtAuthenticator(directIssuer)],
     beforeControllers: async (kubeconfigPath) => {
       crds = await installProjectCrds(kubeconfigPath, log);
       // The admission policies every install has (the operator keeps them), for every file.
@@ -45,6 +52,10 @@ export async function startTestControlPlane(): Promise<void> {
   process.env[TEST_ENV.kubectl] = running.binaries.kubectl;
   process.env[TEST_ENV.etcd] = running.binaries.etcd;
   process.env[TEST_ENV.auditLog] = auditLogPath(running.stateDir);
+  // Test files mint the direct issuer's tokens themselves, with its key (mode 0600).
+  const issuerKey = path.join(running.stateDir, 'direct-issuer-key.json');
+  await writeSecretFile(issuerKey, JSON.stringify(await directIssuer.exportSigningKey()));
+  process.env[TEST_ENV.directIssuerKey] = issuerKey;
   hostedGuests = await HostedGuestBroker.start();
   process.env[TEST_ENV.hostedGuest] = hostedGuests.socketPath;
 }
@@ -61,5 +72,7 @@ export async function stopTestControlPlane(): Promise<void> {
     hostedGuests = undefined;
     await running?.stop();
     running = undefined;
+    await directIssuer?.close();
+    directIssuer = undefined;
   }
 }

@@ -7,6 +7,8 @@ export const TEST_ENV = {
   auditLog: 'GUESTCLUSTER_TEST_AUDIT_LOG',
   /** The Unix socket of the run's hosted guest broker (test/support/shared-hosted-guest.ts). */
   hostedGuest: 'GUESTCLUSTER_TEST_HOSTED_GUEST',
+  /** The signing key of the issuer the control plane authenticates directly (0600 JSON). */
+  directIssuerKey: 'GUESTCLUSTER_TEST_DIRECT_ISSUER_KEY',
 } as const;
 
 export function testEnv(name: keyof typeof TEST_ENV): string {
