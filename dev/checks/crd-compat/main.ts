@@ -2,11 +2,26 @@ import { projectRoot } from '../../control-plane/project-root.js';
 import { ALLOWED_RULES } from './allowed-rules.js';
 import { formatChange } from './change.js';
 import { crdChanges, unusedAllowances } from './crd-changes.js';
-import { currentCrds, lastRelease, RELEASED_FOLDER } from './released-crds.js';
+import {
+  currentCrds,
+  lastRelease,
+  RELEASED_FOLDER,
+  unrecordedDifferences,
+} from './released-crds.js';
 
 // `npm run check:crd-compat`: every change from the last released CRDs to crds/ that would make
 // the apiserver refuse or drop a stored object (docs/reference/api-compatibility.md#the-check).
+// With `--release x.y.z` (the release workflow), that crds/ is recorded as that release.
 const root = projectRoot();
+const releaseFlag = process.argv.indexOf('--release');
+if (releaseFlag >= 0) {
+  const version = process.argv[releaseFlag + 1] ?? '';
+  const problems = unrecordedDifferences(root, version);
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (problems.length > 0) process.exit(1);
+  process.stdout.write(`crds/ is recorded as release ${version}.\n`);
+  process.exit(0);
+}
 const release = lastRelease(root);
 if (!release) {
   process.stderr.write(

@@ -2,7 +2,13 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { compareVersions, currentCrds, lastRelease, recordRelease } from './released-crds.js';
+import {
+  compareVersions,
+  currentCrds,
+  lastRelease,
+  recordRelease,
+  unrecordedDifferences,
+} from './released-crds.js';
 
 const crdYaml = (plural: string): string =>
   [
@@ -73,5 +79,17 @@ describe('recording a release', () => {
     expect(() => recordRelease(root, '0.9.0')).toThrow(/release 0\.9\.0 is recorded already/);
     expect(lastRelease(root)?.crds[0]?.metadata.name).toBe('as.test.opdev.io');
     expect(() => recordRelease(root, '../x')).toThrow(/is not x\.y\.z/);
+  });
+
+  it('tells a release whose CRDs are not recorded as crds/ holds them', () => {
+    expect(unrecordedDifferences(root, '0.9.0')).toEqual([
+      `${path.join('crds', 'released', '0.9.0')} does not exist: run npm run crds:record-release for 0.9.0`,
+    ]);
+    recordRelease(root, '0.9.0');
+    expect(unrecordedDifferences(root, '0.9.0')).toEqual([]);
+    writeFileSync(path.join(root, 'crds', 'b.yaml'), crdYaml('changed'));
+    expect(unrecordedDifferences(root, '0.9.0')).toEqual([
+      `${path.join('crds', 'released', '0.9.0', 'b.yaml')} differs from crds/b.yaml`,
+    ]);
   });
 });

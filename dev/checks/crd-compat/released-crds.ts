@@ -84,3 +84,21 @@ export function recordRelease(root: string, version: string): string[] {
     return path.relative(root, target);
   });
 }
+
+/**
+ * What keeps the release of `version` from being the baseline of the next: not recorded, or
+ * recorded from other CRDs than crds/ holds now. Empty when the record is crds/ as it is.
+ */
+export function unrecordedDifferences(root: string, version: string): string[] {
+  const folder = path.join(RELEASED_FOLDER, version);
+  if (!existsSync(path.join(root, folder)))
+    return [`${folder} does not exist: run npm run crds:record-release for ${version}`];
+  return crdFiles(root).flatMap((file) => {
+    const recorded = path.join(root, folder, file);
+    if (!existsSync(recorded)) return [`${path.join(folder, file)} is missing`];
+    const current = readFileSync(path.join(root, 'crds', file), 'utf8');
+    return readFileSync(recorded, 'utf8') === HEADER(version) + current
+      ? []
+      : [`${path.join(folder, file)} differs from crds/${file}`];
+  });
+}
