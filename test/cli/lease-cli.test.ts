@@ -658,7 +658,7 @@ describe('guestcluster as a kubectl plugin, and its shell completion', () => {
 
 describe('guestcluster diagnose', () => {
   it('reports a bound lease as far as the caller may read, without a credential', async () => {
-    const server = ns.kubeConfig.getCurrentCluster()!.server;
+    const server = ns.kubeConfig.getCurrentCluster().server;
     await ns.api.create(POOLS, hcpPool(ns.name, 'diag', { maxSize: 1 }));
     await readyInstance('diag', 'diag-0');
     // Its guest is this control plane, at the endpoint its kubeconfig names: it has nodes, but

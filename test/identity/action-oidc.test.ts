@@ -81,7 +81,7 @@ beforeAll(async () => {
     }),
   );
   await policyReady(ns, policyName, 'Ready');
-  const cluster = ns.kubeConfig.getCurrentCluster()!;
+  const cluster = ns.kubeConfig.getCurrentCluster();
   inputs = {
     'management-server': cluster.server,
     'management-certificate-authority': cluster.caData!,

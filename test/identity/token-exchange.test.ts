@@ -286,7 +286,7 @@ describe('the token exchange', () => {
   it('exchanges again, in the client, once the token nears its expiry (a long wait)', async () => {
     let now = Date.now();
     const expiries: string[] = [];
-    const cluster = ns.kubeConfig.getCurrentCluster()!;
+    const cluster = ns.kubeConfig.getCurrentCluster();
     const context = {
       server: cluster.server,
       ca: Buffer.from(cluster.caData!, 'base64').toString(),
