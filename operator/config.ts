@@ -15,6 +15,8 @@ import type { TokenExchangeFlags, TokenExchangeSettings } from './exchange/excha
 import { tokenExchangeSettings } from './exchange/exchange-settings.js';
 import type { Timings } from './timings.js';
 import { loadTimings } from './timings.js';
+import type { WorkerCounts } from './worker-counts.js';
+import { FALLBACK_WORKERS, parseWorkers } from './worker-counts.js';
 import type {
   VersionStreamFlags,
   VersionStreamSettings,
@@ -45,7 +47,8 @@ export interface OperatorConfig {
     retryPeriodMs: number;
   };
   logLevel: LogLevel;
-  workersPerController: number;
+  /** Concurrent reconciles of each controller (--workers), every name of CONTROLLER_NAMES. */
+  workers: WorkerCounts;
   /** Act on pools, leases and instances of this namespace only; all namespaces when unset. */
   watchNamespace?: string;
   /** What this operator serves beside others on the cluster (--scope-labels); everything when unset. */
@@ -299,7 +302,7 @@ export function loadOperatorConfig(
     ),
     leaderElection: leaderElectionConfig(check, flags, env),
     logLevel: logLevel as LogLevel,
-    workersPerController: check.integer('--workers', flags.workers ?? '1', 1, 64),
+    workers: parseWorkers(flags.workers, CONTROLLER_NAMES, check.problems),
     watchNamespace: flags.watchNamespace
       ? check.namespaceName('--watch-namespace', flags.watchNamespace)
       : undefined,
@@ -321,7 +324,8 @@ export function runtimeOptions(config: OperatorConfig): RuntimeOptions {
   return {
     identity: election.identity,
     logLevel: config.logLevel,
-    workersPerController: config.workersPerController,
+    // Both CRCBundle controllers (downloads and builds) are `crcbundle` to --controllers.
+    workers: { ...config.workers, bundlebuild: config.workers.crcbundle ?? FALLBACK_WORKERS },
     namespace: config.watchNamespace,
     metricsAddress: config.metricsAddress,
     secureMetrics: config.secureMetrics,

@@ -160,6 +160,11 @@ export class SimulatedPlatform {
    * guest's control plane or its network goes away after it was Ready.
    */
   readonly silentGuests = new Set<string>();
+  /**
+   * Failure injection (instance names): their guest API takes connections at its Route and never
+   * answers, as a guest that hangs (`router.held` has the connections).
+   */
+  readonly hungGuests = new Set<string>();
   /** Failure injection (instance names): their HostedClusters never become Available. */
   readonly neverAvailable = new Set<string>();
   /** Failure injection (instance names): their NodePools get no workers. */
@@ -311,6 +316,7 @@ export class SimulatedPlatform {
         servesNamespace: serves,
         backend: (route) => {
           if (named(this.silentGuests, route)) return undefined;
+          if (named(this.hungGuests, route)) return 'hold';
           return this.hcpGuest && route.spec?.to?.name === 'kube-apiserver'
             ? this.hcpGuest.address
             : backends?.resolve(route);

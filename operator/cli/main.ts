@@ -61,7 +61,10 @@ export function buildProgram(invokedAs = path.basename(process.argv[1] ?? '')): 
       '2s',
     )
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .option('--workers <count>', 'concurrent reconciles per controller', '1')
+    .option(
+      '--workers <count|name=count,...>',
+      'concurrent reconciles: N for every controller, or per controller (clusterinstance=16,clusterlease=8); default clusterinstance=8, clusterlease=4, clusterpool=2, guesthealth=2, the others 1',
+    )
     .option(
       '--watch-namespace <namespace>',
       'act on pools, leases and instances of this namespace only (default: all namespaces)',

@@ -95,24 +95,31 @@ export function registerControllers(
     );
     queue.controller = add(reclaim.registration());
   }
-  if (enabled.has('clusterinstance'))
-    add(
+  if (enabled.has('clusterinstance')) {
+    // Guest API checks run off the workers; a check's end queues its instance.
+    const queue: { controller?: Controller } = {};
+    queue.controller = add(
       instanceControllerRegistration(manager.ports, {
         settings: config,
         metricsRegistry,
         timings: timings.instance,
         hcp: options.hcp,
         crc: options.crc,
+        requeue: (key) => queue.controller?.enqueue(key),
       }),
     );
-  // Guest checks wait on guests: a queue and workers of their own (guest-health-controller.ts).
-  if (enabled.has('guesthealth'))
-    add(
+  }
+  // Guest checks wait on guests: off the workers, capped (guest-health-controller.ts).
+  if (enabled.has('guesthealth')) {
+    const queue: { controller?: Controller } = {};
+    queue.controller = add(
       new GuestHealthController(manager.ports, {
         recheckMs: timings.instance.guestHealthRecheckMs,
         connectAddress: options.guestConnect,
+        requeue: (key) => queue.controller?.enqueue(key),
       }).registration(),
     );
+  }
   // CRCBundles have two controllers, one per source (ADR 0042): downloads and builds.
   if (enabled.has('crcbundle')) {
     const bundles = { ...options.bundles, failures: bundleFailures(metricsRegistry) };

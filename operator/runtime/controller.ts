@@ -110,6 +110,7 @@ export class Controller {
     const { name, metrics, clock } = this.options;
     const logger = this.options.logger.child({ controller: name, key });
     const started = clock.now();
+    metrics.activeWorkers.inc({ controller: name });
     try {
       const result = (await this.options.reconcile(key, { logger })) ?? {};
       this.queue.forget(key);
@@ -141,6 +142,7 @@ export class Controller {
         );
       }
     } finally {
+      metrics.activeWorkers.dec({ controller: name });
       metrics.reconcileDuration.observe({ controller: name }, (clock.now() - started) / 1000);
     }
   }

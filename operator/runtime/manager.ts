@@ -83,7 +83,8 @@ export interface RuntimeOptions {
   /** This process: the leader-election holder's identity and the Events' reporting instance. */
   identity: string;
   logLevel: LogLevel;
-  workersPerController: number;
+  /** Concurrent reconciles by controller name; a controller not named runs one. */
+  workers: Readonly<Record<string, number>>;
   /** Cache namespaced kinds of this namespace only; all namespaces when unset. */
   namespace?: string;
   /** Where /metrics listens; not served when unset. */
@@ -206,11 +207,12 @@ export class Manager {
   }
 
   addController(registration: ControllerRegistration): Controller {
-    this.metrics.initController(registration.name);
+    const workers = this.options.runtime.workers[registration.name] ?? 1;
+    this.metrics.initController(registration.name, workers);
     const controller = new Controller({
       name: registration.name,
       reconcile: registration.reconcile,
-      workers: this.options.runtime.workersPerController,
+      workers,
       logger: this.logger,
       metrics: this.metrics,
       clock: this.clock,

@@ -63,6 +63,18 @@ export class RuntimeMetrics {
     labelNames: ['resource', 'reason'],
     registers: [this.registry],
   });
+  readonly maxConcurrentReconciles = new Gauge({
+    name: 'guestcluster_controller_max_concurrent_reconciles',
+    help: 'Workers of a controller: the reconciles it runs at once at most (--workers).',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
+  readonly activeWorkers = new Gauge({
+    name: 'guestcluster_controller_active_workers',
+    help: 'Workers of a controller busy with a reconcile now.',
+    labelNames: ['controller'],
+    registers: [this.registry],
+  });
   readonly leader = new Gauge({
     name: 'guestcluster_leader',
     help: '1 while this process holds the leader-election lease.',
@@ -78,7 +90,9 @@ export class RuntimeMetrics {
    * scraped from the start rather than from its first reconcile (a rate over a series that
    * appears with its first sample misses that sample).
    */
-  initController(controller: string): void {
+  initController(controller: string, workers: number): void {
+    this.maxConcurrentReconciles.set({ controller }, workers);
+    this.activeWorkers.set({ controller }, 0);
     for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
     this.reconcileErrors.inc({ controller }, 0);
     this.reconcileDuration.zero({ controller });

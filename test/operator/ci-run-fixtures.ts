@@ -96,7 +96,7 @@ export class ReclaimWorld {
     this.manager = await this.world.startOperator({
       clock: this.clock,
       controllers: ['cirun'],
-      config: { workersPerController: 1, operatorNamespace: this.ns.name, github },
+      config: { workers: { cirun: 1 }, operatorNamespace: this.ns.name, github },
     });
   }
 

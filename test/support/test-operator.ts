@@ -64,7 +64,6 @@ export async function startTestOperator(
   const { platform } = place;
   const defaults = testConfig();
   const config = testConfig({
-    workersPerController: 2,
     ...(platform
       ? {
           crcAgentImage: TEST_AGENT_IMAGE,

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../../operator/kube/objects.js';
 import { SimulatorHost } from '../host/simulator-host.js';
 import { readConnectRequest } from './http-connect.js';
 import { readServerName } from './tls-sni.js';
+import { HeldConnections } from './held-connections.js';
 
 export interface RouteObject extends KubeObject {
   spec?: { host?: string; to?: { name?: string }; port?: { targetPort?: number | string } };
@@ -19,8 +20,11 @@ export interface SimulatedRouterOptions {
   kubeConfig: ClusterAccess;
   /** Routes in namespaces for which this is false are left to other routers (shared control plane). */
   servesNamespace: (namespace: string) => boolean;
-  /** Where a Route's Service answers (the simulated platform knows which loopback port stands for it). */
-  backend: (route: RouteObject) => Backend | undefined;
+  /**
+   * Where a Route's Service answers (the simulated platform knows which loopback port stands for
+   * it); `hold` for failure injection: the connection is taken and never answered (held).
+   */
+  backend: (route: RouteObject) => Backend | 'hold' | undefined;
   /** The ingress domain set in ingresses.config.openshift.io/cluster when there is none yet. */
   domain?: string;
   /**
@@ -43,10 +47,15 @@ export class SimulatedRouter {
   private constructor(
     private readonly simulator: SimulatorHost,
     private readonly server: net.Server,
-    private readonly sockets: Set<net.Socket>,
+    private readonly connections: { sockets: Set<net.Socket>; held: HeldConnections },
     readonly port: number,
     readonly domain: string,
   ) {}
+
+  /** The connections of Routes whose backend is `hold`. */
+  get held(): HeldConnections {
+    return this.connections.held;
+  }
 
   static async start(options: SimulatedRouterOptions): Promise<SimulatedRouter> {
     const simulator = new SimulatorHost(options.kubeConfig);
@@ -63,6 +72,7 @@ export class SimulatedRouter {
       },
     });
     const sockets = new Set<net.Socket>();
+    const held = new HeldConnections();
     const server = net.createServer((socket) => {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
@@ -91,6 +101,10 @@ export class SimulatedRouter {
           socket.destroy();
           return;
         }
+        if (backend === 'hold') {
+          held.hold(route!.metadata!.namespace!, route!.metadata!.name!, socket);
+          return;
+        }
         const upstream = net.connect(backend.port, backend.host, () => {
           sockets.add(upstream);
           upstream.on('close', () => sockets.delete(upstream));
@@ -108,7 +122,7 @@ export class SimulatedRouter {
     return new SimulatedRouter(
       simulator,
       server,
-      sockets,
+      { sockets, held },
       (server.address() as AddressInfo).port,
       domain,
     );
@@ -128,7 +142,7 @@ export class SimulatedRouter {
     await this.simulator.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Open passthrough connections end with the router.
-    for (const socket of this.sockets) socket.destroy();
+    for (const socket of this.connections.sockets) socket.destroy();
     await closed;
   }
 }

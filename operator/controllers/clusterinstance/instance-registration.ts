@@ -9,6 +9,7 @@ import { CrcTopology } from './crc/crc-topology.js';
 import type { HcpTopologyOptions } from './hcp/hcp-topology.js';
 import { HcpTopology } from './hcp/hcp-topology.js';
 import { InstanceController } from './instance-controller.js';
+import { guestApiCheckRunner } from './core/guest-api-checks.js';
 
 export interface InstanceControllerOptions {
   settings: InstanceSettings;
@@ -18,6 +19,8 @@ export interface InstanceControllerOptions {
   timings: InstanceTimings;
   hcp?: HcpTopologyOptions;
   crc?: CrcTopologyOptions;
+  /** Queues an instance's pass: its guest API check has ended (register-controllers.ts). */
+  requeue?: (key: string) => void;
 }
 
 /** The ClusterInstance controller with both topologies, on one InstanceApi and one set of timings. */
@@ -26,10 +29,12 @@ export function instanceController(
   options: InstanceControllerOptions,
 ): InstanceController {
   const api = new InstanceApi(ports, options.settings, options.metricsRegistry);
-  const { timings } = options;
+  const { timings, requeue } = options;
+  // One cap for the guest API checks of both topologies; each end queues its instance.
+  const guestChecks = guestApiCheckRunner((key) => requeue?.(key));
   const topologies = {
-    hcp: new HcpTopology(api, timings, options.hcp),
-    crc: new CrcTopology(api, timings, options.crc),
+    hcp: new HcpTopology(api, timings, { guestChecks, ...options.hcp }),
+    crc: new CrcTopology(api, timings, { guestChecks, ...options.crc }),
   };
   const controller = new InstanceController(api, topologies, timings);
   const { forType, owns = [], watches = [] } = controller.registration();

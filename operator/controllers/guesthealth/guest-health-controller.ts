@@ -16,8 +16,16 @@ import { CERTIFICATE_MARGIN_MS, expectedHoldMs } from '../binding/hand-out-gate.
 import { publishedKubeconfig } from '../clusterlease/lease-kubeconfig-source.js';
 import type { ConnectAddress } from '../clusterinstance/core/guest-api-probe.js';
 import type { GuestCheck, GuestHealthReport } from './guest-checks.js';
-
 import { checkGuest } from './guest-checks.js';
+import { OffPathChecks } from '../../runtime/off-path-checks.js';
+import { accessFingerprint } from '../clusterinstance/core/guest-api-checks.js';
+
+/** Guest checks under way at once; more wait for a later pass. */
+export const GUEST_HEALTH_CHECK_LIMIT = 32;
+/** A check's end at the latest: two rounds of requests of 10 s connect, headers and body each. */
+export const GUEST_HEALTH_CHECK_DEADLINE_MS = 60_000;
+/** When a pass that found every place taken tries again. */
+const FULL_RETRY_MS = 1000;
 
 type Instance = Stored<ClusterInstance>;
 
@@ -35,6 +43,8 @@ export interface GuestHealthOptions {
   check?: typeof checkGuest;
   /** Random in [0, 1), for the spread of the checks. */
   random?: () => number;
+  /** Queues an instance's pass: its check has ended (register-controllers.ts). */
+  requeue?: (key: string) => void;
 }
 
 const GATES = 'readyz, ClusterOperators, nodes, kubelet CSRs, certificates';
@@ -43,16 +53,26 @@ const GATES = 'readyz, ClusterOperators, nodes, kubelet CSRs, certificates';
  * The guest health controller (docs/reference/instances.md#guest-health): checks the readiness
  * gates of every Ready guest, spare or leased, every instance.guestHealthRecheck (a tenth either
  * way at random), and records the result in status.guestHealth and the GuestHealthy condition,
- * with an Event when it turns. It has a work queue and workers of its own, so that a slow guest
- * never holds up a pass of another controller; each check is bounded by its requests' timeouts.
+ * with an Event when it turns. The checks run off the workers (off-path-checks.ts), at most
+ * GUEST_HEALTH_CHECK_LIMIT at once and each until its deadline, so that a guest that does not
+ * answer holds up no pass, of this controller or another; a check's end queues its instance.
  * The lease controller hands out only guests whose check passed recently (hand-out-gate.ts); the
  * pool replaces spares that keep failing (pool-unhealthy.ts).
  */
 export class GuestHealthController {
+  private readonly checks: OffPathChecks<GuestHealthReport>;
+
   constructor(
     private readonly ports: ControllerPorts,
     private readonly options: GuestHealthOptions,
-  ) {}
+  ) {
+    this.checks = new OffPathChecks({
+      what: 'the guest health check',
+      limit: GUEST_HEALTH_CHECK_LIMIT,
+      deadlineMs: GUEST_HEALTH_CHECK_DEADLINE_MS,
+      onDone: (key) => options.requeue?.(key),
+    });
+  }
 
   registration(): ControllerRegistration {
     return {
@@ -73,7 +93,10 @@ export class GuestHealthController {
     if (!Number.isNaN(checkedAt) && now < due && this.stillSaysReady(instance))
       return { requeueAt: due };
     const pool = await this.poolOf(instance);
-    const outcome = await this.check(instance, pool);
+    const outcome = await this.check(key, instance, pool);
+    // The check's end queues the next pass; the deadline's pass is a backstop.
+    if (outcome === 'pending') return { requeueAfterMs: GUEST_HEALTH_CHECK_DEADLINE_MS };
+    if (outcome === 'full') return { requeueAfterMs: FULL_RETRY_MS };
     const written = await this.record(instance, outcome, context);
     if (!written) return { requeueAfterMs: 1000 };
     return { requeueAfterMs: this.spread(this.options.recheckMs) };
@@ -97,21 +120,41 @@ export class GuestHealthController {
     return (await this.ports.cache.read<ClusterPool>(POOLS)).get(name, instance.metadata.namespace);
   }
 
-  /** The gates, asked with the kubeconfig the operator published; the certificates judged here. */
+  /**
+   * The gates, asked off the worker with the kubeconfig the operator published, once their check
+   * has ended ('pending' until then, 'full' while every place is taken); the certificates are
+   * judged here.
+   */
   private async check(
+    key: string,
     instance: Instance,
     pool: ClusterPool | undefined,
-  ): Promise<GuestHealthReport> {
+  ): Promise<GuestHealthReport | 'pending' | 'full'> {
     let access: GuestAccess;
     try {
       access = await this.publishedAccess(instance);
     } catch (error) {
       return { checks: [{ name: 'kubeconfig', problem: (error as Error).message }] };
     }
-    const report = await (this.options.check ?? checkGuest)(access, {
-      ignoreOperators: pool?.spec.guestHealth?.ignoreOperators ?? [],
-      connectAddress: this.options.connectAddress,
-    });
+    const ignoreOperators = pool?.spec.guestHealth?.ignoreOperators ?? [];
+    const fingerprint = `${accessFingerprint(instance, access)}/${ignoreOperators.join(',')}`;
+    const taken = this.checks.take(key, fingerprint, () =>
+      (this.options.check ?? checkGuest)(access, {
+        ignoreOperators,
+        connectAddress: this.options.connectAddress,
+      }),
+    );
+    if ('pending' in taken) return taken.pending === 'full' ? 'full' : 'pending';
+    const report = taken.outcome.ok
+      ? taken.outcome.value
+      : {
+          checks: [
+            {
+              name: 'readyz',
+              problem: `the guest API does not answer: ${taken.outcome.error.message}`,
+            },
+          ],
+        };
     const leaseEnd = await this.claimingLeaseEnd(instance);
     return {
       ...report,

@@ -95,33 +95,36 @@ export function guestAccessStep(
   };
 }
 
-/** The guest API answers the operator's own credentials on the external endpoint. */
+/**
+ * The guest API answers the operator's own credentials on the external endpoint. The check runs
+ * off the worker (guest-api-checks.ts); until it ends, a Ready instance stays Ready and another
+ * keeps waiting as the last check left it.
+ */
 export function guestApiStep(pass: CrcPass): CrcStep<'access' | 'agent'> {
   return {
     name: 'guest API',
-    run: async ({ access, agent }) => {
-      try {
-        await pass.probe(access);
-        return holds();
-      } catch (error) {
-        const message = (error as Error).message;
-        if (pass.draft.wasReady)
-          return waiting(
-            unavailable(
-              pass,
-              Reason.GuestAPIUnavailable,
-              `guest API readiness check failed: ${message}`,
-            ),
-          );
+    run: ({ access, agent }) => {
+      const verdict = pass.guestApi.verdict(pass.objects.instance, access);
+      if ('answered' in verdict && verdict.answered) return holds();
+      if ('pending' in verdict && pass.draft.wasReady) return holds();
+      const message = 'message' in verdict ? verdict.message : verdict.lastFailure;
+      if (pass.draft.wasReady)
+        return waiting(
+          unavailable(
+            pass,
+            Reason.GuestAPIUnavailable,
+            `guest API readiness check failed: ${message}`,
+          ),
+        );
+      if ('message' in verdict)
         pass.context.logger.info({ err: message }, 'CRC guest API is not externally ready yet');
-        return waiting({
-          reason: Reason.GuestAPIUnavailable,
-          message:
-            'CRC agent handoff received; guest API is not externally ready yet (see manager logs)',
-          agent,
-          requeueAfterMs: pass.timings.recheckMs,
-        });
-      }
+      return waiting({
+        reason: Reason.GuestAPIUnavailable,
+        message:
+          'CRC agent handoff received; guest API is not externally ready yet (see manager logs)',
+        agent,
+        requeueAfterMs: pass.timings.recheckMs,
+      });
     },
   };
 }

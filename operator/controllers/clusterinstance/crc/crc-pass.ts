@@ -6,7 +6,7 @@ import type { InstanceApi } from '../core/instance-api.js';
 import type { InstanceObjects } from '../core/instance-objects.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { InstanceTimings } from '../core/timings.js';
-import type { GuestApiProbe } from '../core/guest-api-probe.js';
+import type { GuestApiChecks } from '../core/guest-api-checks.js';
 import type { AgentDone } from './crc-agent.js';
 import type { AgentCondition } from './crc-agent-diagnostics.js';
 import type { SshKeyRef } from './crc-builders.js';
@@ -24,7 +24,8 @@ import type { CrcWait } from './crc-wait.js';
 export interface CrcPass {
   readonly api: InstanceApi;
   readonly timings: InstanceTimings;
-  readonly probe: GuestApiProbe;
+  /** The guest API readiness check, off the worker. */
+  readonly guestApi: GuestApiChecks;
   readonly objects: InstanceObjects;
   readonly records: CrcRecords;
   readonly draft: InstanceStatusDraft;

@@ -10,6 +10,8 @@ import type { InstanceTimings } from '../core/timings.js';
 import type { TeardownOutcome, Topology } from '../core/topology.js';
 import type { GuestApiProbe } from '../core/guest-api-probe.js';
 import { guestApiProbe } from '../core/guest-api-probe.js';
+import { GuestApiChecks, guestApiCheckRunner } from '../core/guest-api-checks.js';
+import type { OffPathChecks } from '../../../runtime/off-path-checks.js';
 import { BootKeyError } from './crc-boot-key.js';
 import { crcObjects } from './crc-ownership.js';
 import type { CrcPass } from './crc-pass.js';
@@ -24,6 +26,11 @@ import { crcWatches } from './crc-watches.js';
 export interface CrcTopologyOptions {
   /** The guest API readiness check; by default a GET of /readyz through DNS. */
   probe?: GuestApiProbe;
+  /**
+   * Where the probes run, off the workers and capped (guest-api-checks.ts): one for both
+   * topologies, whose ends queue the instance's pass; one of its own, queuing nothing, by default.
+   */
+  guestChecks?: OffPathChecks<void>;
 }
 
 /**
@@ -37,14 +44,17 @@ export interface CrcTopologyOptions {
  */
 export class CrcTopology implements Topology {
   readonly platformGate = { multiClusterEngine: false, wildcardRoutes: false, whenReady: true };
-  private readonly probe: GuestApiProbe;
+  private readonly guestApi: GuestApiChecks;
 
   constructor(
     private readonly api: InstanceApi,
     private readonly timings: InstanceTimings,
     options: CrcTopologyOptions = {},
   ) {
-    this.probe = options.probe ?? guestApiProbe();
+    this.guestApi = new GuestApiChecks(
+      options.guestChecks ?? guestApiCheckRunner(() => undefined),
+      options.probe ?? guestApiProbe(),
+    );
   }
 
   watches(): WatchSpec[] {
@@ -52,10 +62,10 @@ export class CrcTopology implements Topology {
   }
 
   async reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
-    const { api, timings, probe } = this;
+    const { api, timings, guestApi } = this;
     const objects = crcObjects(api, draft.instance);
     const records = crcRecords(draft);
-    const pass: CrcPass = { api, timings, probe, objects, records, draft, context };
+    const pass: CrcPass = { api, timings, guestApi, objects, records, draft, context };
     // The preconditions' errors, but for the identity's conflicts, are retried with backoff.
     const before = await runSteps(crcPreconditions(pass), {});
     if (!('holds' in before)) return this.answer(draft, before);
@@ -63,10 +73,10 @@ export class CrcTopology implements Topology {
   }
 
   async hibernate(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
-    const { api, timings, probe } = this;
+    const { api, timings, guestApi } = this;
     const objects = crcObjects(api, draft.instance);
     const records = crcRecords(draft);
-    return hibernateCrc({ api, timings, probe, objects, records, draft, context });
+    return hibernateCrc({ api, timings, guestApi, objects, records, draft, context });
   }
 
   async teardown(draft: InstanceStatusDraft, context: ReconcileContext): Promise<TeardownOutcome> {

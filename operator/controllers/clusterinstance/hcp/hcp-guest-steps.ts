@@ -77,21 +77,27 @@ export function publishedAccessStep(): HcpStep<
   };
 }
 
-/** The guest API answers the published access on the external endpoint. */
+/**
+ * The guest API answers the published access on the external endpoint. The check runs off the
+ * worker (guest-api-checks.ts); until it ends, a Ready instance stays Ready and another keeps
+ * waiting with the last check's answer.
+ */
 export function guestApiStep(pass: HcpPass): HcpStep<'access' | 'apiEndpoint'> {
   return {
     name: 'guest API',
-    run: async ({ access, apiEndpoint }) => {
-      try {
-        await pass.probe(access);
-        return holds();
-      } catch (error) {
-        return waiting({
-          reason: Reason.APIEndpointUnavailable,
-          message: `waiting for external HCP API endpoint ${apiEndpoint}: ${(error as Error).message}`,
-          requeueAfterMs: pass.timings.endpointRecheckMs,
-        });
-      }
+    run: ({ access, apiEndpoint }) => {
+      const verdict = pass.guestApi.verdict(pass.objects.instance, access);
+      if ('answered' in verdict && verdict.answered) return holds();
+      if ('pending' in verdict && pass.draft.wasReady) return holds();
+      const why =
+        'message' in verdict
+          ? verdict.message
+          : (verdict.lastFailure ?? 'the readiness check is under way');
+      return waiting({
+        reason: Reason.APIEndpointUnavailable,
+        message: `waiting for external HCP API endpoint ${apiEndpoint}: ${why}`,
+        requeueAfterMs: pass.timings.endpointRecheckMs,
+      });
     },
   };
 }

@@ -7,7 +7,7 @@ import type { InstanceObjects } from '../core/instance-objects.js';
 import type { InstanceStatusDraft } from '../core/status-draft.js';
 import type { PlatformObject } from '../core/platform-object.js';
 import type { InstanceTimings } from '../core/timings.js';
-import type { GuestApiProbe } from '../core/guest-api-probe.js';
+import type { GuestApiChecks } from '../core/guest-api-checks.js';
 import type { HcpPlacement } from './hcp-placement.js';
 
 /**
@@ -18,7 +18,8 @@ import type { HcpPlacement } from './hcp-placement.js';
 export interface HcpPass {
   readonly api: InstanceApi;
   readonly timings: InstanceTimings;
-  readonly probe: GuestApiProbe;
+  /** The guest API readiness check, off the worker. */
+  readonly guestApi: GuestApiChecks;
   readonly objects: InstanceObjects;
   readonly draft: InstanceStatusDraft;
   readonly context: ReconcileContext;

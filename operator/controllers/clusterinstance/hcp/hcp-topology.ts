@@ -7,6 +7,8 @@ import type { InstanceTimings } from '../core/timings.js';
 import type { TeardownOutcome, Topology } from '../core/topology.js';
 import type { GuestApiProbe } from '../core/guest-api-probe.js';
 import { guestApiProbe } from '../core/guest-api-probe.js';
+import { GuestApiChecks, guestApiCheckRunner } from '../core/guest-api-checks.js';
+import type { OffPathChecks } from '../../../runtime/off-path-checks.js';
 import { hcpObjects } from './hcp-ownership.js';
 import type { HcpPass } from './hcp-pass.js';
 import { hcpSteps } from './hcp-steps.js';
@@ -17,6 +19,11 @@ import { hcpWatches } from './hcp-watches.js';
 export interface HcpTopologyOptions {
   /** The guest API readiness check; by default a GET of /readyz through DNS. */
   probe?: GuestApiProbe;
+  /**
+   * Where the probes run, off the workers and capped (guest-api-checks.ts): one for both
+   * topologies, whose ends queue the instance's pass; one of its own, queuing nothing, by default.
+   */
+  guestChecks?: OffPathChecks<void>;
 }
 
 /**
@@ -29,14 +36,17 @@ export interface HcpTopologyOptions {
  */
 export class HcpTopology implements Topology {
   readonly platformGate = { multiClusterEngine: true, wildcardRoutes: true, whenReady: false };
-  private readonly probe: GuestApiProbe;
+  private readonly guestApi: GuestApiChecks;
 
   constructor(
     private readonly api: InstanceApi,
     private readonly timings: InstanceTimings,
     options: HcpTopologyOptions = {},
   ) {
-    this.probe = options.probe ?? guestApiProbe();
+    this.guestApi = new GuestApiChecks(
+      options.guestChecks ?? guestApiCheckRunner(() => undefined),
+      options.probe ?? guestApiProbe(),
+    );
   }
 
   watches(): WatchSpec[] {
@@ -44,9 +54,9 @@ export class HcpTopology implements Topology {
   }
 
   async reconcile(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
-    const { api, timings, probe } = this;
+    const { api, timings, guestApi } = this;
     const objects = hcpObjects(api, draft.instance);
-    const pass: HcpPass = { api, timings, probe, objects, draft, context };
+    const pass: HcpPass = { api, timings, guestApi, objects, draft, context };
     // Errors other than failures and the steps' conflicts are retried with backoff.
     const verdict = await runSteps(hcpSteps(pass), {});
     if ('fail' in verdict) throw verdict.fail;
@@ -60,9 +70,9 @@ export class HcpTopology implements Topology {
   }
 
   hibernate(draft: InstanceStatusDraft, context: ReconcileContext): Promise<ReconcileResult> {
-    const { api, timings, probe } = this;
+    const { api, timings, guestApi } = this;
     const objects = hcpObjects(api, draft.instance);
-    return hibernateHcp({ api, timings, probe, objects, draft, context });
+    return hibernateHcp({ api, timings, guestApi, objects, draft, context });
   }
 
   async teardown(draft: InstanceStatusDraft): Promise<TeardownOutcome> {
