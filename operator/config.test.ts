@@ -364,6 +364,7 @@ describe('loadOperatorConfig', () => {
         cirun: 3,
         versionstream: 3,
         admissionpolicy: 3,
+        ciaccesspolicy: 3,
       },
       namespace: 'team-a',
       metricsAddress: { host: '0.0.0.0', port: 8443 },

@@ -46,7 +46,7 @@ describe('--workers', () => {
     ['', '--workers must be an integer from 1 to 64 (got "")'],
     [
       'clusterinstanse=4',
-      '--workers names no controller ("clusterinstanse"; the controllers are clusterpool, clusterlease, clusterinstance, guesthealth, crcbundle, cirun, versionstream, admissionpolicy) (got "clusterinstanse=4")',
+      '--workers names no controller ("clusterinstanse"; the controllers are clusterpool, clusterlease, clusterinstance, guesthealth, crcbundle, cirun, versionstream, admissionpolicy, ciaccesspolicy) (got "clusterinstanse=4")',
     ],
     ['bundlebuild=2', '--workers names no controller ("bundlebuild"; the controllers are'],
     [

@@ -14,6 +14,7 @@ export const DEFAULT_WORKERS: Readonly<Record<string, number>> = {
   cirun: 1,
   versionstream: 1,
   admissionpolicy: 1,
+  ciaccesspolicy: 1,
 };
 
 /** What a controller runs that neither the flag nor the defaults name (the runtime's own tests). */
