@@ -126,6 +126,17 @@ describe('the GitHub Action with auth github-oidc', () => {
     expect(main.log).not.toMatch(JWT);
     for (const text of await filesOf(job.workDir)) expect(text).not.toMatch(JWT);
 
+    // The companion extend step exchanges an ID token of its own, as a later step would.
+    const extend: Record<string, string> = { ...inputs, 'lease-name': leaseName, ttl: '2h' };
+    delete extend.pool;
+    const extended = await job.extend(extend);
+    expect(extended.exitCode).toBe(0);
+    expect(extended.log).toContain(
+      `Exchanged the job's ID token for a token of ServiceAccount ${ns.name}/${CI_SERVICE_ACCOUNT}`,
+    );
+    expect(extended.log).not.toMatch(JWT);
+    expect((await ns.api.get<ClusterLease>(LEASES, leaseName, ns.name)).spec.ttl).toBe('2h');
+
     const post = await job.post(inputs);
     expect(post.exitCode).toBe(0);
     expect(post.log).toContain(`Released ClusterLease ${ns.name}/${leaseName}`);
@@ -136,8 +147,8 @@ describe('the GitHub Action with auth github-oidc', () => {
       namespace: ns.name,
       until: (gone) => gone === undefined,
     });
-    // One ID token for main, one for post (a process of its own, holding nothing of main's).
-    expect(idTokens.issued).toEqual([AUDIENCE, AUDIENCE]);
+    // One ID token for each step (a process of its own, holding nothing of the others').
+    expect(idTokens.issued).toEqual([AUDIENCE, AUDIENCE, AUDIENCE]);
   });
 
   it('lets the CLI in with a GitLab-style ID token variable, once per token', async () => {
