@@ -1,4 +1,5 @@
 import { Agent, fetch } from 'undici';
+import type { ExchangeAnswer, ExchangeRequest } from '../../contracts/token-exchange.js';
 
 /** Where the operator's token exchange is and how to trust it (docs/ci-identities.md#the-exchange). */
 export interface ExchangeEndpoint {
@@ -9,14 +10,7 @@ export interface ExchangeEndpoint {
 }
 
 /** What the exchange answered: a ServiceAccount token and where and until when it works. */
-export interface ExchangedToken {
-  token: string;
-  expirationTimestamp: string;
-  namespace: string;
-  serviceAccount: string;
-  policy: string;
-  rule: string;
-}
+export type ExchangedToken = ExchangeAnswer;
 
 /** The exchange's refusal, with its reason (InvalidToken, NoRuleMatched, RateLimited, ...). */
 export class ExchangeRefusedError extends Error {
@@ -44,12 +38,7 @@ const ANSWER_FIELDS = ['token', 'expirationTimestamp', 'namespace', 'serviceAcco
  */
 export async function exchangeIdToken(
   endpoint: ExchangeEndpoint,
-  request: {
-    idToken: string;
-    namespace?: string;
-    serviceAccount?: string;
-    expirationSeconds?: number;
-  },
+  request: Omit<ExchangeRequest, 'token'> & { idToken: string },
   signal?: AbortSignal,
 ): Promise<ExchangedToken> {
   const ca = endpoint.certificateAuthority;
@@ -63,7 +52,7 @@ export async function exchangeIdToken(
         namespace: request.namespace,
         serviceAccount: request.serviceAccount,
         expirationSeconds: request.expirationSeconds,
-      }),
+      } satisfies ExchangeRequest),
       dispatcher,
       signal,
     });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { CertificateAndKey } from '../kube/self-signed-certificate.js';
 import type { ListenAddress } from '../runtime/http-endpoints.js';
 import { ExchangeRefusal } from './exchange-refusal.js';
-import type { ExchangeAnswer, ExchangeRequest } from './token-exchange.js';
+import type { ExchangeAnswer, ExchangeRequest } from '../../contracts/token-exchange.js';
 
 /** The exchange's one path (docs/ci-identities.md#the-exchange). */
 export const EXCHANGE_PATH = '/v1/token';

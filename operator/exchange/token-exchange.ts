@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import type { ExchangeAnswer, ExchangeRequest } from '../../contracts/token-exchange.js';
 import { parseGoDuration } from '../../client/api/duration.js';
 import type { CIAccessPolicy } from '../../client/api/resources.js';
 import { CI_ACCESS_POLICIES } from '../../client/api/resources.js';
@@ -14,27 +15,10 @@ import type { IssuerKeys } from './issuer-keys.js';
 import type { CompiledRule, CompileResult } from './policy-rules.js';
 import { compileRules } from './policy-rules.js';
 import { ReplayGuard } from './replay-guard.js';
-import { MIN_TOKEN_SECONDS, requestServiceAccountToken } from './token-issuer.js';
+import { MIN_TOKEN_SECONDS } from '../../client/kube/token-request.js';
+import { requestServiceAccountToken } from './token-issuer.js';
 
 type Policy = StoredCluster<CIAccessPolicy>;
-
-/** What a client asks (docs/ci-identities.md#the-exchange): its ID token, and optionally which rule's target. */
-export interface ExchangeRequest {
-  token: string;
-  namespace?: string;
-  serviceAccount?: string;
-  expirationSeconds?: number;
-}
-
-/** What it gets: a token of the rule's ServiceAccount, and where and until when it works. */
-export interface ExchangeAnswer {
-  token: string;
-  expirationTimestamp: string;
-  namespace: string;
-  serviceAccount: string;
-  policy: string;
-  rule: string;
-}
 
 /** Exchanges per issuer and subject: a burst, then a steady rate. */
 export interface ExchangeLimits {
