@@ -1,30 +1,8 @@
 import { isForbidden, isNotFound } from '../../client/kube/api-error.js';
-import { resourceType } from '../../client/kube/resource-type.js';
+import type { IssuedToken, TokenRequest } from '../../client/kube/token-request.js';
+import { issuedToken, tokenRequest, tokenSubresource } from '../../client/kube/token-request.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import type { KubeObject } from '../kube/objects.js';
 import { ExchangeRefusal } from './exchange-refusal.js';
-
-/** The TokenRequest API's shortest lifetime. */
-export const MIN_TOKEN_SECONDS = 600;
-
-type TokenRequest = KubeObject & {
-  spec: { audiences: string[]; expirationSeconds: number };
-  status?: { token?: string; expirationTimestamp?: string };
-};
-
-export interface IssuedToken {
-  token: string;
-  expirationTimestamp: string;
-}
-
-/** The token subresource of one ServiceAccount, addressed as a collection for create. */
-function tokenSubresource(serviceAccount: string) {
-  return resourceType(
-    'v1',
-    'TokenRequest',
-    `serviceaccounts/${encodeURIComponent(serviceAccount)}/token`,
-  );
-}
 
 /**
  * A token of the ServiceAccount through the TokenRequest API, for the apiserver's own audience
@@ -39,15 +17,11 @@ export async function requestServiceAccountToken(
 ): Promise<IssuedToken> {
   const { namespace, serviceAccount } = target;
   try {
-    const answer = await client.submit<TokenRequest>(tokenSubresource(serviceAccount), {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      metadata: { namespace },
-      spec: { audiences: [], expirationSeconds: Math.max(MIN_TOKEN_SECONDS, Math.floor(seconds)) },
-    });
-    const { token, expirationTimestamp } = answer.status ?? {};
-    if (!token || !expirationTimestamp) throw new Error('the TokenRequest answer holds no token');
-    return { token, expirationTimestamp };
+    const answer = await client.submit<TokenRequest>(
+      tokenSubresource(serviceAccount),
+      tokenRequest(namespace, seconds),
+    );
+    return issuedToken(answer);
   } catch (error) {
     if (isForbidden(error))
       throw new ExchangeRefusal(
