@@ -82,10 +82,9 @@ function clientCertificate(ca: CertificateAndKey, subject: Subject): Certificate
   });
 }
 
-/** Creates a fresh certificate authority and the certificates signed by it. */
-export function createControlPlanePki(): ControlPlanePki {
-  const ca = signCertificate({
-    subject: { commonName: 'guestcluster-local-ca' },
+function certificateAuthority(commonName: string): CertificateAndKey {
+  return signCertificate({
+    subject: { commonName },
     extensions: [
       { name: 'basicConstraints', critical: true, cA: true },
       {
@@ -97,8 +96,16 @@ export function createControlPlanePki(): ControlPlanePki {
       },
     ],
   });
-  const apiServer = signCertificate({
-    subject: { commonName: 'kube-apiserver' },
+}
+
+/** A serving certificate for 127.0.0.1, localhost and `dnsNames`. */
+function servingCertificate(
+  ca: CertificateAndKey,
+  commonName: string,
+  dnsNames: string[] = [],
+): CertificateAndKey {
+  return signCertificate({
+    subject: { commonName },
     issuer: ca,
     extensions: [
       { name: 'basicConstraints', cA: false },
@@ -108,16 +115,19 @@ export function createControlPlanePki(): ControlPlanePki {
         name: 'subjectAltName',
         altNames: [
           { type: 7, ip: '127.0.0.1' },
-          { type: 2, value: 'localhost' },
-          { type: 2, value: 'kubernetes' },
-          { type: 2, value: 'kubernetes.default.svc' },
+          ...['localhost', ...dnsNames].map((value) => ({ type: 2, value })),
         ],
       },
     ],
   });
+}
+
+/** Creates a fresh certificate authority and the certificates signed by it. */
+export function createControlPlanePki(): ControlPlanePki {
+  const ca = certificateAuthority('guestcluster-local-ca');
   return {
     ca,
-    apiServer,
+    apiServer: servingCertificate(ca, 'kube-apiserver', ['kubernetes', 'kubernetes.default.svc']),
     admin: clientCertificate(ca, {
       commonName: 'guestcluster-admin',
       organizations: ['system:masters'],
@@ -135,36 +145,8 @@ export function createServingPki(commonName: string): {
   ca: CertificateAndKey;
   server: CertificateAndKey;
 } {
-  const ca = signCertificate({
-    subject: { commonName: `${commonName}-ca` },
-    extensions: [
-      { name: 'basicConstraints', critical: true, cA: true },
-      {
-        name: 'keyUsage',
-        critical: true,
-        keyCertSign: true,
-        cRLSign: true,
-        digitalSignature: true,
-      },
-    ],
-  });
-  const server = signCertificate({
-    subject: { commonName },
-    issuer: ca,
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', critical: true, digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 7, ip: '127.0.0.1' },
-          { type: 2, value: 'localhost' },
-        ],
-      },
-    ],
-  });
-  return { ca, server };
+  const ca = certificateAuthority(`${commonName}-ca`);
+  return { ca, server: servingCertificate(ca, commonName) };
 }
 
 /**
