@@ -1,9 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import ssh2 from 'ssh2';
+import { generateEd25519KeyPair } from '../contracts/ssh-key.js';
 import { fingerprint, hostKeyLine, HostKeyPolicy } from './host-key.js';
 
 const blob = (): Buffer => {
-  const key = ssh2.utils.parseKey(ssh2.utils.generateKeyPairSync('ed25519').public);
+  const key = ssh2.utils.parseKey(generateEd25519KeyPair().public);
   return (key as ssh2.ParsedKey).getPublicSSH();
 };
 
