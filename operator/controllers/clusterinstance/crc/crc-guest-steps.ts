@@ -1,4 +1,8 @@
+import { SECRETS } from '../../../../client/api/resources.js';
+import type { Secret } from '../../../kube/workloads.js';
 import { failed, holds, waiting } from '../../../reconcile/verdict.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { kubeconfigSecretName } from '../core/naming.js';
 import { markReady } from '../core/mark-ready.js';
 import { InstanceFailure, Reason } from '../core/reasons.js';
 import { ensureAgentAccount, ensureHandoffGrant } from './crc-agent-rbac.js';
@@ -86,8 +90,17 @@ export function guestAccessStep(
           return failed(new InstanceFailure(Reason.ReconcileError, access.unavailable));
         return waiting(unavailable(pass, Reason.KubeconfigUnavailable, access.unavailable));
       }
-      if (!('handoff' in done))
-        return holds({ access, ocpVersion: objects.instance.status?.ocpVersion ?? '' });
+      if (!('handoff' in done)) {
+        // Published in an earlier pass (its handoff is gone): the version it published, also
+        // when that pass did not get as far as Ready (a readiness check still under way).
+        const publishedSecret = objects.cached<Secret>(
+          SECRETS,
+          kubeconfigSecretName(objects.instance.metadata.name),
+        );
+        const ocpVersion =
+          objects.instance.status?.ocpVersion || decodeBase64(publishedSecret?.data?.ocpVersion);
+        return holds({ access, ocpVersion });
+      }
       const rejected = handoffRejection(objects, vmiUid, done.handoff.kubeconfig, access);
       if (rejected) return waiting({ reason: Reason.KubeconfigRejected, message: rejected, agent });
       return holds({ access, ocpVersion: done.handoff.ocpVersion });
