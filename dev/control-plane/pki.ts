@@ -140,12 +140,14 @@ export function createControlPlanePki(): ControlPlanePki {
 /**
  * A certificate authority of its own and a serving certificate it signed for 127.0.0.1 and
  * localhost: for local HTTPS stand-ins (an OIDC issuer) that clients trust through the CA alone.
+ * Each CA has a name of its own, as real ones do: OpenSSL picks a trusted CA by its name, so two
+ * of one name in one trust bundle would check one's certificates against the other's key.
  */
 export function createServingPki(commonName: string): {
   ca: CertificateAndKey;
   server: CertificateAndKey;
 } {
-  const ca = certificateAuthority(`${commonName}-ca`);
+  const ca = certificateAuthority(`${commonName}-ca-${randomBytes(4).toString('hex')}`);
   return { ca, server: servingCertificate(ca, commonName) };
 }
 
