@@ -1,16 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse, parseAllDocuments } from 'yaml';
 import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
-import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import { CI_ACCESS_POLICIES, INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
+import { OidcIssuer } from '../../dev/oidc/oidc-issuer.js';
 import { projectRoot } from '../../dev/control-plane/project-root.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { createPullSecret } from '../support/fixtures/hcp-fixtures.js';
 import { hcpPool } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
+import {
+  CI_SERVICE_ACCOUNT,
+  exchangeCertificate,
+  exchangeSettings,
+  policy,
+  policyReady,
+} from '../support/fixtures/exchange-fixtures.js';
 import type { Finished } from './cli-run.js';
 import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
 
@@ -18,21 +27,32 @@ import { ciKubeconfig, installedCli, leaseGone, run } from './cli-run.js';
  * The shipped CI samples, run the way their CI systems run them: the Tekton Tasks' step scripts
  * (samples/tekton/lease-task.yaml) with Tekton's variables substituted, and the .gitlab-ci.yml
  * job of docs/ci/gitlab.md with GitLab's variables, against the simulated platform with the
- * operator (an hcp pool: its guests share one guest API, reached through the router).
+ * operator (an hcp pool: its guests share one guest API, reached through the router). Without a
+ * stored credential, as the samples show first: the operator's token exchange trades GitLab's
+ * ID tokens and the Tekton steps' projected ServiceAccount tokens, each of an issuer stand-in.
  */
-const world = useWorld({
-  namespace: 'ci-samples',
-  enabled: true,
-  platform: { hcp: true },
-  operator: true,
-});
+const world = useWorld({ namespace: 'ci-samples', enabled: true, platform: { hcp: true } });
 const { ns } = world;
 const POOL = 'hcp-pool';
+/** What the samples' ID tokens are for: the audience of their CIAccessPolicies. */
+const AUDIENCE = 'guestcluster';
+/** Where the Pipeline runs on its build cluster: the TaskRuns' namespace and ServiceAccount. */
+const BUILD_NAMESPACE = 'pipelines';
+const PIPELINE_SERVICE_ACCOUNT = 'pipeline';
+const policyNames = {
+  gitlab: `gitlab-${randomUUID().slice(0, 6)}`,
+  tekton: `tekton-${randomUUID().slice(0, 6)}`,
+};
 
 let dir: string;
 let managementKubeconfig: string;
 /** PATH with guestcluster, kubectl (and `oc`, which kubectl plays here) and Node 24. */
 let searchPath: string;
+/** gitlab.com's issuer, and the build cluster's ServiceAccount issuer. */
+let gitlab: OidcIssuer;
+let buildCluster: OidcIssuer;
+/** Nothing secret: the management server, its token exchange, and a file of both their CAs. */
+let management: { server: string; tokenExchange: string; caFile: string };
 
 const gone = (name: string): Promise<void> => leaseGone(ns.kubeConfig, ns.name, name);
 
@@ -44,10 +64,69 @@ const network = (): NodeJS.ProcessEnv => ({
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'gc-ci-samples-'));
+  [gitlab, buildCluster] = await Promise.all([OidcIssuer.start(), OidcIssuer.start()]);
   await createPullSecret(ns.api, ns.name);
-  // Two warm guests: one for each CI system's job.
-  await ns.api.create(POOLS, hcpPool(ns.name, POOL, { maxSize: 2, warmSpares: 2 }));
+  // Three warm guests: one for each job.
+  await ns.api.create(POOLS, hcpPool(ns.name, POOL, { maxSize: 3, warmSpares: 3 }));
+  // Applies samples/ci-identity-rbac.yaml: the ServiceAccount the exchange issues tokens of.
   managementKubeconfig = await ciKubeconfig(ns.kubeConfig, ns.name, dir);
+  const certificate = await exchangeCertificate();
+  const operator = await world.startOperator({
+    controllers: [
+      'clusterpool',
+      'clusterlease',
+      'clusterinstance',
+      'guesthealth',
+      'ciaccesspolicy',
+    ],
+    config: {
+      tokenExchange: exchangeSettings(certificate.certDir, [gitlab.caPem, buildCluster.caPem]),
+    },
+  });
+  // The policies of docs/ci-identities.md#issuers, for the issuer stand-ins.
+  await ns.api.create(
+    CI_ACCESS_POLICIES,
+    policy(policyNames.gitlab, {
+      issuer: gitlab.url,
+      audience: AUDIENCE,
+      rules: [
+        {
+          name: 'protected-main',
+          expression:
+            "claims.project_path == 'group/app' && claims.ref == 'main' && claims.ref_type == 'branch' && claims.ref_protected == 'true'",
+          namespace: ns.name,
+          serviceAccount: CI_SERVICE_ACCOUNT,
+        },
+      ],
+    }),
+  );
+  await ns.api.create(
+    CI_ACCESS_POLICIES,
+    policy(policyNames.tekton, {
+      issuer: buildCluster.url,
+      audience: AUDIENCE,
+      rules: [
+        {
+          name: 'pipelines',
+          expression: `claims.sub == 'system:serviceaccount:${BUILD_NAMESPACE}:${PIPELINE_SERVICE_ACCOUNT}'`,
+          namespace: ns.name,
+          serviceAccount: CI_SERVICE_ACCOUNT,
+        },
+      ],
+    }),
+  );
+  await Promise.all(Object.values(policyNames).map((name) => policyReady(ns, name, 'Ready')));
+  const cluster = ns.kubeConfig.getCurrentCluster();
+  const caFile = path.join(dir, 'management-ca.crt');
+  await writeFile(
+    caFile,
+    Buffer.from(cluster.caData!, 'base64').toString('utf8') + certificate.caPem,
+  );
+  management = {
+    server: cluster.server,
+    tokenExchange: `https://127.0.0.1:${operator.serverPorts[0]}/v1/token`,
+    caFile,
+  };
   const installed = await installedCli();
   await symlink(testEnv('kubectl'), path.join(installed.bin, 'kubectl'));
   await symlink(testEnv('kubectl'), path.join(installed.bin, 'oc'));
@@ -55,13 +134,37 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(
+    Object.values(policyNames).map((name) =>
+      ns.api.delete(CI_ACCESS_POLICIES, name).catch(() => undefined),
+    ),
+  );
+  await Promise.all([gitlab?.close(), buildCluster?.close()]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/** The exchange's line in a command's log: the identity it acts as, never a token. */
+const EXCHANGED = new RegExp(
+  `^Exchanged the ID token for a token of ServiceAccount \\S+/${CI_SERVICE_ACCOUNT} \\(CIAccessPolicy (\\S+), rule`,
+  'm',
+);
+/** A JWT (a header and claims in base64url), wherever it would show. */
+const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]*/;
 
 interface TektonStep {
   name: string;
   env?: { name: string; value: string }[];
+  volumeMounts?: { name: string; mountPath: string }[];
   script: string;
+}
+
+interface TektonVolume {
+  name: string;
+  projected?: {
+    sources: {
+      serviceAccountToken?: { audience: string; expirationSeconds: number; path: string };
+    }[];
+  };
 }
 
 interface TektonObject {
@@ -69,8 +172,13 @@ interface TektonObject {
   metadata: { name: string };
   spec: {
     params?: { name: string; default?: string }[];
+    volumes?: TektonVolume[];
     steps?: TektonStep[];
-    tasks?: { name: string; taskSpec?: { steps: TektonStep[] } }[];
+    tasks?: {
+      name: string;
+      params?: { name: string; value: string }[];
+      taskSpec?: { steps: TektonStep[] };
+    }[];
     finally?: { name: string; params?: { name: string; value: string }[] }[];
   };
 }
@@ -89,17 +197,52 @@ function substitute(text: string, values: Record<string, string>): string {
   );
 }
 
-/** Runs one step as Tekton does: its script as an executable file, with the step's env. */
+/**
+ * The kubelet's part for one step's pod: each projected ServiceAccount token volume the step
+ * mounts, written to a folder of the test's as the build cluster would issue it (its issuer, the
+ * TaskRun's ServiceAccount, the volume's audience and expiry). Gives each mount path's folder.
+ */
+async function mountVolumes(task: TektonObject, step: TektonStep): Promise<Record<string, string>> {
+  const mounts: Record<string, string> = {};
+  for (const mount of step.volumeMounts ?? []) {
+    const volume = task.spec.volumes!.find((v) => v.name === mount.name)!;
+    const folder = await mkdtemp(path.join(dir, `volume-${mount.name}-`));
+    for (const { serviceAccountToken: token } of volume.projected!.sources) {
+      if (!token) continue;
+      const jwt = await buildCluster.mint(
+        {
+          aud: [token.audience],
+          sub: `system:serviceaccount:${BUILD_NAMESPACE}:${PIPELINE_SERVICE_ACCOUNT}`,
+          'kubernetes.io': {
+            namespace: BUILD_NAMESPACE,
+            pod: { name: `${step.name}-pod`, uid: randomUUID() },
+            serviceaccount: { name: PIPELINE_SERVICE_ACCOUNT, uid: randomUUID() },
+          },
+        },
+        { lifetimeSeconds: token.expirationSeconds },
+      );
+      await writeFile(path.join(folder, token.path), jwt, { mode: 0o600 });
+    }
+    mounts[mount.mountPath] = folder;
+  }
+  return mounts;
+}
+
+/** Runs one step as Tekton does: its script as an executable file, with the step's env and volumes. */
 async function runStep(
+  task: TektonObject,
   step: TektonStep,
   values: Record<string, string>,
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Finished> {
-  const file = path.join(dir, `${step.name}-${Object.keys(values).length}.sh`);
+  const file = path.join(dir, `${step.name}-${randomUUID().slice(0, 8)}.sh`);
   await writeFile(file, substitute(step.script, values));
   await chmod(file, 0o755);
+  const mounts = Object.entries(await mountVolumes(task, step));
+  const mounted = (value: string): string =>
+    mounts.reduce((text, [mountPath, folder]) => text.replaceAll(mountPath, folder), value);
   const stepEnv = Object.fromEntries(
-    (step.env ?? []).map((e) => [e.name, substitute(e.value, values)]),
+    (step.env ?? []).map((e) => [e.name, mounted(substitute(e.value, values))]),
   );
   return run(file, [], {
     PATH: searchPath,
@@ -111,12 +254,32 @@ async function runStep(
 
 describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
   let objects: TektonObject[];
+  let pipeline: TektonObject;
   const task = (name: string): TektonObject => objects.find((o) => o.metadata.name === name)!;
   /** A Task's parameters: its defaults, overridden by the TaskRun's. */
   const params = (of: TektonObject, given: Record<string, string>): Record<string, string> =>
     Object.fromEntries(
       (of.spec.params ?? []).map((p) => [`params.${p.name}`, given[p.name] ?? p.default ?? '']),
     );
+  /** The Pipeline's parameters of a PipelineRun, as the Pipeline passes them to one of its Tasks. */
+  const passed = (
+    to: { params?: { name: string; value: string }[] },
+    run: Record<string, string>,
+  ): Record<string, string> =>
+    Object.fromEntries(
+      (to.params ?? [])
+        .filter((p) => /^\$\(params\.[^)]+\)$/.test(p.value))
+        .map((p) => [p.name, run[/^\$\(params\.([^)]+)\)$/.exec(p.value)![1]!] ?? '']),
+    );
+  /** Workspaces as Tekton sees them: bound with a path, or not. */
+  const workspaces = (bound: Record<string, string | undefined>): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(bound).flatMap(([name, folder]) => [
+        [`workspaces.${name}.bound`, folder ? 'true' : 'false'],
+        [`workspaces.${name}.path`, folder ?? ''],
+      ]),
+    );
+  let results: string;
 
   beforeAll(async () => {
     const text = await readFile(
@@ -124,71 +287,107 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
       'utf8',
     );
     objects = parseAllDocuments(text).map((d) => d.toJS() as TektonObject);
+    pipeline = objects.find((o) => o.kind === 'Pipeline')!;
+    results = path.join(dir, 'tekton-results');
+    await mkdir(results, { recursive: true });
   });
 
-  it('acquire writes a working kubeconfig to the workspace, the Pipeline tests with it, release holds it after a failure and gives it back after a success', async () => {
-    const workspace = path.join(dir, 'workspace-guest');
-    const management = path.join(dir, 'workspace-management');
-    const results = path.join(dir, 'tekton-results');
-    for (const folder of [workspace, management, results]) await mkdir(folder, { recursive: true });
-    await writeFile(path.join(management, 'kubeconfig'), await readFile(managementKubeconfig));
-    const acquire = task('guestcluster-lease-acquire');
-    const taskRun = 'e2e-run-7-acquire';
-    const acquired = await runStep(acquire.spec.steps![0]!, {
-      ...params(acquire, { pool: POOL }),
+  /** The acquire Task's one step, in a TaskRun of this name, with these parameters and workspaces. */
+  async function acquire(
+    taskRun: string,
+    given: Record<string, string>,
+    bound: Record<string, string | undefined>,
+  ): Promise<Finished> {
+    const of = task('guestcluster-lease-acquire');
+    return runStep(of, of.spec.steps![0]!, {
+      ...params(of, given),
       'context.taskRun.name': taskRun,
-      'context.taskRun.namespace': ns.name,
-      'workspaces.kubeconfig.path': workspace,
-      'workspaces.management.bound': 'true',
-      'workspaces.management.path': management,
-      'results.lease-name.path': path.join(results, 'lease-name'),
-      'results.kubeconfig.path': path.join(results, 'kubeconfig'),
+      'context.taskRun.namespace': BUILD_NAMESPACE,
+      ...workspaces(bound),
+      'results.lease-name.path': path.join(results, `${taskRun}-lease-name`),
+      'results.kubeconfig.path': path.join(results, `${taskRun}-kubeconfig`),
+    });
+  }
+
+  /** The release Task's one step. */
+  async function release(
+    given: Record<string, string>,
+    bound: Record<string, string | undefined>,
+  ): Promise<Finished> {
+    const of = task('guestcluster-lease-release');
+    return runStep(of, of.spec.steps![0]!, { ...params(of, given), ...workspaces(bound) });
+  }
+
+  /** A folder with what a ConfigMap of the CAs (key ca.crt) holds. */
+  async function caWorkspace(): Promise<string> {
+    const folder = await mkdtemp(path.join(dir, 'workspace-management-ca-'));
+    await writeFile(path.join(folder, 'ca.crt'), await readFile(management.caFile));
+    return folder;
+  }
+
+  it('with no stored secret: acquire exchanges its ServiceAccount token and writes a working kubeconfig, the Pipeline tests with it, release holds it after a failure and gives it back after a success', async () => {
+    const workspace = await mkdtemp(path.join(dir, 'workspace-guest-'));
+    const managementCa = await caWorkspace();
+    const pipelineRun = {
+      pool: POOL,
+      namespace: ns.name,
+      'token-exchange-url': management.tokenExchange,
+      'management-server': management.server,
+    };
+    const acquireTask = pipeline.spec.tasks!.find((t) => t.name === 'acquire')!;
+    const taskRun = 'e2e-run-7-acquire';
+    const acquired = await acquire(taskRun, passed(acquireTask, pipelineRun), {
+      kubeconfig: workspace,
+      management: undefined,
+      'management-ca': managementCa,
     });
     expect(acquired.stderr).toContain(`ClusterLease ${taskRun}: Bound`);
     expect(acquired.code).toBe(0);
-    expect(await readFile(path.join(results, 'lease-name'), 'utf8')).toBe(taskRun);
+    // The build cluster's token of its ServiceAccount was exchanged: nothing stored was used.
+    expect(EXCHANGED.exec(acquired.stderr)?.[1]).toBe(policyNames.tekton);
+    expect(acquired.stderr).not.toMatch(JWT);
+    expect(await readFile(path.join(results, `${taskRun}-lease-name`), 'utf8')).toBe(taskRun);
     const kubeconfig = path.join(workspace, 'kubeconfig');
-    expect(await readFile(path.join(results, 'kubeconfig'), 'utf8')).toBe(kubeconfig);
+    expect(await readFile(path.join(results, `${taskRun}-kubeconfig`), 'utf8')).toBe(kubeconfig);
     expect((await stat(kubeconfig)).mode & 0o777).toBe(0o600);
     const lease = await ns.api.get<ClusterLease>(LEASES, taskRun, ns.name);
-    expect(lease.spec.requestedBy).toBe(`Tekton TaskRun ${ns.name}/${taskRun}`);
+    expect(lease.spec.requestedBy).toBe(`Tekton TaskRun ${BUILD_NAMESPACE}/${taskRun}`);
+    expect(lease.spec.subjects).toEqual([
+      { kind: 'ServiceAccount', namespace: ns.name, name: CI_SERVICE_ACCOUNT },
+    ]);
     expect(lease.status?.phase).toBe('Bound');
 
-    const pipeline = objects.find((o) => o.kind === 'Pipeline')!;
     const e2e = pipeline.spec.tasks!.find((t) => t.name === 'e2e')!.taskSpec!.steps[0]!;
-    const tested = await runStep(e2e, { 'workspaces.guest.path': workspace }, network());
+    const tested = await runStep(pipeline, e2e, { 'workspaces.guest.path': workspace }, network());
     expect(tested).toMatchObject({ code: 0, stderr: '' });
     expect(tested.stdout).toMatch(/^NAME\s+VERSION[^\n]*\nversion\s/);
 
     // The Pipeline's finally, with the Pipeline's $(tasks.status).
-    const release = task('guestcluster-lease-release');
-    const given = pipeline.spec.finally!.find((t) => t.name === 'release')!.params!;
-    expect(given).toEqual(
+    const releaseTask = pipeline.spec.finally!.find((t) => t.name === 'release')!;
+    expect(releaseTask.params).toEqual(
       expect.arrayContaining([
         { name: 'job-status', value: '$(tasks.status)' },
         { name: 'hold-on-failure', value: '30m' },
       ]),
     );
-    const leaseName = await readFile(path.join(results, 'lease-name'), 'utf8');
+    const leaseName = await readFile(path.join(results, `${taskRun}-lease-name`), 'utf8');
     const finallyRun = (status: string, diagnostics?: string): Promise<Finished> =>
-      runStep(release.spec.steps![0]!, {
-        ...params(release, {
+      release(
+        {
+          ...passed(releaseTask, pipelineRun),
           'lease-name': leaseName,
           'job-status': status,
           'hold-on-failure': '30m',
-        }),
-        'workspaces.management.bound': 'true',
-        'workspaces.management.path': management,
-        'workspaces.diagnostics.bound': diagnostics ? 'true' : 'false',
-        'workspaces.diagnostics.path': diagnostics ?? '',
-      });
+        },
+        { management: undefined, 'management-ca': managementCa, diagnostics },
+      );
 
     // Had the test failed, $(tasks.status) would be Failed: the diagnostics go to the workspace,
-    // and the cluster is kept for 30m.
-    const diagnostics = path.join(dir, 'workspace-diagnostics');
-    await mkdir(diagnostics);
+    // and the cluster is kept for 30m. The release Task's pod has a token of its own.
+    const diagnostics = await mkdtemp(path.join(dir, 'workspace-diagnostics-'));
     const failed = await finallyRun('Failed', diagnostics);
     expect(failed.code).toBe(0);
+    expect(EXCHANGED.exec(failed.stderr)?.[1]).toBe(policyNames.tekton);
     expect(failed.stdout).toMatch(new RegExp(`^ClusterLease ${ns.name}/${taskRun}: held until `));
     const held = await ns.api.get<ClusterLease>(LEASES, taskRun, ns.name);
     expect(held.metadata?.labels?.['guestcluster.opdev.io/held']).toBe('true');
@@ -207,10 +406,35 @@ describe('the Tekton Tasks of samples/tekton/lease-task.yaml', () => {
     });
     await gone(taskRun);
   });
+
+  it('with a stored kubeconfig in the management workspace instead, acquires and releases', async () => {
+    const workspace = await mkdtemp(path.join(dir, 'workspace-guest-'));
+    const stored = await mkdtemp(path.join(dir, 'workspace-management-'));
+    await writeFile(path.join(stored, 'kubeconfig'), await readFile(managementKubeconfig));
+    const taskRun = 'e2e-run-8-acquire';
+    const acquired = await acquire(
+      taskRun,
+      { pool: POOL, namespace: ns.name },
+      { kubeconfig: workspace, management: stored, 'management-ca': undefined },
+    );
+    expect(acquired.stderr).toContain(`ClusterLease ${taskRun}: Bound`);
+    expect(acquired.stderr).not.toMatch(EXCHANGED);
+    expect(acquired.code).toBe(0);
+    const released = await release(
+      { 'lease-name': taskRun, namespace: ns.name },
+      { management: stored, 'management-ca': undefined, diagnostics: undefined },
+    );
+    expect(released).toMatchObject({
+      code: 0,
+      stdout: `ClusterLease ${ns.name}/${taskRun}: released\n`,
+    });
+    await gone(taskRun);
+  });
 });
 
 describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
   interface GitLabJob {
+    id_tokens: Record<string, { aud: string }>;
     before_script: string[];
     script: string[];
     after_script: string[];
@@ -227,6 +451,31 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
     CI_JOB_URL: 'https://gitlab.example/group/app/-/jobs/90210',
     GITLAB_USER_LOGIN: 'dev1',
   };
+
+  /**
+   * The ID tokens a job asks for, as GitLab makes them: one per entry of `id_tokens`, signed by
+   * its issuer, with the entry's audience and the claims of this job (a protected main branch).
+   */
+  async function idTokens(asked: GitLabJob['id_tokens']): Promise<Record<string, string>> {
+    const tokens = Object.entries(asked).map(async ([variable, { aud }]) => {
+      const token = await gitlab.mint({
+        aud,
+        sub: 'project_path:group/app:ref_type:branch:ref:main',
+        namespace_path: 'group',
+        project_path: PREDEFINED.CI_PROJECT_PATH,
+        pipeline_id: PREDEFINED.CI_PIPELINE_ID,
+        pipeline_source: 'push',
+        job_id: PREDEFINED.CI_JOB_ID,
+        user_login: PREDEFINED.GITLAB_USER_LOGIN,
+        ref: 'main',
+        ref_type: 'branch',
+        ref_path: 'refs/heads/main',
+        ref_protected: 'true',
+      });
+      return [variable, token] as const;
+    });
+    return Object.fromEntries(await Promise.all(tokens));
+  }
 
   /**
    * A GitLab runner runs before_script and script in one shell, after_script in another, both in
@@ -249,16 +498,23 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
       HOME: path.join(dir, 'gitlab-home'),
       ...PREDEFINED,
       ...file.variables,
-      // The project's CI/CD variables override the file's.
+      // The project's CI/CD variables override the file's; none is a secret.
       GUESTCLUSTER_NAMESPACE: ns.name,
+      GUESTCLUSTER_SERVER: management.server,
+      GUESTCLUSTER_TOKEN_EXCHANGE: management.tokenExchange,
       // A CI/CD variable of type File: GitLab writes its content to a file and passes the path.
-      GUESTCLUSTER_MANAGEMENT: managementKubeconfig,
+      GUESTCLUSTER_CA: management.caFile,
+      ...(await idTokens(file.e2e.id_tokens)),
       ...network(),
     };
+    expect(Object.keys(file.e2e.id_tokens)).toHaveLength(2);
     const lease = `gitlab-${PREDEFINED.CI_JOB_ID}`;
     const job = await shell([...file.e2e.before_script, ...file.e2e.script], jobEnv, project);
     expect(job.stderr).toContain(`ClusterLease ${lease}: Bound`);
     expect(job.code).toBe(0);
+    // GitLab's ID token was exchanged for the policy's ServiceAccount; no token shows in the log.
+    expect(EXCHANGED.exec(job.stderr)?.[1]).toBe(policyNames.gitlab);
+    expect(job.stderr + job.stdout).not.toMatch(JWT);
     expect(job.stdout.split('\n')).toEqual(
       expect.arrayContaining([expect.stringMatching(/^openshift-config\s+Active/)]),
     );
@@ -267,6 +523,9 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
       `GitLab group/app pipeline 501 job 90210 (e2e) by dev1 ${PREDEFINED.CI_JOB_URL}`,
     );
     expect(bound.spec.ocpVersion).toBe('4.16');
+    expect(bound.spec.subjects).toEqual([
+      { kind: 'ServiceAccount', namespace: ns.name, name: CI_SERVICE_ACCOUNT },
+    ]);
 
     // Say a later line of the script failed: GitLab runs after_script with CI_JOB_STATUS=failed.
     const after = await shell(
@@ -275,6 +534,8 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
       project,
     );
     expect(after.code).toBe(0);
+    // With the job's second ID token: the first was spent by acquire.
+    expect(EXCHANGED.exec(after.stderr)?.[1]).toBe(policyNames.gitlab);
     expect(after.stdout).toMatch(
       new RegExp(`^ClusterLease ${ns.name}/${lease}: held until \\S+\\n$`),
     );
@@ -292,7 +553,7 @@ describe('the .gitlab-ci.yml job of docs/ci/gitlab.md', () => {
     const report = path.join(project, `guestcluster-diagnostics-${lease}`, 'diagnostics.md');
     expect(await readFile(report, 'utf8')).toContain(`# Diagnostics: lease ${ns.name}/${lease}`);
 
-    // Done debugging: a plain release ends the hold.
+    // Done debugging: a plain release by a person with the stored CI identity ends the hold.
     const released = await run(
       'guestcluster',
       ['lease', 'release', '--kubeconfig', managementKubeconfig, '-n', ns.name, lease],

@@ -27,7 +27,7 @@ import {
   installCiIdentity,
   policy,
   policyReady,
-} from './exchange-fixtures.js';
+} from '../support/fixtures/exchange-fixtures.js';
 
 const world = useWorld({ namespace: 'action-oidc', enabled: true });
 const { ns } = world;

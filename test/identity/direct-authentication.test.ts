@@ -6,7 +6,11 @@ import { CommandFailedError } from '../../dev/control-plane/run-command.js';
 import { ROLE_BINDINGS } from '../../client/api/core-resources.js';
 import { mintDirectToken } from '../support/direct-issuer.js';
 import { useWorld } from '../support/world.js';
-import { CI_SERVICE_ACCOUNT, installCiIdentity, kubectlWithToken } from './exchange-fixtures.js';
+import {
+  CI_SERVICE_ACCOUNT,
+  installCiIdentity,
+  kubectlWithToken,
+} from '../support/fixtures/exchange-fixtures.js';
 
 /**
  * The direct path (docs/ci-identities.md#direct-authentication): the run's control plane has a

@@ -16,7 +16,7 @@ import {
   installCiIdentity,
   policy,
   policyReady,
-} from './exchange-fixtures.js';
+} from '../support/fixtures/exchange-fixtures.js';
 
 const world = useWorld({ namespace: 'exchange-grants' });
 const { ns } = world;

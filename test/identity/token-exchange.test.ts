@@ -18,7 +18,7 @@ import {
   kubectlWithToken,
   policy,
   policyReady,
-} from './exchange-fixtures.js';
+} from '../support/fixtures/exchange-fixtures.js';
 
 const world = useWorld({ namespace: 'exchange' });
 const { ns } = world;

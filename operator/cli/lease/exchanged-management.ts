@@ -1,6 +1,7 @@
 import { ApiClient } from '../../../client/kube/api-client.js';
 import { exchangedAccess } from '../../../client/lease/exchanged-access.js';
 import { badInput } from './exit-codes.js';
+import { tell } from './terminal.js';
 
 /** The CI's ID token comes from this variable unless --id-token-file names a file. */
 export const ID_TOKEN_VARIABLE = 'GUESTCLUSTER_ID_TOKEN';
@@ -79,6 +80,11 @@ export function exchangedManagement(
     namespace,
     // Nothing to mask in a terminal; the CLI never prints a token.
     secret: () => undefined,
+    // Which identity the job acts as, for the CI log (never the token).
+    exchanged: (token) =>
+      tell(
+        `Exchanged the ID token for a token of ServiceAccount ${token.namespace}/${token.serviceAccount} (CIAccessPolicy ${token.policy}, rule ${token.rule}), valid until ${token.expirationTimestamp}`,
+      ),
   });
   return { api: new ApiClient(access), namespace, server };
 }
