@@ -73,13 +73,21 @@ export function buildLeaseRoleBinding(lease: Lease): RbacObject {
 /** ROLES or ROLE_BINDINGS (both namespaced kinds of one type). */
 type RbacType = typeof ROLES;
 
+/**
+ * How the objects are made: read first (a bound lease's passes, where they exist), or created
+ * first and read only when they exist (the bind, where they almost never do: one request each).
+ */
+export type AccessWrites = 'read-first' | 'create-first';
+
 /** Creates the object, or brings the lease's own one in line; another owner's is never touched. */
 async function ensure(
   ports: ControllerPorts,
   lease: Lease,
   type: RbacType,
   desired: RbacObject,
+  writes: AccessWrites,
 ): Promise<void> {
+  if (writes === 'create-first' && (await ports.client.createIfAbsent(type, desired))) return;
   await ports.client.ensure(type, desired, (existing) => {
     const { name, namespace } = existing.metadata;
     if (!isControlledBy(existing, lease))
@@ -115,7 +123,11 @@ async function remove(ports: ControllerPorts, lease: Lease, type: RbacType): Pro
  * with it). Without subjects there are none (a lease whose subjects were removed loses them):
  * access is then whatever the namespace's own RBAC grants.
  */
-export async function ensureLeaseAccess(ports: ControllerPorts, lease: Lease): Promise<void> {
+export async function ensureLeaseAccess(
+  ports: ControllerPorts,
+  lease: Lease,
+  writes: AccessWrites = 'read-first',
+): Promise<void> {
   if (!lease.spec.subjects?.length) {
     // Nothing can have been granted to a lease whose spec never changed (and so never named
     // subjects): no request then, on the bind path above all.
@@ -124,6 +136,8 @@ export async function ensureLeaseAccess(ports: ControllerPorts, lease: Lease): P
     await remove(ports, lease, ROLES);
     return;
   }
-  await ensure(ports, lease, ROLES, buildLeaseRole(lease));
-  await ensure(ports, lease, ROLE_BINDINGS, buildLeaseRoleBinding(lease));
+  // The Role first: the apiserver lets the operator bind only a Role that exists and grants no
+  // more than the operator holds (it has no `bind` verb).
+  await ensure(ports, lease, ROLES, buildLeaseRole(lease), writes);
+  await ensure(ports, lease, ROLE_BINDINGS, buildLeaseRoleBinding(lease), writes);
 }

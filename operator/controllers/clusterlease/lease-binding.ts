@@ -177,36 +177,38 @@ export class LeaseBinder {
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
     const { instance } = placement;
-    // The claim and the Secret copy do not depend on each other: send them together. The copy is
-    // only created here, never rewritten: an existing one is set right once the claim is won.
-    const [claim, copied] = await Promise.all([
+    // The grants to read the lease's Secret go out beside the claim: its name was found free or
+    // the lease's own above, and the Secret gets a kubeconfig only once a claim is won, so they
+    // never show one of another lease's cluster (docs/reference/kinds.md#binding).
+    const [claim] = await Promise.all([
       this.claim(lease, instance),
-      this.secrets.createFor(lease, instance),
+      ensureLeaseAccess(this.ports, lease, 'create-first'),
     ]);
     if (!claim) return { requeueAfterMs: this.timings.claimConflictRetryMs };
     context.logger.debug({ instance: instance.metadata.name }, 'Claimed ClusterInstance');
-    return this.finishBind(lease, claim, copied, context);
+    return this.finishBind(lease, claim, context, { granted: true });
   }
 
   /**
-   * With the claim won: makes the Secret copy hold the claimed instance's kubeconfig, then
-   * records the binding. When the copy was not just created, the lease is read live first: if it
-   * is bound already (this cache is behind another manager's bind), the copy is left to the bound
-   * lease, and this claim is released by it as a race lost.
+   * With the claim won: makes the Secret copy hold the claimed instance's kubeconfig (and grants
+   * its subjects access, unless that went with the claim), then records the binding. When the
+   * copy exists already, the lease is read live first: if it is bound already (this cache is
+   * behind another manager's bind), the copy is left to the bound lease, and this claim is
+   * released by it as a race lost.
    */
   private async finishBind(
     lease: Lease,
     instance: Instance,
-    copied: boolean,
     context: ReconcileContext,
+    { granted }: { granted: boolean },
   ): Promise<ReconcileResult> {
-    if (!copied) {
+    if (!(await this.secrets.createFor(lease, instance))) {
       const { name, namespace, uid } = lease.metadata;
       const live = await this.ports.client.getOrUndefined<ClusterLease>(LEASES, name, namespace);
       if (!live || live.metadata.uid !== uid || live.status?.instanceRef?.name) return {};
       await this.secrets.writeFor(lease, instance);
     }
-    await ensureLeaseAccess(this.ports, lease);
+    if (!granted) await ensureLeaseAccess(this.ports, lease, 'create-first');
     return this.recordBinding(lease, instance, context);
   }
 
@@ -226,7 +228,8 @@ export class LeaseBinder {
     const gate = { now, maxAgeMs: this.timings.guestHealthMaxAgeMs };
     const resume = resumeStep(claimed, lease, pool, gate);
     if (resume) return this.followResume(lease, claimed, resume, context);
-    if (claimed.status?.phase === 'Ready') return this.finishBind(lease, claimed, false, context);
+    if (claimed.status?.phase === 'Ready')
+      return this.finishBind(lease, claimed, context, { granted: false });
     return undefined;
   }
 
@@ -255,7 +258,7 @@ export class LeaseBinder {
     step: ResumeStep,
     context: ReconcileContext,
   ): Promise<ReconcileResult> {
-    if ('bind' in step) return this.finishBind(lease, instance, false, context);
+    if ('bind' in step) return this.finishBind(lease, instance, context, { granted: false });
     if ('wait' in step) {
       await askToRun(this.ports, instance);
       await this.wait(lease, LeaseReason.Resuming, step.wait);

@@ -136,6 +136,34 @@ describe('LeaseController.reconcile', () => {
     expect(ports.events.recorded.map((e) => e.reason)).toEqual(['Bound']);
   });
 
+  it('writes no kubeconfig into the lease Secret for a claim it lost: the instance went to another lease first', async () => {
+    const ready = seedReadyInstance('pool-0');
+    seedLease('job');
+    // Another lease's claim lands between this pass's cache read and its claim, as another
+    // worker's or manager's would: this claim conflicts.
+    const updateStatus = ports.api.updateStatus.bind(ports.api);
+    let raced = false;
+    ports.api.updateStatus = async (type, object) => {
+      if (!raced && type === INSTANCES && object.metadata?.name === 'pool-0') {
+        raced = true;
+        ports.api.seed<ClusterInstance>(INSTANCES, {
+          ...ports.api.peek<ClusterInstance>(INSTANCES, 'pool-0', NS)!,
+          status: { ...ready.status, leaseRef: { name: 'other', uid: 'uid-of-other' } },
+        });
+      }
+      return updateStatus(type, object);
+    };
+
+    await controller.reconcile(`${NS}/job`, context);
+
+    expect(raced).toBe(true);
+    expect(instance('pool-0')?.status?.leaseRef).toEqual({ name: 'other', uid: 'uid-of-other' });
+    expect(lease('job')?.status?.phase).not.toBe('Bound');
+    // The other lease's cluster is in no Secret of this lease's, not even for a moment.
+    expect(ports.api.peek<Secret>(SECRETS, 'job-kubeconfig', NS)).toBeUndefined();
+    expect(ports.api.writes).not.toContain(`create Secret ${NS}/job-kubeconfig`);
+  });
+
   it('keeps a lease Pending with its queue position while its pool has no Ready instance', async () => {
     seedLease('first');
     seedLease('second');
