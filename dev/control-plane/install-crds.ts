@@ -76,17 +76,19 @@ export async function installCrds(
 }
 
 /**
- * Installs the project's CRDs (crds/) and the platform's (real ones where they can be had, see
+ * Installs the project's CRDs (crds/, or `folder` of the repository: a release's, under
+ * crds/released/) and the platform's (real ones where they can be had, see
  * managementPlatformCrds), as the given kubeconfig's user; `log` says where the platform's came
  * from.
  */
 export async function installProjectCrds(
   kubeconfigPath: string,
   log: (message: string) => void = () => undefined,
+  folder = 'crds',
 ): Promise<string[]> {
   const kubeConfig = adminAccessFromFile(kubeconfigPath);
   const platform = await managementPlatformCrds({ log });
   for (const source of platform.sources) log(`Platform CRDs: ${source}`);
-  const ours = await readCrdFolder(path.join(projectRoot(), 'crds'));
+  const ours = await readCrdFolder(path.join(projectRoot(), folder));
   return installCrds(kubeConfig, [...ours, ...platform.crds]);
 }

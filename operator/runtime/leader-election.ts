@@ -169,7 +169,11 @@ export class LeaderElector {
     }
   }
 
-  /** The lease record with us as holder; a change of holder sets acquireTime and counts a transition. */
+  /**
+   * The lease record with us as holder; a change of holder sets acquireTime and counts a
+   * transition, also after the last holder released it (a graceful handover is one, as
+   * client-go's leaderelection counts it).
+   */
   private takeOrRenew(lease: LeaseObject, now: number): LeaseObject {
     const holder = lease.spec?.holderIdentity;
     const takingOver = holder !== this.options.identity;
@@ -179,7 +183,7 @@ export class LeaderElector {
         ...lease.spec,
         ...this.desiredSpec(now),
         acquireTime: takingOver ? metaMicroTime(now) : lease.spec?.acquireTime,
-        leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (takingOver && holder ? 1 : 0),
+        leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (takingOver ? 1 : 0),
       },
     };
   }

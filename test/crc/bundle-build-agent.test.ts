@@ -24,7 +24,7 @@ import { DISK_FILE } from '../../dev/platform/disks/simulated-disk.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import type { TestNamespace } from '../support/cluster.js';
 import { useWorld } from '../support/world.js';
-import { ObjectHistory } from './object-history.js';
+import { ObjectHistory } from '../support/object-history.js';
 import {
   buildBundle as bundle,
   condition,

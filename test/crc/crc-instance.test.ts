@@ -44,7 +44,7 @@ import { useWorld } from '../support/world.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { createCrcPrerequisites } from '../support/fixtures/crc-prerequisites.js';
-import { ObjectHistory } from './object-history.js';
+import { ObjectHistory } from '../support/object-history.js';
 import { coreApi } from '../support/client-node-clients.js';
 
 const world = useWorld({

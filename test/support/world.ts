@@ -39,6 +39,11 @@ export interface WorldOptions {
    * own, for tests that stop or restart its apiserver.
    */
   controlPlane?: 'shared' | 'own';
+  /**
+   * The folder of the project's CRDs that a control plane of the file's own serves, if not
+   * crds/: a release's (crds/released/<version>), for a test of an upgrade from it.
+   */
+  crds?: string;
   /** Wait for the namespaces to be gone after the file (benchmarks: the next one starts clean). */
   awaitNamespaceDeletion?: boolean;
   namespaceDeleteTimeoutMs?: number;
@@ -175,7 +180,7 @@ export class World {
         options.platform
           ? {
               beforeControllers: async (kubeconfigPath) =>
-                void (await installProjectCrds(kubeconfigPath)),
+                void (await installProjectCrds(kubeconfigPath, undefined, options.crds)),
             }
           : {},
       );

@@ -65,11 +65,32 @@ export function lastRelease(root: string): { version: string; crds: CrdManifest[
   return { version, crds: readCrds(path.join(folder, version), files) };
 }
 
+/** What a release was recorded from: crds/released/<version>/release.json. */
+export interface ReleaseRecord {
+  version: string;
+  /** The commit whose tree is the release: its CRDs, its operator (the upgrade test builds it). */
+  commit: string;
+}
+
+export const RELEASE_RECORD = 'release.json';
+
+/** The record of a release; an error that names the file when it is missing or malformed. */
+export function readReleaseRecord(root: string, version: string): ReleaseRecord {
+  const file = path.join(RELEASED_FOLDER, version, RELEASE_RECORD);
+  const record = JSON.parse(readFileSync(path.join(root, file), 'utf8')) as Partial<ReleaseRecord>;
+  if (record.version !== version || !/^[0-9a-f]{40}$/.test(record.commit ?? ''))
+    throw new Error(`${file} must hold {"version": "${version}", "commit": "<40 hex digits>"}`);
+  return { version, commit: record.commit! };
+}
+
 /**
- * Copies the CRDs of crds/ to crds/released/<version>/; a version already recorded is never
- * written again, so the baseline of a release cannot move with later changes.
+ * Copies the CRDs of crds/ to crds/released/<version>/, with the commit they were recorded from
+ * in release.json; a version already recorded is never written again, so the baseline of a
+ * release cannot move with later changes.
  */
-export function recordRelease(root: string, version: string): string[] {
+export function recordRelease(root: string, version: string, commit: string): string[] {
+  if (!/^[0-9a-f]{40}$/.test(commit))
+    throw new Error(`commit ${JSON.stringify(commit)} is not a full commit hash`);
   if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(version))
     throw new Error(`version ${JSON.stringify(version)} is not x.y.z (package.json "version")`);
   const folder = path.join(root, RELEASED_FOLDER, version);
@@ -78,11 +99,14 @@ export function recordRelease(root: string, version: string): string[] {
       `${path.relative(root, folder)} exists: release ${version} is recorded already; raise package.json "version" first`,
     );
   mkdirSync(folder, { recursive: true });
-  return crdFiles(root).map((file) => {
+  const written = crdFiles(root).map((file) => {
     const target = path.join(folder, file);
     writeFileSync(target, HEADER(version) + readFileSync(path.join(root, 'crds', file), 'utf8'));
     return path.relative(root, target);
   });
+  const record: ReleaseRecord = { version, commit };
+  writeFileSync(path.join(folder, RELEASE_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+  return [...written, path.join(RELEASED_FOLDER, version, RELEASE_RECORD)];
 }
 
 /**

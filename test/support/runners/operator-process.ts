@@ -11,10 +11,26 @@ export interface OperatorProcess {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output: () => string;
-  /** Resolves once the process has written `text` to its output. */
-  logged: (text: string) => Promise<void>;
+  /** Resolves once the process has written `text` to its output (rejects after `timeoutMs`, if given). */
+  logged: (text: string, timeoutMs?: number) => Promise<void>;
   probePort: number;
   metricsPort: number;
+}
+
+/** Where the process acts: the test's namespace, or everything carrying a world's labels. */
+function placeArgs(namespace: string, scopeLabels: Record<string, string> | undefined): string[] {
+  if (scopeLabels)
+    return [
+      `--scope-labels=${Object.entries(scopeLabels)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(',')}`,
+    ];
+  return [
+    // Only the test's own namespace: other test files run operators on the same control plane.
+    `--watch-namespace=${namespace}`,
+    // CRCBundles are cluster-scoped: those of other test files running at the same time are not this operator's.
+    '--controllers=clusterpool,clusterlease',
+  ];
 }
 
 export async function startOperatorProcess(options: {
@@ -22,9 +38,17 @@ export async function startOperatorProcess(options: {
   namespace: string;
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /** The CLI to run, if not this checkout's build: a previous release's (test/upgrade). */
+  cli?: string;
+  /**
+   * Every controller, for the namespaces and cluster-scoped objects carrying these labels
+   * (--scope-labels; hcp control planes live in namespaces of their own), instead of the pool
+   * and lease controllers for `namespace` alone.
+   */
+  scopeLabels?: Record<string, string>;
 }): Promise<OperatorProcess> {
   const [probePort, metricsPort] = [await freePort(), await freePort()];
-  const cli = path.join(projectRoot(), 'dist', 'operator', 'cli', 'main.js');
+  const cli = options.cli ?? path.join(projectRoot(), 'dist', 'operator', 'cli', 'main.js');
   const child = spawn(
     process.execPath,
     [
@@ -33,10 +57,7 @@ export async function startOperatorProcess(options: {
       `--health-probe-bind-address=127.0.0.1:${probePort}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       '--metrics-secure=false',
-      // Only the test's own namespace: other test files run operators on the same control plane.
-      `--watch-namespace=${options.namespace}`,
-      // CRCBundles are cluster-scoped: those of other test files running at the same time are not this operator's.
-      '--controllers=clusterpool,clusterlease',
+      ...placeArgs(options.namespace, options.scopeLabels),
       ...(options.args ?? []),
     ],
     {
@@ -57,17 +78,30 @@ export async function startOperatorProcess(options: {
   const collect = (chunk: Buffer): number => chunks.push(chunk);
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  const logged = (text: string): Promise<void> =>
+  const logged = (text: string, timeoutMs?: number): Promise<void> =>
     new Promise((resolve, reject) => {
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              child.stdout.off('data', check);
+              reject(
+                new Error(
+                  `The operator did not log "${text}" within ${timeoutMs} ms:\n${output()}`,
+                ),
+              );
+            }, timeoutMs);
       const check = (): void => {
         if (!output().includes(text)) return;
         child.stdout.off('data', check);
+        clearTimeout(timer);
         resolve();
       };
       child.stdout.on('data', check);
-      child.once('exit', () =>
-        reject(new Error(`The operator exited before logging "${text}":\n${output()}`)),
-      );
+      child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new Error(`The operator exited before logging "${text}":\n${output()}`));
+      });
       check();
     });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
