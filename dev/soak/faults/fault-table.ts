@@ -1,4 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { PODS } from '../../../client/api/core-resources.js';
+import type { ResourceType } from '../../../client/kube/resource-type.js';
 import { isConflict, isNotFound } from '../../../client/kube/api-error.js';
 import type { ClusterInstance } from '../../../client/api/resources.js';
 import { VIRTUAL_MACHINE_INSTANCES } from '../../../operator/api/platform-resources.js';
@@ -25,10 +27,29 @@ type Inject = (
   random: Prng,
 ) => Promise<string | undefined>;
 
-/** How long a DataVolume fault waits for a crc instance whose disk is still to be made. */
-const DISK_TARGET_WAIT_MS = 60_000;
+/** How long a fault waits for a target (a started VMI, a crc instance without a disk yet). */
+const TARGET_WAIT_MS = 60_000;
+/** How long a DataVolume fault waits for its instance to fail before it lifts the injection. */
+const FAILURE_WAIT_MS = 3 * 60_000;
+const RELIST_MS = 2000;
 
 const live = (object: KubeObject): boolean => !object.metadata?.deletionTimestamp;
+
+/** One object of the soak's namespace that `fits`, listed again every 2 s up to TARGET_WAIT_MS. */
+async function firstListed<T extends KubeObject>(
+  { api }: SoakEnvironment,
+  type: ResourceType,
+  random: Prng,
+  fits: (object: T) => boolean,
+): Promise<T | undefined> {
+  const until = Date.now() + TARGET_WAIT_MS;
+  for (;;) {
+    const { items } = await api.list<T>(type, { namespace: SOAK.namespace });
+    const target = random.pick(items.filter((o) => live(o) && fits(o)));
+    if (target || Date.now() >= until) return target;
+    await delay(RELIST_MS);
+  }
+}
 
 /** A target that went between its listing and the fault (404, or 409 for another of its name). */
 async function orUndefined<T>(act: () => Promise<T>): Promise<T | undefined> {
@@ -58,12 +79,11 @@ export const FAULTS: Record<FaultKind, Inject> = {
     await environment.proxy.hold(fault.durationMs);
     return `held what the apiserver sent the operator for ${fault.durationMs} ms`;
   },
-  // What virt-handler reports when a guest dies under a running VMI (the platform's GuestFailed).
+  // What virt-handler reports when a guest dies under a started VMI (the platform's GuestFailed).
   'vmi-fail': async ({ environment }, _fault, random) => {
-    const vmis = await environment.api.list<VmiObject>(VIRTUAL_MACHINE_INSTANCES, {
-      namespace: SOAK.namespace,
-    });
-    const vmi = random.pick(vmis.items.filter((v) => live(v) && v.status?.phase === 'Running'));
+    const vmi = await firstListed(environment, VIRTUAL_MACHINE_INSTANCES, random, (v: VmiObject) =>
+      ['Scheduled', 'Running'].includes(v.status?.phase ?? ''),
+    );
     if (!vmi) return undefined;
     const patched = await orUndefined(() =>
       environment.api.patch(
@@ -74,25 +94,35 @@ export const FAULTS: Record<FaultKind, Inject> = {
     );
     return patched && `failed VMI ${vmi.metadata!.name}`;
   },
-  // The platform's own injection: CDI fails the import or clone of the instance's disk.
+  // The platform's own injection: CDI fails the import or clone of the instance's disk. The pool
+  // reuses instance names, so the name leaves the injection set once this instance has failed.
   'datavolume-fail': async ({ environment, observer }) => {
+    const failing = environment.platform.failingDataVolumes;
     const instance = await observer.whenInstance(
       (i: ClusterInstance) =>
         i.spec?.type === 'crc' &&
+        !i.status?.leaseRef &&
         !i.status?.crc?.dataVolumeUID &&
-        !environment.platform.failingDataVolumes.has(i.metadata!.name!),
-      DISK_TARGET_WAIT_MS,
+        !failing.has(i.metadata!.name!),
+      TARGET_WAIT_MS,
     );
     if (!instance) return undefined;
-    environment.platform.failingDataVolumes.add(instance.metadata!.name!);
-    return `the disk of ClusterInstance ${instance.metadata!.name} will fail`;
+    const { name, uid } = instance.metadata as { name: string; uid: string };
+    failing.add(name);
+    const failed = await observer.whenInstance(
+      (i) => i.metadata?.uid === uid && i.status?.phase === 'Failed',
+      FAILURE_WAIT_MS,
+    );
+    failing.delete(name);
+    return `the disk of ClusterInstance ${name} failed${failed ? '' : ' (not seen Failed)'}`;
   },
   'launcher-pod-delete': async ({ environment }, _fault, random) => {
-    const pods = await environment.api.list<KubeObject>(PODS, {
-      namespace: SOAK.namespace,
-      labelSelector: 'kubevirt.io=virt-launcher',
-    });
-    const pod = random.pick(pods.items.filter(live));
+    const pod = await firstListed(
+      environment,
+      PODS,
+      random,
+      (p: KubeObject) => p.metadata?.labels?.['kubevirt.io'] === 'virt-launcher',
+    );
     if (!pod) return undefined;
     const deleted = await orUndefined(async () => {
       await environment.api.delete(PODS, pod.metadata!.name!, SOAK.namespace, {
