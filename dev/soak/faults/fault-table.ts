@@ -44,8 +44,12 @@ async function firstListed<T extends KubeObject>(
 ): Promise<T | undefined> {
   const until = Date.now() + TARGET_WAIT_MS;
   for (;;) {
-    const { items } = await api.list<T>(type, { namespace: SOAK.namespace });
-    const target = random.pick(items.filter((o) => live(o) && fits(o)));
+    // An apiserver that another fault restarts refuses the list for a moment: asked again.
+    const listed = await api.list<T>(type, { namespace: SOAK.namespace }).catch((error: Error) => {
+      if (Date.now() >= until) throw error;
+      return { items: [] as T[] };
+    });
+    const target = random.pick(listed.items.filter((o) => live(o) && fits(o)));
     if (target || Date.now() >= until) return target;
     await delay(RELIST_MS);
   }
