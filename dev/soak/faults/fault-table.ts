@@ -92,7 +92,8 @@ export const FAULTS: Record<FaultKind, Inject> = {
     const patched = await orUndefined(() =>
       environment.api.patch(
         VIRTUAL_MACHINE_INSTANCES,
-        { name: vmi.metadata!.name!, namespace: SOAK.namespace, subresource: 'status' },
+        // KubeVirt's VMI CRD has no status subresource: virt-handler writes the VMI itself.
+        { name: vmi.metadata!.name!, namespace: SOAK.namespace },
         { status: { phase: 'Failed', reason: 'GuestFailed' } },
       ),
     );
