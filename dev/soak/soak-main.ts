@@ -4,7 +4,7 @@ import type { ClusterLease, ClusterPool } from '../../client/api/resources.js';
 import { isNotFound } from '../../client/kube/api-error.js';
 import { FaultInjector, noFaults } from './faults/fault-injector.js';
 import { InvariantChecker } from './invariant-checker.js';
-import { keepLogs } from './keep-logs.js';
+import { keepLogs, keepSamples } from './keep-logs.js';
 import { leftovers, objectsOf } from './leftover-check.js';
 import { LoadGenerator } from './load-generator.js';
 import { ResourceSampler } from './resource-sampler.js';
@@ -94,6 +94,9 @@ async function soak(
   await Promise.race([Promise.all([injected, served]), until(interrupted)]);
   if (!interrupted.aborted) await finalChecks(environment, checker, baseline);
   sampler.stop();
+  await keepSamples(sampler.samples, process.env).catch((error: Error) =>
+    log(`Could not keep the resource samples: ${error.message}`),
+  );
   const trends = resourceTrends(sampler.samples);
   for (const trend of trends.filter(grows))
     checker.violate(
