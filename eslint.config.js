@@ -56,7 +56,16 @@ const NO_PRODUCT_INTERNALS = {
   message:
     'dev/ never imports controllers, the operator configuration or the Manager: move what it needs to operator/api, operator/kube or contracts/, and run simulated controllers on dev/platform/host.',
 };
-const DEV_LAYERS = ['support', 'control-plane', 'checks', 'olm', 'guest', 'platform', 'local'];
+const DEV_LAYERS = [
+  'support',
+  'control-plane',
+  'checks',
+  'olm',
+  'guest',
+  'platform',
+  'local',
+  'soak',
+];
 // dev/platform by simulated system, in layers too: `host` (the controller host and the kinds every
 // part shares) first; simulated-platform.ts, which composes them, is above them all.
 const PLATFORM_LAYERS = [

@@ -46,6 +46,8 @@ export interface LocalOperatorOptions {
   log: (line: string) => void;
   /** Each time a process of the operator starts (restarts included). */
   onStart?: (pid: number | undefined) => void;
+  /** The apiserver URL the operator is given, when not the admin's (the soak puts a proxy between). */
+  server?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export class LocalOperator {
   private constructor(
     private readonly options: LocalOperatorOptions,
     private readonly manifest: DeploymentManifest,
-    private readonly ports: { probes: number; metrics: number },
+    private readonly ports: { probes: number; metrics: number; tokenExchange: number },
   ) {}
 
   static async start(options: LocalOperatorOptions): Promise<LocalOperator> {
@@ -69,6 +71,7 @@ export class LocalOperator {
     const operator = new LocalOperator(options, manifest, {
       probes: await freePort(),
       metrics: await freePort(),
+      tokenExchange: await freePort(),
     });
     await operator.writeCredentials();
     operator.renewal = setInterval(
@@ -127,7 +130,10 @@ export class LocalOperator {
         clusters: [
           {
             name: 'local',
-            cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
+            cluster: {
+              server: this.options.server ?? cluster.server,
+              'certificate-authority-data': cluster.caData,
+            },
           },
         ],
         users: [{ name: user, user: { tokenFile: this.tokenPath } }],
@@ -151,15 +157,20 @@ export class LocalOperator {
     return { ...env, ...this.options.env, KUBECONFIG: this.kubeconfigPath };
   }
 
-  /** The Deployment's arguments, with the probe and metrics ports on loopback. */
+  /**
+   * The Deployment's arguments, with the probe, metrics and token-exchange ports on free loopback
+   * ports: two environments on one machine (`local up` and a soak) never clash on a fixed port.
+   */
   private arguments(): string[] {
-    return this.manifest.spec.template.spec.containers[0]!.args.map((arg) =>
-      arg.startsWith('--health-probe-bind-address=')
-        ? `--health-probe-bind-address=127.0.0.1:${this.ports.probes}`
-        : arg.startsWith('--metrics-bind-address=')
-          ? `--metrics-bind-address=127.0.0.1:${this.ports.metrics}`
-          : arg,
-    );
+    const ports: Record<string, number> = {
+      '--health-probe-bind-address': this.ports.probes,
+      '--metrics-bind-address': this.ports.metrics,
+      '--token-exchange-bind-address': this.ports.tokenExchange,
+    };
+    return this.manifest.spec.template.spec.containers[0]!.args.map((arg) => {
+      const flag = arg.split('=')[0]!;
+      return flag in ports ? `${flag}=127.0.0.1:${ports[flag]}` : arg;
+    });
   }
 
   private run(): void {

@@ -184,6 +184,41 @@ describe('PoolController.reconcile', () => {
     expect(ports.events.recorded.filter((e) => e.reason === 'InstanceFailed')).toHaveLength(1);
   });
 
+  it('keeps its replacement backoff while a spare Ready since before the failures stays Ready', async () => {
+    // Found by the chaos soak: every replacement of a spare failed, the other spare stayed Ready,
+    // and the failed one was replaced every 2.5 s instead of after 30 s, 1 min, 2 min …
+    seedPool({ minSize: 2, warmSpares: 2 });
+    seedInstance('pool-0', 'Ready');
+    seedInstance('pool-1', 'Failed');
+    ports.clock.advance(1000);
+    await controller.reconcile(KEY, context);
+    await controller.reconcile(KEY, context);
+    expect(writesOf('delete')).toEqual([`delete ClusterInstance ${NS}/pool-1`]);
+    expect(instances().map((i) => i.metadata?.name)).toEqual(['pool-0', 'pool-1']);
+
+    // Its replacement fails too, a moment later: the next replacement waits for the backoff.
+    ports.clock.advance(1000);
+    seedInstance('pool-1', 'Failed');
+    await controller.reconcile(KEY, context);
+    await controller.reconcile(KEY, context);
+    expect(writesOf('delete')).toHaveLength(1);
+    const healthy = findCondition(pool()?.status?.conditions, 'ProvisioningHealthy');
+    expect(healthy?.message).toContain('attempt 2');
+    ports.clock.advance(timings.replaceFailedBaseMs);
+    await controller.reconcile(KEY, context);
+    expect(writesOf('delete')).toHaveLength(2);
+
+    // An instance that becomes Ready after the failures ends the streak: the next failure goes at once.
+    await controller.reconcile(KEY, context);
+    ports.clock.advance(1000);
+    seedInstance('pool-1', 'Ready');
+    await controller.reconcile(KEY, context);
+    ports.clock.advance(1000);
+    seedInstance('pool-1', 'Failed');
+    await controller.reconcile(KEY, context);
+    expect(writesOf('delete')).toHaveLength(3);
+  });
+
   it('a deleted pool deletes its unclaimed instances and waits for the lease holding one', async () => {
     seedPool({ minSize: 2 });
     seedInstance('pool-0', 'Ready');

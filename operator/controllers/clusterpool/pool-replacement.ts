@@ -1,4 +1,5 @@
 import type { ConditionUpdate } from '../../api/conditions.js';
+import { findCondition } from '../../api/conditions.js';
 import { backoffDelay } from '../../runtime/backoff.js';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
 import type { ControllerPorts } from '../../runtime/ports.js';
@@ -15,10 +16,13 @@ import { PoolEvent, PoolReason, readyMessage } from './pool-conditions.js';
  * condition says why.
  */
 export class FailedReplacement {
-  /** Per pool: failed instances replaced in a row, when the next may be, and the last failure. */
+  /**
+   * Per pool: failed instances replaced in a row, when the first of them was, when the next may
+   * be, and the last failure.
+   */
   private readonly failures = new Map<
     string,
-    { attempts: number; nextAt: number; lastFailure: string }
+    { attempts: number; since: number; nextAt: number; lastFailure: string }
   >();
 
   constructor(
@@ -38,11 +42,18 @@ export class FailedReplacement {
     now: number,
   ): Promise<ReconcileResult | undefined> {
     const failed = accounting.failed[0];
-    if (!failed) {
-      if (accounting.available.length > 0) this.failures.delete(key);
-      return undefined;
-    }
-    const state = this.failures.get(key) ?? { attempts: 0, nextAt: now, lastFailure: '' };
+    const streak = this.failures.get(key);
+    // Only an instance that became Ready since the streak began ends it: a spare Ready from
+    // before says nothing about whether provisioning works now.
+    if (streak && accounting.available.some((i) => readySince(i) > streak.since))
+      this.failures.delete(key);
+    if (!failed) return undefined;
+    const state = this.failures.get(key) ?? {
+      attempts: 0,
+      since: now,
+      nextAt: now,
+      lastFailure: '',
+    };
     state.lastFailure = `${failed.metadata.name}: ${readyMessage(failed)}`;
     if (now < state.nextAt) return { requeueAt: state.nextAt };
     state.attempts += 1;
@@ -102,4 +113,10 @@ export class FailedReplacement {
       observedGeneration: generation,
     };
   }
+}
+
+/** When the instance's Ready condition last turned True (0 when unknown). */
+function readySince(instance: Instance): number {
+  const ready = findCondition(instance.status?.conditions, 'Ready');
+  return ready?.status === 'True' ? Date.parse(ready.lastTransitionTime ?? '') || 0 : 0;
 }
