@@ -6,7 +6,7 @@ import { findCondition } from '../../operator/api/conditions.js';
 import type { ClusterLease } from '../../client/api/resources.js';
 import { LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
 import type { GitHubReclaimSettings } from '../../operator/controllers/cirun/github-settings.js';
-import type { ApiClient } from '../../client/kube/api-client.js';
+import type { ApiClient, ClusterAccess } from '../../client/kube/api-client.js';
 import { isNotFound } from '../../client/kube/api-error.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import { waitFor } from '../../dev/support/wait-for.js';
@@ -89,14 +89,16 @@ export class ReclaimWorld {
    * (Re)starts the operator with these settings. One worker: keys are reconciled in the order
    * they are queued, so a probe lease's pass tells that every pass queued before it is done (see
    * settled()). The test operator's watch backoff is short: jumps of the test clock look like a
-   * silent watch to the informer's watchdog, and the watch restarts at once.
+   * silent watch to the informer's watchdog, and the watch restarts at once. `access`: how the
+   * operator reaches the apiserver, if not directly (a proxy that delays its watches, say).
    */
-  async start(github: GitHubReclaimSettings): Promise<void> {
+  async start(github: GitHubReclaimSettings, access?: ClusterAccess): Promise<void> {
     await this.manager?.stop();
     this.manager = await this.world.startOperator({
       clock: this.clock,
       controllers: ['cirun'],
       config: { workers: { cirun: 1 }, operatorNamespace: this.ns.name, github },
+      ...(access ? { access } : {}),
     });
   }
 

@@ -7,6 +7,7 @@ import { LEASES, SECRETS } from '../../client/api/resources.js';
 import { LABEL_LEASE_HELD } from '../../contracts/labels.js';
 import { waitFor } from '../../dev/support/wait-for.js';
 import { useWorld } from '../support/world.js';
+import { ApiProxy } from '../support/api-proxy.js';
 import { eventFor } from '../support/events.js';
 import { GitHubStandIn } from '../support/github-stand-in.js';
 import { HOLD, MINUTE, POLL, REPO, ReclaimWorld, secret } from './ci-run-fixtures.js';
@@ -19,6 +20,7 @@ describe('releasing leases whose GitHub job has completed', () => {
   const reclaim = new ReclaimWorld(world, new TestClock());
   const { clock } = reclaim;
   let standIn: GitHubStandIn;
+  let proxy: ApiProxy | undefined;
 
   beforeAll(async () => {
     standIn = await GitHubStandIn.start(() => clock.now());
@@ -27,6 +29,7 @@ describe('releasing leases whose GitHub job has completed', () => {
   });
   afterAll(async () => {
     await reclaim.stop();
+    await proxy?.stop();
     await standIn?.stop();
   });
 
@@ -292,6 +295,23 @@ describe('releasing leases whose GitHub job has completed', () => {
       status: 200,
       authorization: expect.stringMatching(/^token ghs_standin/),
     });
+  });
+
+  it('asks nothing more about a run whose lease it released, also while its cache still shows the lease', async () => {
+    // The operator sees every change two seconds late, as a busy apiserver's watch may bring it.
+    proxy = await ApiProxy.start();
+    proxy.watchDelayMs = 2000;
+    await reclaim.start(reclaim.settings('github-token'), proxy.kubeConfig());
+    standIn.setJobs(REPO, 1010, 1, [
+      { id: 101, name: 'e2e', status: 'completed', conclusion: 'success' },
+    ]);
+    await reclaim.createBound(reclaim.runLease('released', { runId: 1010 }));
+    await reclaim.gone('released');
+    // The next poll comes before the operator's cache shows the lease gone: nobody holds the
+    // run any more, so GitHub is not asked about it.
+    clock.advance(POLL);
+    await reclaim.settled();
+    expect(standIn.jobRequests(REPO, 1010)).toHaveLength(1);
   });
 });
 

@@ -69,6 +69,9 @@ export class GitHubStandIn {
   private readonly apps = new Map<string, { publicKey: string; installationId: number }>();
   private readonly emitter = new EventEmitter();
   private remaining = RATE_LIMIT;
+  private latencyMs = 0;
+  private open = 0;
+  private mostOpen = 0;
 
   private constructor(private readonly now: () => number) {}
 
@@ -91,6 +94,19 @@ export class GitHubStandIn {
   /** Requests that hang now, unanswered. */
   get hangingRequests(): number {
     return this.hanging.size;
+  }
+
+  /** The most requests that were open at once (arrived, not yet answered) since the start. */
+  get mostInFlight(): number {
+    return this.mostOpen;
+  }
+
+  /**
+   * Every answer to a run's jobs goes out `ms` of real time after the request arrived, as over a
+   * network: requests the client sends at once are then open at once, and mostInFlight counts them.
+   */
+  answerAfter(ms: number): void {
+    this.latencyMs = ms;
   }
 
   /** What the operator trusts (--github-ca-file). */
@@ -152,7 +168,37 @@ export class GitHubStandIn {
     return this.jobRequests(repository, runId);
   }
 
+  /**
+   * Resolves once `until` holds for the requests so far; rejects after `timeoutMs` of real time,
+   * naming `description`.
+   */
+  async requestsUntil(
+    until: (requests: readonly StandInRequest[]) => boolean,
+    { timeoutMs, description }: { timeoutMs: number; description: string },
+  ): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!until(this.requests)) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(
+          `Timed out after ${timeoutMs / 1000}s waiting for ${description} (${this.requests.length} requests)`,
+        );
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.emitter.off('request', done);
+          resolve();
+        };
+        const timer = setTimeout(done, left);
+        this.emitter.once('request', done);
+      });
+    }
+  }
+
   private answer(request: IncomingMessage, response: ServerResponse): void {
+    this.open += 1;
+    this.mostOpen = Math.max(this.mostOpen, this.open);
+    response.on('close', () => (this.open -= 1));
     const url = new URL(request.url ?? '/', 'https://localhost');
     const record = (status: number): void => {
       this.requests.push({
@@ -181,12 +227,15 @@ export class GitHubStandIn {
           documentation_url: 'https://docs.github.com/rest',
         });
       const [, owner, repo, runId, attempt] = jobs;
-      this.listJobs(
-        { request, response, record, url },
-        `${owner}/${repo}`,
-        Number(runId),
-        Number(attempt),
-      );
+      const list = (): void =>
+        this.listJobs(
+          { request, response, record, url },
+          `${owner}/${repo}`,
+          Number(runId),
+          Number(attempt),
+        );
+      if (this.latencyMs > 0) setTimeout(list, this.latencyMs);
+      else list();
     });
   }
 

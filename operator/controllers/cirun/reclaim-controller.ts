@@ -48,6 +48,12 @@ export class ReclaimController {
   private readonly answers: RunAnswers;
   /** Bound leases that name a run, by namespace: what a namespace's run cap counts. */
   private readonly bound: CacheIndex<Stored<ClusterLease>>;
+  /**
+   * The UID of each lease this controller released, by key, until its cache no longer holds the
+   * lease: a cache lags, and a pass over a lease it still shows would ask GitHub about a run whose
+   * cluster was given back. A UID is never reused, so a lease of that UID is a deleted one.
+   */
+  private readonly released = new Map<string, string>();
 
   constructor(
     private readonly ports: ControllerPorts,
@@ -94,6 +100,9 @@ export class ReclaimController {
   async reconcile(key: string): Promise<ReconcileResult> {
     const { namespace = '', name } = splitKey(key);
     const lease = (await this.ports.cache.read<ClusterLease>(LEASES)).get(name, namespace);
+    // Released here, and still in the cache: nothing is left to ask about.
+    if (lease && this.released.get(key) === lease.metadata.uid) return {};
+    this.released.delete(key);
     if (!lease) return {};
     const pools = await this.ports.cache.read(POOLS);
     const poolExists = (ns: string, pool: string): boolean => !!pools.get(pool, ns);
@@ -124,6 +133,7 @@ export class ReclaimController {
       );
       // Unchanged since it was judged: a lease held or kept a moment ago is not released.
       await this.ports.client.deleteIfExists(LEASES, told, { unchanged: true });
+      this.released.set(key, told.metadata.uid);
       return {};
     }
     return { requeueAt: state.retryAtMs };
