@@ -177,38 +177,43 @@ export class LeaseBinder {
       return { requeueAfterMs: this.timings.waitingResyncMs };
     }
     const { instance } = placement;
-    // The grants to read the lease's Secret go out beside the claim: its name was found free or
-    // the lease's own above, and the Secret gets a kubeconfig only once a claim is won, so they
-    // never show one of another lease's cluster (docs/reference/kinds.md#binding).
-    const [claim] = await Promise.all([
-      this.claim(lease, instance),
+    // The grants to read the lease's Secret go out beside the claim and the copy: its name was
+    // found free or the lease's own above, and the copy is made only once the claim is won, so
+    // they never show one of another lease's cluster (docs/reference/kinds.md#binding).
+    const claimAndCopy = async (): Promise<{ claim: Instance; copied: boolean } | undefined> => {
+      const claim = await this.claim(lease, instance);
+      return claim && { claim, copied: await this.secrets.createFor(lease, claim) };
+    };
+    const [won] = await Promise.all([
+      claimAndCopy(),
       ensureLeaseAccess(this.ports, lease, 'create-first'),
     ]);
-    if (!claim) return { requeueAfterMs: this.timings.claimConflictRetryMs };
+    if (!won) return { requeueAfterMs: this.timings.claimConflictRetryMs };
     context.logger.debug({ instance: instance.metadata.name }, 'Claimed ClusterInstance');
-    return this.finishBind(lease, claim, context, { granted: true });
+    return this.finishBind(lease, won.claim, context, { granted: true, copied: won.copied });
   }
 
   /**
-   * With the claim won: makes the Secret copy hold the claimed instance's kubeconfig (and grants
-   * its subjects access, unless that went with the claim), then records the binding. When the
-   * copy exists already, the lease is read live first: if it is bound already (this cache is
-   * behind another manager's bind), the copy is left to the bound lease, and this claim is
-   * released by it as a race lost.
+   * With the claim won: makes the Secret copy hold the claimed instance's kubeconfig (unless it
+   * was just created) and grants its subjects access (unless that went with the claim), then
+   * records the binding. When the copy exists already, the lease is read live first: if it is
+   * bound already (this cache is behind another manager's bind), the copy is left to the bound
+   * lease, and this claim is released by it as a race lost.
    */
   private async finishBind(
     lease: Lease,
     instance: Instance,
     context: ReconcileContext,
-    { granted }: { granted: boolean },
+    done: { granted: boolean; copied?: boolean },
   ): Promise<ReconcileResult> {
-    if (!(await this.secrets.createFor(lease, instance))) {
+    const copied = done.copied ?? (await this.secrets.createFor(lease, instance));
+    if (!copied) {
       const { name, namespace, uid } = lease.metadata;
       const live = await this.ports.client.getOrUndefined<ClusterLease>(LEASES, name, namespace);
       if (!live || live.metadata.uid !== uid || live.status?.instanceRef?.name) return {};
       await this.secrets.writeFor(lease, instance);
     }
-    if (!granted) await ensureLeaseAccess(this.ports, lease, 'create-first');
+    if (!done.granted) await ensureLeaseAccess(this.ports, lease, 'create-first');
     return this.recordBinding(lease, instance, context);
   }
 
