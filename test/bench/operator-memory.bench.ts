@@ -50,6 +50,8 @@ async function memoryFigures(operator: OperatorProcess): Promise<Record<string, 
     'RSS of thread stacks (MB)': resident.stacks,
     'RSS of V8 heap pages, pooled ones included (MB)': resident.v8Pages,
     'RSS of other anonymous memory (MB)': resident.otherAnonymous,
+    'CPU of the operator until then (s)': reported.cpuSeconds,
+    '  of it in garbage collection (s)': reported.gcSeconds,
   };
 }
 

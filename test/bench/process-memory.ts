@@ -134,12 +134,21 @@ export interface ReportedMemory {
   external: number;
   /** Committed size of each V8 heap space. */
   spaces: Record<string, number>;
+  /** What the heap settings cost: CPU seconds of the process, and of them in garbage collection. */
+  cpuSeconds: number;
+  gcSeconds: number;
 }
 
 export async function reportedMemory(metricsPort: number): Promise<ReportedMemory> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const value = (name: string): number =>
-    Number(new RegExp(`^guestcluster_${name} (\\S+)$`, 'm').exec(text)?.[1]) / MB;
+  const sample = (name: string): number =>
+    Number(new RegExp(`^guestcluster_${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  const value = (name: string): number => sample(name) / MB;
+  let gcSeconds = 0;
+  for (const [, seconds] of text.matchAll(
+    /^guestcluster_nodejs_gc_duration_seconds_sum\{kind="\w+"\} (\S+)$/gm,
+  ))
+    gcSeconds += Number(seconds);
   const spaces: Record<string, number> = {};
   for (const [, space, bytes] of text.matchAll(
     /^guestcluster_nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm,
@@ -150,5 +159,7 @@ export async function reportedMemory(metricsPort: number): Promise<ReportedMemor
     heapUsed: value('nodejs_heap_size_used_bytes'),
     external: value('nodejs_external_memory_bytes'),
     spaces,
+    cpuSeconds: sample('process_cpu_seconds_total'),
+    gcSeconds,
   };
 }
