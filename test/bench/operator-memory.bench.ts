@@ -27,7 +27,7 @@ const { ns } = useWorld({
   namespaceDeleteTimeoutMs: 15 * 60_000,
 });
 const COUNT = Number(process.env.BENCH_OBJECTS_EACH ?? 10_000);
-const TARGET_MB = 300;
+const TARGET_MB = 250;
 
 const SNAPSHOT_TIMEOUT_MS = 5 * 60_000;
 
@@ -150,5 +150,7 @@ describe('operator memory', () => {
       target: `≤ ${TARGET_MB} MB`,
       targetMet: settled <= TARGET_MB,
     });
+    // Reported first, so that a run over the target still shows where its memory went.
+    expect(settled).toBeLessThanOrEqual(TARGET_MB);
   });
 });
