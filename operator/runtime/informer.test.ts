@@ -72,3 +72,46 @@ describe('a metadata-only informer', () => {
     ).toBe(true);
   });
 });
+
+describe('an informer', () => {
+  it('keeps no managedFields of the objects it lists and watches, and the rest as sent', async () => {
+    const managedFields = [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:data': {} } }];
+    const listed = { ...structuredClone(SECRET), metadata: { ...SECRET.metadata, managedFields } };
+    const modified = structuredClone(listed);
+    modified.metadata.resourceVersion = '8';
+    const client = {
+      list: () => Promise.resolve({ items: [structuredClone(listed)], resourceVersion: '7' }),
+      watch: (
+        _type: unknown,
+        _options: WatchOptions,
+        onEvent: (event: { type: string; object: unknown }) => void,
+        signal: AbortSignal,
+      ) => {
+        onEvent({ type: 'MODIFIED', object: structuredClone(modified) });
+        return new Promise<void>((resolve) =>
+          signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve()),
+        );
+      },
+    } as unknown as ApiClient;
+    const informer = new Informer<KubeObject>({
+      type: SECRETS,
+      client,
+      logger: pino({ level: 'silent' }),
+      metrics: new RuntimeMetrics(),
+    });
+    const seen: KubeObject[] = [];
+    const updated = new Promise<void>((resolve) =>
+      informer.addHandlers({
+        onAdd: (object) => seen.push(object),
+        onUpdate: (_previous, current) => (seen.push(current), resolve()),
+      }),
+    );
+    informer.start();
+    await updated;
+    await informer.stop();
+    // SECRET's metadata is the listed one without its managedFields.
+    const stripped = { ...modified, metadata: { ...SECRET.metadata, resourceVersion: '8' } };
+    expect(seen).toEqual([{ ...listed, metadata: SECRET.metadata }, stripped]);
+    expect(informer.get('ops/github-credentials')).toEqual(stripped);
+  });
+});

@@ -176,7 +176,9 @@ export class Informer<T extends KubeObject> {
     const previous = this.store.get(key);
     const object = this.options.metadataOnly ? nameOnly(received, this.options.type) : received;
     // managedFields are often the bulk of an object and no controller reads them. An update sent
-    // without them leaves the server's record as it is.
+    // without them leaves the server's record as it is. controller-runtime's cache does the same
+    // (TransformStripManagedFields, pkg/cache/cache.go); see
+    // docs/operations/memory.md#where-the-memory-goes.
     delete (object.metadata as { managedFields?: unknown } | undefined)?.managedFields;
     this.store.set(key, object);
     if (!previous) this.dispatch((h) => h.onAdd?.(object));

@@ -59,7 +59,13 @@ interface Container {
   securityContext: Record<string, unknown>;
   livenessProbe?: unknown;
   readinessProbe?: unknown;
-  resources?: { requests?: Record<string, string> };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+/** A memory quantity of the Deployment in MiB (the manifests use Mi and Gi). */
+function mebibytes(quantity: string | undefined): number {
+  const [, value, unit] = /^(\d+)(Mi|Gi)$/.exec(quantity ?? '') ?? [];
+  return Number(value) * (unit === 'Gi' ? 1024 : 1);
 }
 
 async function rendered(): Promise<Manifest[]> {
@@ -147,6 +153,19 @@ describe('the deploy manifests (operator/deploy)', () => {
     expect(container!.livenessProbe).toBeDefined();
     expect(container!.readinessProbe).toBeDefined();
     expect(container!.resources?.requests).toBeDefined();
+  });
+
+  it("keep the operator's heap limit within half its memory limit, and request what it holds", () => {
+    const deployment = manifests.find((m) => m.kind === 'Deployment')!;
+    const pod = (deployment.spec!.template as { spec: { containers: Container[] } }).spec;
+    const { resources } = pod.containers[0]!;
+    const oldSpace = Number(/--max-old-space-size=(\d+)/.exec(OPERATOR_NODE_OPTIONS)?.[1]);
+    // The rest of the process (young generation, code, Buffers, malloc) has the other half
+    // (docs/operations/memory.md).
+    expect(oldSpace).toBeGreaterThan(0);
+    expect(oldSpace).toBeLessThanOrEqual(mebibytes(resources?.limits?.memory) / 2);
+    // What the operator holds with 10,000 instances and 10,000 leases (`npm run bench`).
+    expect(mebibytes(resources?.requests?.memory)).toBeGreaterThanOrEqual(256);
   });
 
   it('grant exactly what docs/permissions.md lists, row for row', async () => {
