@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Prng } from './prng.js';
+import { SeededRandom } from '../support/seeded-random.js';
 import { FAULT_KINDS, soakSchedule } from './soak-schedule.js';
 import { soakSettings } from './soak-settings.js';
 
@@ -66,8 +66,8 @@ describe('the soak settings', () => {
 
 describe('the seeded generator', () => {
   it('repeats its sequence for a seed and stays in range', () => {
-    const a = new Prng(5);
-    const b = new Prng(5);
+    const a = new SeededRandom(5);
+    const b = new SeededRandom(5);
     const values = Array.from({ length: 1000 }, () => a.next());
     expect(values).toEqual(Array.from({ length: 1000 }, () => b.next()));
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
@@ -75,7 +75,7 @@ describe('the seeded generator', () => {
   });
 
   it('picks by weight', () => {
-    const random = new Prng(9);
+    const random = new SeededRandom(9);
     const picks = Array.from({ length: 4000 }, () =>
       random.weighted([
         { item: 'a', weight: 3 },

@@ -1,4 +1,4 @@
-import { Prng } from './prng.js';
+import { SeededRandom } from '../support/seeded-random.js';
 import type { SoakSettings } from './soak-settings.js';
 
 export const FAULT_KINDS = [
@@ -88,7 +88,7 @@ const FAULT_WEIGHTS: Record<FaultKind, number> = {
  */
 export function soakSchedule(settings: SoakSettings): SoakSchedule {
   const durationMs = Math.round(settings.minutes * 60_000);
-  const random = new Prng(settings.seed);
+  const random = new SeededRandom(settings.seed);
   return {
     durationMs,
     leases: planLeases(random, settings.leases, durationMs),
@@ -96,7 +96,7 @@ export function soakSchedule(settings: SoakSettings): SoakSchedule {
   };
 }
 
-function planLeases(random: Prng, count: number, durationMs: number): PlannedLease[] {
+function planLeases(random: SeededRandom, count: number, durationMs: number): PlannedLease[] {
   // Poisson arrivals, scaled so that exactly `count` land in the arrival window.
   const gaps = Array.from({ length: count }, () => random.exponential(1));
   const total = gaps.reduce((sum, gap) => sum + gap, 0);
@@ -115,7 +115,7 @@ function planLeases(random: Prng, count: number, durationMs: number): PlannedLea
   });
 }
 
-function planFaults(random: Prng, durationMs: number): PlannedFault[] {
+function planFaults(random: SeededRandom, durationMs: number): PlannedFault[] {
   const [start, end] = FAULT_WINDOW.map((share) => share * durationMs) as [number, number];
   const meanGap = Math.min(FAULT_MEAN_GAP_MS, (end - start) / FAULT_KINDS.length);
   const firstRound = shuffle(random, [...FAULT_KINDS]);
@@ -134,7 +134,7 @@ function planFaults(random: Prng, durationMs: number): PlannedFault[] {
   return faults;
 }
 
-function shuffle<T>(random: Prng, items: T[]): T[] {
+function shuffle<T>(random: SeededRandom, items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = random.integer(0, i);
     [items[i], items[j]] = [items[j]!, items[i]!];

@@ -1,8 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { ClusterInstance, ClusterLease } from '../../client/api/resources.js';
+import type { ClusterInstance } from '../../client/api/resources.js';
 import { INSTANCES, LEASES, POOLS } from '../../client/api/resources.js';
-import { FINALIZER_LEASE_RELEASE } from '../../operator/api/labels.js';
 import type { Manager } from '../../operator/runtime/manager.js';
 import {
   createPoolInstance,
@@ -14,6 +13,7 @@ import {
 } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { percentile, reportBench } from './bench-report.js';
+import { LeaseWatchTimes } from './lease-watch-times.js';
 
 const world = useWorld({ namespace: 'bench-trace', enabled: true, awaitNamespaceDeletion: true });
 const { ns } = world;
@@ -131,28 +131,9 @@ describe('bind path trace', () => {
     manager = await world.startOperator();
     await manager.informer(LEASES).synced;
     trace.start();
-    const leases = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    const seen = new Map<string, { added?: number; bound?: number; finalized?: boolean }>();
-    const waiting = new Map<string, () => void>();
     const abort = new AbortController();
-    void ns.api
-      .watch<ClusterLease>(
-        LEASES,
-        { namespace: ns.name, resourceVersion: leases.resourceVersion },
-        (event) => {
-          const name = event.object.metadata!.name!;
-          const times = seen.get(name) ?? {};
-          seen.set(name, times);
-          if (event.type === 'ADDED') times.added = performance.now();
-          if (event.object.status?.phase === 'Bound') times.bound ??= performance.now();
-          // The bind's tail: the release finalizer goes on after Bound.
-          if (event.object.metadata?.finalizers?.includes(FINALIZER_LEASE_RELEASE))
-            times.finalized = true;
-          if (times.bound !== undefined && times.finalized) waiting.get(name)?.();
-        },
-        abort.signal,
-      )
-      .catch(() => undefined);
+    const seen = new LeaseWatchTimes();
+    await seen.start(ns.api, ns.name, abort.signal);
 
     const traced: Record<'apply' | 'subjects', Traced[]> = { apply: [], subjects: [] };
     for (let i = 0; i < 2 * EACH; i++) {
@@ -167,11 +148,11 @@ describe('bind path trace', () => {
       const object = lease(ns.name, name, 'warm');
       if (kind === 'subjects')
         object.spec.subjects = [{ kind: 'ServiceAccount', name: 'ci', namespace: ns.name }];
-      // Resolved once Bound and its finalizer are seen: the next lease starts after the bind's tail.
-      const bound = new Promise<void>((resolve) => waiting.set(name, resolve));
+      // The next lease starts after this bind's tail (its release finalizer).
+      const settled = seen.settled(name);
       await ns.api.create(LEASES, object);
-      await bound;
-      const { added, bound: boundAt } = seen.get(name) as { added: number; bound: number };
+      await settled;
+      const { added, bound: boundAt } = seen.of(name) as { added: number; bound: number };
       const requests = trace.between(added, boundAt);
       const statusWrite = requests.findLast(
         (r) => r.method === 'PUT' && r.path.includes(`/clusterleases/${name}/status`),

@@ -12,7 +12,9 @@ import {
 } from '../support/fixtures/pool-fixtures.js';
 import { useWorld } from '../support/world.js';
 import { waitForList } from '../../dev/support/wait-for.js';
+import { SeededRandom } from '../../dev/support/seeded-random.js';
 import { percentile, reportBench } from './bench-report.js';
+import { LeaseWatchTimes } from './lease-watch-times.js';
 
 const world = useWorld({
   namespace: 'bench-arrivals',
@@ -25,27 +27,15 @@ const COUNT = Number(process.env.BENCH_ARRIVALS ?? 500);
 const WINDOW_MS = Number(process.env.BENCH_ARRIVAL_SECONDS ?? 60) * 1000;
 const SEED = Number(process.env.BENCH_SEED ?? 35);
 
-/** A small seeded PRNG (mulberry32): the same arrivals on every run of a seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Arrival times (ms from the start) of a Poisson process, as independent CI jobs arrive: `count`
  * exponential gaps, scaled so that the last one arrives at the end of the window.
  */
 function poissonArrivals(count: number, windowMs: number, seed: number): number[] {
-  const next = random(seed);
+  const random = new SeededRandom(seed);
   const times: number[] = [];
   let t = 0;
-  for (let i = 0; i < count; i++) times.push((t += -Math.log(1 - next())));
+  for (let i = 0; i < count; i++) times.push((t += random.exponential(1)));
   return times.map((time) => (time / t) * windowMs);
 }
 
@@ -81,23 +71,9 @@ describe('lease arrivals', () => {
 
     manager = await world.startOperator();
     await manager.informer(LEASES).synced;
-    const times = new Map<string, { added?: number; bound?: number }>();
     const abort = new AbortController();
-    const start = await ns.api.list<ClusterLease>(LEASES, { namespace: ns.name });
-    void ns.api
-      .watch<ClusterLease>(
-        LEASES,
-        { namespace: ns.name, resourceVersion: start.resourceVersion },
-        (event) => {
-          const name = event.object.metadata!.name!;
-          const seen = times.get(name) ?? {};
-          times.set(name, seen);
-          if (event.type === 'ADDED') seen.added ??= performance.now();
-          if (event.object.status?.phase === 'Bound') seen.bound ??= performance.now();
-        },
-        abort.signal,
-      )
-      .catch(() => undefined);
+    const times = new LeaseWatchTimes();
+    await times.start(ns.api, ns.name, abort.signal);
 
     const arrivals = poissonArrivals(COUNT, WINDOW_MS, SEED);
     const allBound = waitForList<ClusterLease>(ns.kubeConfig, {
@@ -152,7 +128,8 @@ describe('lease arrivals', () => {
           v.labels.controller === 'clusterlease' &&
           (v as { metricName?: string }).metricName === name,
       )?.value ?? 0;
-    const waits = [...times.values()]
+    const waits = times
+      .all()
       .filter((t) => t.added !== undefined && t.bound !== undefined)
       .map((t) => t.bound! - t.added!);
     const quiet = percentile(quietWrites, 50);

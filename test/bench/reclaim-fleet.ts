@@ -1,4 +1,4 @@
-import { SeededRandom } from '../support/supply/seeded-random.js';
+import { SeededRandom } from '../../dev/support/seeded-random.js';
 import type { StandInJob } from '../support/github-stand-in.js';
 
 /** One workflow run of the fleet: its namespace and repository, its leases (one per leg) and its jobs. */

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Prng } from '../prng.js';
+import { SeededRandom } from '../../support/seeded-random.js';
 import type { FaultKind, PlannedFault } from '../soak-schedule.js';
 import { FAULT_KINDS } from '../soak-schedule.js';
 import type { FaultContext } from './fault-table.js';
@@ -60,7 +60,7 @@ export class FaultInjector {
     }
     this.lasting.add(fault.kind);
     const began = `${Math.round((Date.now() - this.startedAt) / 1000)}s`;
-    const done = FAULTS[fault.kind](this.context, fault, new Prng(fault.seed))
+    const done = FAULTS[fault.kind](this.context, fault, new SeededRandom(fault.seed))
       .then((what) => {
         if (what) counts.injected++;
         else counts.skipped++;

@@ -6,7 +6,7 @@ import type { ClusterInstance } from '../../../client/api/resources.js';
 import { VIRTUAL_MACHINE_INSTANCES } from '../../../operator/api/platform-resources.js';
 import type { KubeObject } from '../../../operator/kube/objects.js';
 import type { VmiObject } from '../../platform/host/platform-kinds.js';
-import type { Prng } from '../prng.js';
+import type { SeededRandom } from '../../support/seeded-random.js';
 import type { SoakEnvironment } from '../soak-environment.js';
 import { GITHUB_OUTAGES } from '../soak-github.js';
 import type { SoakObserver } from '../soak-observer.js';
@@ -24,7 +24,7 @@ export interface FaultContext {
 type Inject = (
   context: FaultContext,
   fault: PlannedFault,
-  random: Prng,
+  random: SeededRandom,
 ) => Promise<string | undefined>;
 
 /** How long a fault waits for a target (a started VMI, a crc instance without a disk yet). */
@@ -39,7 +39,7 @@ const live = (object: KubeObject): boolean => !object.metadata?.deletionTimestam
 async function firstListed<T extends KubeObject>(
   { api }: SoakEnvironment,
   type: ResourceType,
-  random: Prng,
+  random: SeededRandom,
   fits: (object: T) => boolean,
 ): Promise<T | undefined> {
   const until = Date.now() + TARGET_WAIT_MS;

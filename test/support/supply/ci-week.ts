@@ -1,4 +1,4 @@
-import { SeededRandom } from './seeded-random.js';
+import { SeededRandom } from '../../../dev/support/seeded-random.js';
 import type { Topology } from './topology-times.js';
 import type { TraceLine } from './trace.js';
 

@@ -1,4 +1,4 @@
-import { SeededRandom } from './seeded-random.js';
+import { SeededRandom } from '../../../dev/support/seeded-random.js';
 import { draw, TOPOLOGY_TIMES, type Topology } from './topology-times.js';
 
 /** Where an instance's provisioning and teardown times come from, in simulated seconds. */

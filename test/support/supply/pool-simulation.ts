@@ -4,7 +4,7 @@ import { accountPool } from '../../../operator/controllers/clusterpool/pool-acco
 import type { Stored } from '../../../operator/kube/objects.js';
 import type { InstanceTimes } from './drawn-times.js';
 import { EventQueue } from './event-queue.js';
-import { SeededRandom } from './seeded-random.js';
+import { SeededRandom } from '../../../dev/support/seeded-random.js';
 import type { PoolView, SizingPolicy } from './sizing-policy.js';
 import { draw, TOPOLOGY_TIMES, type Topology } from './topology-times.js';
 import type { TraceLine } from './trace.js';

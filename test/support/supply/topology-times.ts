@@ -1,4 +1,4 @@
-import type { SeededRandom } from './seeded-random.js';
+import type { SeededRandom } from '../../../dev/support/seeded-random.js';
 
 export type Topology = 'crc' | 'hcp';
 

@@ -1,8 +1,9 @@
 /**
- * A small seeded pseudo-random generator (mulberry32): the same seed gives the same soak schedule,
- * so a run that found a defect can be replayed (docs/soak.md#reproducing-a-run).
+ * A seeded source of random numbers (mulberry32) and the distributions drawn from it, so that one
+ * seed always gives the same run: a soak's schedule (docs/soak.md#reproducing-a-run), a replayed
+ * CI week (docs/supply-benchmark.md#method), a bench's arrivals.
  */
-export class Prng {
+export class SeededRandom {
   private state: number;
 
   constructor(seed: number) {
@@ -25,7 +26,7 @@ export class Prng {
 
   /** A whole number in [min, max]. */
   integer(min: number, max: number): number {
-    return Math.floor(this.between(min, max + 1));
+    return min + Math.floor(this.next() * (max - min + 1));
   }
 
   /** An exponentially distributed wait of the given mean: the gaps of a Poisson process. */
@@ -47,5 +48,29 @@ export class Prng {
   /** One of the items, or undefined for none. */
   pick<T>(items: readonly T[]): T | undefined {
     return items.length === 0 ? undefined : items[Math.floor(this.next() * items.length)];
+  }
+
+  /** Standard normal (Box–Muller). */
+  normal(): number {
+    const u = 1 - this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+
+  /** Log-normal given its median and its 95th percentile. */
+  logNormal(median: number, p95: number): number {
+    const sigma = Math.log(p95 / median) / 1.6449;
+    return median * Math.exp(sigma * this.normal());
+  }
+
+  /** Poisson with mean `mean` (Knuth's method; the means here are small). */
+  poisson(mean: number): number {
+    const limit = Math.exp(-mean);
+    let k = 0;
+    let product = this.next();
+    while (product > limit) {
+      k += 1;
+      product *= this.next();
+    }
+    return k;
   }
 }
