@@ -70,7 +70,7 @@ describe('the operator resource trend', () => {
       ...life(
         2,
         130_000,
-        8,
+        12,
         () => 120,
         () => 41,
       ),
