@@ -49,11 +49,14 @@ const ARRIVAL_SHARE = 0.9;
 /** Faults come between 5% and 85% of the run: none before the first leases, none in the drain. */
 const FAULT_WINDOW = [0.05, 0.85] as const;
 /**
- * Operator SIGKILLs come only in the first half of the run (the first round aside, which a short
- * run needs whole), so that the last operator process lives at least half of it: its RSS and
- * descriptors are judged after its caches warmed up (docs/soak.md#rss-and-open-handles).
+ * The faults that end the operator's process come only in the first half of the run (the first
+ * round aside, which a short run needs whole): a SIGKILL, and an apiserver restart, which outlasts
+ * the leader election's renew deadline so that the operator exits as it must. The last operator
+ * process then lives at least half of the run: its RSS and descriptors are judged after its
+ * caches warmed up (docs/soak.md#rss-and-open-handles).
  */
-const OPERATOR_KILL_END = 0.5;
+const PROCESS_ENDING_FAULTS: readonly FaultKind[] = ['operator-sigkill', 'apiserver-restart'];
+const PROCESS_ENDING_FAULTS_END = 0.5;
 /** The mean gap between faults in a long run. */
 const FAULT_MEAN_GAP_MS = 30_000;
 const CRC_SHARE = 0.4;
@@ -124,10 +127,10 @@ function planLeases(random: SeededRandom, count: number, durationMs: number): Pl
 function planFaults(random: SeededRandom, durationMs: number): PlannedFault[] {
   const [start, end] = FAULT_WINDOW.map((share) => share * durationMs) as [number, number];
   const meanGap = Math.min(FAULT_MEAN_GAP_MS, (end - start) / FAULT_KINDS.length);
-  const killEnd = OPERATOR_KILL_END * durationMs;
+  const killEnd = PROCESS_ENDING_FAULTS_END * durationMs;
   const firstRound = shuffle(random, [...FAULT_KINDS]);
   const weighted = FAULT_KINDS.map((item) => ({ item, weight: FAULT_WEIGHTS[item] }));
-  const withoutKills = weighted.filter(({ item }) => item !== 'operator-sigkill');
+  const withoutKills = weighted.filter(({ item }) => !PROCESS_ENDING_FAULTS.includes(item));
   const faults: PlannedFault[] = [];
   for (let at = start + random.exponential(meanGap); at < end; at += random.exponential(meanGap)) {
     const kind = firstRound.shift() ?? random.weighted(at < killEnd ? weighted : withoutKills);
