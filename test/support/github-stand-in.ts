@@ -161,10 +161,20 @@ export class GitHubStandIn {
     return this.requests.filter((r) => r.path.startsWith(prefix));
   }
 
-  /** Resolves once `count` requests for the run's jobs have been answered. */
-  async requestsFor(repository: string, runId: number, count: number): Promise<StandInRequest[]> {
-    while (this.jobRequests(repository, runId).length < count)
-      await new Promise((resolve) => this.emitter.once('request', resolve));
+  /**
+   * Resolves once `count` requests for the run's jobs have been answered; rejects after
+   * `timeoutMs` (default 60 s) of real time.
+   */
+  async requestsFor(
+    repository: string,
+    runId: number,
+    count: number,
+    timeoutMs = 60_000,
+  ): Promise<StandInRequest[]> {
+    await this.requestsUntil(() => this.jobRequests(repository, runId).length >= count, {
+      timeoutMs,
+      description: `${count} request(s) for the jobs of run ${runId} of ${repository}`,
+    });
     return this.jobRequests(repository, runId);
   }
 
