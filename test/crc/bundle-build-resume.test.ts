@@ -14,6 +14,7 @@ import {
   condition,
   createBuildInputs,
   playBuild,
+  guestApiBesidePlayedBuilds,
 } from '../support/fixtures/bundle-build-player.js';
 
 // A control plane of the file's own: the operator process builds every CRCBundle it sees, and
@@ -25,12 +26,7 @@ const world = useWorld({
   enabled: true,
   controlPlane: 'own',
   platform: {
-    crc: {
-      guestApi: (vmi) =>
-        vmi.metadata?.labels?.['guestcluster.opdev.io/bundle-build-role']
-          ? 'never-ready'
-          : 'per-guest',
-    },
+    crc: { guestApi: guestApiBesidePlayedBuilds },
   },
 });
 const { ns } = world;

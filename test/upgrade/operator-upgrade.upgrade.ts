@@ -45,6 +45,7 @@ import {
   buildBundle,
   createBuildInputs,
   playBuild,
+  guestApiBesidePlayedBuilds,
 } from '../support/fixtures/bundle-build-player.js';
 import {
   createCrcPrerequisites,
@@ -80,13 +81,7 @@ const world = useWorld({
   controlPlane: 'own',
   crds: path.join('crds', 'released', RELEASE),
   platform: {
-    // Build guests never answer (the player plays them); the validation instance's and the pools' do.
-    crc: {
-      guestApi: (vmi) =>
-        vmi.metadata?.labels?.['guestcluster.opdev.io/bundle-build-role']
-          ? 'never-ready'
-          : 'per-guest',
-    },
+    crc: { guestApi: guestApiBesidePlayedBuilds },
     hcp: true,
   },
 });
