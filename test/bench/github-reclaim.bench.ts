@@ -6,7 +6,7 @@ import { LEASES, POOLS, SECRETS } from '../../client/api/resources.js';
 import { gitHubReclaimSettings } from '../../operator/controllers/cirun/github-settings.js';
 import type { GitHubReclaimSettings } from '../../operator/controllers/cirun/github-settings.js';
 import { DEFAULT_WORKERS } from '../../operator/worker-counts.js';
-import type { Manager } from '../../operator/runtime/manager.js';
+import { controllerPasses } from './controller-passes.js';
 import { waitForList } from '../../dev/support/wait-for.js';
 import { inBatches } from '../support/batches.js';
 import { hcpPool, lease } from '../support/fixtures/pool-fixtures.js';
@@ -118,14 +118,6 @@ function toldAt(live: readonly FleetRun[], elapsedMs: number) {
   };
 }
 
-/** The controller's passes so far, from the manager's metrics. */
-async function reclaimPasses(manager: Manager): Promise<number> {
-  const metric = await manager.metrics.reconcileTotal.get();
-  return metric.values
-    .filter((v) => v.labels.controller === 'cirun')
-    .reduce((sum, v) => sum + v.value, 0);
-}
-
 /**
  * The GitHub reclaim at scale (issue: throughput): 1,000 Bound leases of 200 runs, five matrix
  * legs each, in ten namespaces of twenty runs (the documented per-namespace cap), asked about by
@@ -169,7 +161,7 @@ describe('GitHub reclaim of 1,000 leases', () => {
     };
 
     const outcome = await pollFleet(fleet, github, startMs);
-    const passes = await reclaimPasses(manager);
+    const passes = await controllerPasses(manager, 'cirun');
     await world.stopOperators();
     const left = (
       await ns.api.list<ClusterLease>(LEASES, { labelSelector: `${BENCH_LABEL}=reclaim` })
